@@ -1,0 +1,95 @@
+/**
+ * The Hono app: middleware order, routes, the OpenAPI document, 404/405 and the one error handler.
+ * Order: request id -> (errors caught by onError) -> auth on /v1 -> per-route body guards ->
+ * zod validation -> handler.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import { requestId } from "hono/request-id";
+import { except } from "hono/combine";
+import type { Context } from "hono";
+import { requireAccount } from "./auth";
+import { ApiError, errorBody, type ErrorCode } from "./errors";
+import { validationHook } from "./validation";
+import type { AppEnv } from "./app-env";
+import { schemasRouter } from "./routes/schemas";
+import { candidatesRouter } from "./routes/candidates";
+import { eventsRouter } from "./routes/events";
+import { docsRouter } from "./routes/docs";
+
+const OPENAPI_PATH = "/v1/openapi.json";
+
+/** `DOCS_URL` when configured, else this service's own /docs. */
+const docsUrl = (c: Context<AppEnv>) => c.env.DOCS_URL || `${new URL(c.req.url).origin}/docs`;
+
+function errorResponse(c: Context<AppEnv>, error: ApiError) {
+  for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
+  return c.json(errorBody(error, docsUrl(c), c.var.requestId), error.status as ApiError["status"] & 400);
+}
+
+/** Hono's own exceptions (from its validators and middleware) mapped onto our codes. */
+const HTTP_EXCEPTION_CODES: Record<number, ErrorCode> = {
+  400: "INVALID_JSON",
+  404: "NOT_FOUND",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+};
+
+function toApiError(err: unknown, requestId: string): ApiError {
+  if (err instanceof ApiError) return err;
+  const code = err instanceof HTTPException ? HTTP_EXCEPTION_CODES[err.status] : undefined;
+  if (code) return new ApiError(code, err instanceof Error ? err.message : code);
+  console.error(`request ${requestId} failed`, err);
+  return new ApiError("INTERNAL_ERROR", "The service failed to complete the request. It has been logged.");
+}
+
+export function createApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(requestId({ headerName: "Request-Id" }));
+  app.use("/v1/*", except(OPENAPI_PATH, requireAccount));
+
+  app.route("/v1/schemas", schemasRouter);
+  app.route("/v1/candidates", candidatesRouter);
+  app.route("/v1/events", eventsRouter);
+  app.route("/docs", docsRouter);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "An API token (`cct_...`) from the accounts CLI.",
+  });
+  app.doc31(OPENAPI_PATH, {
+    openapi: "3.1.0",
+    info: {
+      title: "Candidate Contract Service",
+      version: "1.0.0",
+      description: "Pay-per-result contracts: schemas, candidates and the events that fulfil them.",
+    },
+    security: [{ bearerAuth: [] }],
+  });
+
+  const allowedMethods = methodsByPath(app.routes);
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      c.header("Allow", allowed.join(", "));
+      throw new ApiError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${c.req.path}.`);
+    }
+    throw new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${c.req.path}.`);
+  });
+  app.onError((err, c) => errorResponse(c, toApiError(err, c.var.requestId)));
+  return app;
+}
+
+/** For 405: which methods the app's routes accept on a concrete path. */
+function methodsByPath(routes: { method: string; path: string }[]) {
+  const patterns = routes
+    .filter((r) => r.method !== "ALL")
+    .map((r) => ({ method: r.method, regex: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}/?$`) }));
+  return (path: string) => {
+    const methods = new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods];
+  };
+}

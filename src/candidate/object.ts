@@ -1,0 +1,305 @@
+/**
+ * CandidateObject: one SQLite-backed Durable Object per candidate alias, the source of truth for
+ * that candidate. Naming the object by the alias makes alias uniqueness global, and its input
+ * gate serialises concurrent creates and events. Each change is one storage transaction, made
+ * before any other I/O, so concurrent requests always see a consistent candidate.
+ *
+ * The D1 list index is written before answering (so lists read their own writes); if that write
+ * fails, the alarm retries it until the index has caught up (`indexed_version`).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { uuidv7 } from "uuidv7";
+import { applyEvent, compileCondition, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
+import type { Contract } from "../domain/contract";
+import type { Json } from "../domain/json";
+import {
+  fulfilledAt,
+  nextBoundary,
+  resolvedAt,
+  statusAt,
+  timelineAtCreation,
+  type FinalStatus,
+  type Status,
+} from "../domain/timeline";
+import { upsertCandidateIndex } from "../db/candidates";
+import {
+  candidateView,
+  eventView,
+  type CandidateRecord,
+  type CandidateView,
+  type EventRecord,
+  type EventView,
+} from "./record";
+
+export const MAX_EVENTS_PER_CANDIDATE = 1000;
+/** How soon the alarm retries a failed write to the D1 index. */
+const INDEX_RETRY_MS = 2000;
+
+interface StoredState {
+  record: CandidateRecord;
+  condition: CompiledCondition;
+  /** Leaves satisfied so far (bit i = leaf i). */
+  satisfiedMask: number;
+  eventCount: number;
+  /** The status the stored state has caught up to; alarms advance it at each window end. */
+  settledStatus: Status;
+  settledSince: number;
+  /** Highest record version known to be in the D1 index. */
+  indexedVersion: number;
+}
+
+type CandidateRow = {
+  record: string;
+  satisfied_mask: number;
+  event_count: number;
+  settled_status: Status;
+  settled_since: number;
+  indexed_version: number;
+};
+
+type EventRow = {
+  id: string;
+  type: string;
+  value: string | null;
+  received_at: number;
+  matched: number;
+};
+
+export interface NewCandidate {
+  accountId: string;
+  alias: string;
+  customerUuid: string;
+  schemaId: string | null;
+  contract: Contract;
+}
+
+type Failure<C extends string> = { ok: false; code: C };
+type CandidateWithEvents = CandidateView & { events: EventView[] };
+
+/**
+ * The object's RPC surface. Declared by hand because the runtime's generated stub type cannot
+ * expand the recursive contract type; the class below is checked against it.
+ */
+export interface CandidateRpc {
+  create(input: NewCandidate): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_ALIAS_TAKEN">>;
+  get(accountId: string): Promise<{ ok: true; candidate: CandidateWithEvents } | Failure<"CANDIDATE_NOT_FOUND">>;
+  recordEvent(
+    accountId: string,
+    event: SubmittedEvent,
+  ): Promise<
+    { ok: true; event: EventView; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "EVENT_LIMIT_REACHED">
+  >;
+  resolve(
+    accountId: string,
+    outcome: FinalStatus,
+  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE">>;
+}
+
+export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
+  /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */
+  private state: StoredState | null | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`
+      CREATE TABLE IF NOT EXISTS candidate (
+        singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
+        record          TEXT NOT NULL,
+        satisfied_mask  INTEGER NOT NULL,
+        event_count     INTEGER NOT NULL,
+        settled_status  TEXT NOT NULL,
+        settled_since   INTEGER NOT NULL,
+        indexed_version INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS events (
+        seq         INTEGER PRIMARY KEY,
+        id          TEXT NOT NULL,
+        type        TEXT NOT NULL,
+        value       TEXT,
+        received_at INTEGER NOT NULL,
+        matched     INTEGER NOT NULL
+      );`);
+  }
+
+  async create(input: NewCandidate) {
+    const now = Date.now();
+    if (this.load()) return { ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const;
+    const record: CandidateRecord = {
+      id: uuidv7(),
+      ...input,
+      timeline: timelineAtCreation(input.contract, now),
+      version: 1,
+    };
+    const state: StoredState = {
+      record,
+      condition: compileCondition(record.contract.fulfillment_condition),
+      satisfiedMask: 0,
+      eventCount: 0,
+      settledStatus: "OPEN",
+      settledSince: now,
+      indexedVersion: 0,
+    };
+    this.save(state);
+    await this.syncIndex(now);
+    return { ok: true, candidate: candidateView(record, now) } as const;
+  }
+
+  async get(accountId: string) {
+    const now = Date.now();
+    const state = this.owned(accountId);
+    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    const events = this.ctx.storage.sql
+      .exec<EventRow>(`SELECT id, type, value, received_at, matched FROM events ORDER BY seq`)
+      .toArray()
+      .map((row) => eventView(eventFromRow(row)));
+    return { ok: true, candidate: { ...candidateView(state.record, now), events } } as const;
+  }
+
+  async recordEvent(accountId: string, event: SubmittedEvent) {
+    const now = Date.now();
+    const state = this.owned(accountId);
+    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    if (state.eventCount >= MAX_EVENTS_PER_CANDIDATE) {
+      return { ok: false, code: "EVENT_LIMIT_REACHED" } as const;
+    }
+
+    let { record, satisfiedMask } = state;
+    let matched = false;
+    if (now < record.timeline.openUntil) {
+      const progress = applyEvent(state.condition, satisfiedMask, event);
+      satisfiedMask = progress.mask;
+      matched = progress.matched;
+      if (progress.fulfilled) {
+        record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
+      }
+    }
+    const stored: EventRecord = { id: uuidv7(), ...event, receivedAt: now, matched };
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec(
+        `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)`,
+        stored.id,
+        stored.type,
+        stored.hasValue ? JSON.stringify(stored.value) : null,
+        stored.receivedAt,
+        stored.matched ? 1 : 0,
+      );
+      this.save({ ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, now);
+    });
+    if (record !== state.record) await this.syncIndex(now);
+    return { ok: true, event: eventView(stored), candidate: candidateView(record, now) } as const;
+  }
+
+  /** Ends the review window early with the caller's outcome (decisions.md §3, extension). */
+  async resolve(accountId: string, outcome: FinalStatus) {
+    const now = Date.now();
+    const state = this.owned(accountId);
+    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    const { status } = statusAt(state.record.timeline, now);
+    if (status !== "PENDING") {
+      return { ok: false, code: "INVALID_STATE" } as const;
+    }
+    const record = {
+      ...state.record,
+      timeline: resolvedAt(state.record.timeline, outcome, now),
+      version: state.record.version + 1,
+    };
+    this.save({ ...state, record }, now);
+    await this.syncIndex(now);
+    return { ok: true, candidate: candidateView(record, now) } as const;
+  }
+
+  /**
+   * Window ends: persist the status the timeline already decided, and retry an index write that
+   * failed. Idempotent, since alarms are at-least-once and may fire late or twice.
+   */
+  async alarm() {
+    const state = this.load();
+    if (!state) return;
+    const now = Date.now();
+    this.save(state, now);
+    await this.syncIndex(now);
+  }
+
+  /** The candidate if it exists and belongs to `accountId`; another account's is as absent. */
+  private owned(accountId: string): StoredState | null {
+    const state = this.load();
+    return state && state.record.accountId === accountId ? state : null;
+  }
+
+  private load(): StoredState | null {
+    if (this.state !== undefined) return this.state;
+    const row = this.ctx.storage.sql.exec<CandidateRow>(`SELECT * FROM candidate`).toArray()[0];
+    if (!row) return (this.state = null);
+    const record = JSON.parse(row.record) as CandidateRecord;
+    this.state = {
+      record,
+      condition: compileCondition(record.contract.fulfillment_condition),
+      satisfiedMask: row.satisfied_mask,
+      eventCount: row.event_count,
+      settledStatus: row.settled_status,
+      settledSince: row.settled_since,
+      indexedVersion: row.indexed_version,
+    };
+    return this.state;
+  }
+
+  /**
+   * Stores the candidate, first catching its settled status up to instant `now` (the status
+   * changes a request or an alarm makes are persisted at their exact boundary instant).
+   */
+  private save(state: StoredState, now?: number) {
+    const settled = now === undefined ? undefined : statusAt(state.record.timeline, now);
+    const next: StoredState = settled
+      ? { ...state, settledStatus: settled.status, settledSince: settled.since }
+      : state;
+    this.ctx.storage.sql.exec(
+      `INSERT OR REPLACE INTO candidate
+         (singleton, record, satisfied_mask, event_count, settled_status, settled_since, indexed_version)
+       VALUES (1, ?, ?, ?, ?, ?, ?)`,
+      JSON.stringify(next.record),
+      next.satisfiedMask,
+      next.eventCount,
+      next.settledStatus,
+      next.settledSince,
+      next.indexedVersion,
+    );
+    this.state = next;
+  }
+
+  /** Brings the D1 index up to the current version, then arms the alarm for what is due next. */
+  private async syncIndex(now: number) {
+    const { record } = this.load()!;
+    if (this.state!.indexedVersion < record.version) {
+      try {
+        await upsertCandidateIndex(this.env.DB, record);
+        // Other requests may have run during the await: re-read before writing.
+        const current = this.load()!;
+        if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version });
+      } catch (error) {
+        console.error(`candidate ${record.id}: index write failed, retrying from the alarm`, error);
+      }
+    }
+    await this.armAlarm(now);
+  }
+
+  /** One alarm, for the earliest of: the next window end, a retry of the index write. */
+  private async armAlarm(now: number) {
+    const state = this.load()!;
+    const due = [nextBoundary(state.record.timeline, now)];
+    if (state.indexedVersion < state.record.version) due.push(now + INDEX_RETRY_MS);
+    const times = due.filter((t): t is number => t !== null);
+    if (times.length === 0) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.min(...times));
+  }
+}
+
+function eventFromRow(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    type: row.type,
+    hasValue: row.value !== null,
+    ...(row.value !== null ? { value: JSON.parse(row.value) as Json } : {}),
+    receivedAt: row.received_at,
+    matched: row.matched === 1,
+  };
+}

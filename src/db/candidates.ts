@@ -1,0 +1,134 @@
+/** Typed D1 queries for the candidate list index. */
+import type { CandidateRecord } from "../candidate/record";
+import type { Contract } from "../domain/contract";
+import type { FinalStatus, Status } from "../domain/timeline";
+
+interface CandidateRow {
+  id: string;
+  account_id: string;
+  alias: string;
+  customer_uuid: string;
+  schema_id: string | null;
+  contract: string;
+  created_at: number;
+  open_until: number;
+  pending_until: number;
+  final_status: FinalStatus;
+  version: number;
+}
+
+const fromRow = (row: CandidateRow): CandidateRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  alias: row.alias,
+  customerUuid: row.customer_uuid,
+  schemaId: row.schema_id,
+  contract: JSON.parse(row.contract) as Contract,
+  timeline: {
+    createdAt: row.created_at,
+    openUntil: row.open_until,
+    pendingUntil: row.pending_until,
+    finalStatus: row.final_status,
+  },
+  version: row.version,
+});
+
+/**
+ * Writes the candidate's index row. A write carrying an older version than the stored row is
+ * ignored, so retried and reordered writes from the object are harmless.
+ */
+export async function upsertCandidateIndex(db: D1Database, c: CandidateRecord): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
+                               created_at, open_until, pending_until, final_status, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET
+         open_until = excluded.open_until,
+         pending_until = excluded.pending_until,
+         final_status = excluded.final_status,
+         version = excluded.version
+       WHERE excluded.version > candidates.version`,
+    )
+    .bind(
+      c.id,
+      c.accountId,
+      c.alias,
+      c.customerUuid,
+      c.schemaId,
+      JSON.stringify(c.contract),
+      c.timeline.createdAt,
+      c.timeline.openUntil,
+      c.timeline.pendingUntil,
+      c.timeline.finalStatus,
+      c.version,
+    )
+    .run();
+}
+
+/** The SQL twin of `statusAt` in domain/timeline.ts: the rows that have `status` at instant `now`. */
+function statusAtSql(status: Status, now: number): [string, number[]] {
+  switch (status) {
+    case "OPEN":
+      return ["open_until > ?", [now]];
+    case "PENDING":
+      return ["open_until <= ? AND pending_until > ?", [now, now]];
+    case "CONFIRMED":
+    case "FAILED":
+      return [`pending_until <= ? AND final_status = '${status}'`, [now]];
+  }
+}
+
+export interface CandidateListQuery {
+  status?: Status;
+  customerUuid?: string;
+  after?: string;
+  limit: number;
+}
+
+export interface CandidatePage {
+  records: CandidateRecord[];
+  nextCursor: string | null;
+  /** False when `after` is not the id of one of the account's candidates. */
+  cursorValid: boolean;
+}
+
+/** A page of the account's candidates, newest first, with status filtered as of `now`. */
+export async function listCandidates(
+  db: D1Database,
+  accountId: string,
+  query: CandidateListQuery,
+  now: number,
+): Promise<CandidatePage> {
+  const where = ["account_id = ?"];
+  const params: (string | number)[] = [accountId];
+  if (query.status) {
+    const [sql, values] = statusAtSql(query.status, now);
+    where.push(sql);
+    params.push(...values);
+  }
+  if (query.customerUuid !== undefined) {
+    where.push("customer_uuid = ?");
+    params.push(query.customerUuid);
+  }
+  if (query.after !== undefined) {
+    where.push("id < ?");
+    params.push(query.after);
+  }
+  const page = db
+    .prepare(`SELECT * FROM candidates WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`)
+    .bind(...params, query.limit + 1);
+  if (query.after === undefined) {
+    const { results } = await page.all<CandidateRow>();
+    return toPage(results, query.limit, true);
+  }
+  const cursor = db.prepare(`SELECT id FROM candidates WHERE id = ? AND account_id = ?`).bind(query.after, accountId);
+  const [rows, found] = await db.batch<CandidateRow>([page, cursor]);
+  return toPage(rows.results, query.limit, found.results.length > 0);
+}
+
+function toPage(rows: CandidateRow[], limit: number, cursorValid: boolean): CandidatePage {
+  const records = rows.slice(0, limit).map(fromRow);
+  const nextCursor = rows.length > limit ? records[records.length - 1].id : null;
+  return { records, nextCursor, cursorValid };
+}

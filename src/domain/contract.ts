@@ -1,0 +1,158 @@
+/**
+ * The contract a candidate carries, and its fulfillment condition (decisions.md §1–2).
+ * These zod schemas validate requests, type the code and generate the OpenAPI document.
+ */
+import { z } from "@hono/zod-openapi";
+import { JsonValueSchema, type Json } from "./json";
+
+export const MAX_WINDOW_SECONDS = 31_536_000; // 365 days
+export const MAX_CONDITION_LEAVES = 32;
+export const MAX_CONDITION_DEPTH = 4; // nested all/any levels above the leaves
+export const MAX_COMPOUND_CHILDREN = 32;
+
+const LEAF_KEYS = ["event", "field", "match", "gt", "gte", "lt", "lte", "eq"] as const;
+export const COMPARATORS = ["gt", "gte", "lt", "lte", "eq"] as const;
+export type Comparator = (typeof COMPARATORS)[number];
+
+const fieldPath = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((path) => path.split(".").every((segment) => segment.length > 0), {
+    message: "must be a dot path of non-empty keys, like `order.total`",
+  })
+  .openapi({ description: "Dot path into the event value (`order.total`); the leaf then tests that part." });
+
+const comparator = (description: string) => z.number().optional().openapi({ description });
+
+/**
+ * One node of a condition: a leaf (`event` plus optional tests) or a compound (`all` / `any`).
+ * A single object type keeps validation messages precise (an unknown key is reported at its own
+ * path); the refinement below enforces that a node is one kind or the other.
+ */
+export interface ConditionNode {
+  event?: string;
+  field?: string;
+  match?: Record<string, Json>;
+  gt?: number;
+  gte?: number;
+  lt?: number;
+  lte?: number;
+  eq?: number;
+  all?: ConditionNode[];
+  any?: ConditionNode[];
+}
+
+const children = (): z.ZodType<ConditionNode[] | undefined> =>
+  z.array(ConditionNodeSchema).min(1).max(MAX_COMPOUND_CHILDREN).optional();
+
+export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
+  .strictObject({
+    event: z.string().min(1).max(255).optional().openapi({
+      description: "Event type this leaf refers to; compared with the `type` of a submitted event.",
+    }),
+    field: fieldPath.optional(),
+    match: z
+      .record(z.string(), JsonValueSchema)
+      .refine((m) => Object.keys(m).length > 0, { message: "must have at least one key" })
+      .optional()
+      .openapi({
+        description: "Every key must equal the same key of the subject (strict JSON equality).",
+      }),
+    gt: comparator("The subject must be a number greater than this."),
+    gte: comparator("The subject must be a number greater than or equal to this."),
+    lt: comparator("The subject must be a number less than this."),
+    lte: comparator("The subject must be a number less than or equal to this."),
+    eq: comparator("The subject must be a number equal to this."),
+    get all() {
+      return children().openapi({ description: "Holds when every child has been satisfied (extension)." });
+    },
+    get any() {
+      return children().openapi({ description: "Holds when one child has been satisfied (extension)." });
+    },
+  })
+  .superRefine((node, ctx) => {
+    const compounds = (["all", "any"] as const).filter((k) => node[k] !== undefined);
+    if (compounds.length === 0) {
+      if (node.event === undefined) {
+        ctx.addIssue({ code: "custom", path: ["event"], message: "is required in a condition leaf" });
+      }
+      return;
+    }
+    if (compounds.length > 1) {
+      ctx.addIssue({ code: "custom", path: ["any"], message: "a node takes either `all` or `any`, not both" });
+    }
+    for (const key of LEAF_KEYS) {
+      if (node[key] !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `cannot be mixed with \`${compounds[0]}\` in one node`,
+        });
+      }
+    }
+  })
+  .openapi("ConditionNode", {
+    description:
+      "A condition leaf (`event` with optional `field`, `match` and numeric comparators, all of which must hold) " +
+      "or a compound node `{ all: [...] }` / `{ any: [...] }` (extension).",
+  });
+
+/** Counts leaves and the deepest nesting of all/any, for the limits of decisions.md §7. */
+export function conditionSize(node: ConditionNode): { leaves: number; depth: number } {
+  const kids = node.all ?? node.any;
+  if (!kids) return { leaves: 1, depth: 0 };
+  let leaves = 0;
+  let depth = 0;
+  for (const child of kids) {
+    const size = conditionSize(child);
+    leaves += size.leaves;
+    depth = Math.max(depth, size.depth);
+  }
+  return { leaves, depth: depth + 1 };
+}
+
+export const TimeoutOutcomeSchema = z.enum(["confirm", "fail"]).openapi({
+  description: "What the candidate is scheduled to become when the activity window ends unfulfilled.",
+});
+
+export const ContractSchema = z
+  .strictObject({
+    price: z.number().min(0).openapi({
+      description: "Amount owed when the candidate ends CONFIRMED, in the account's currency. Stored as given.",
+      example: 12.5,
+    }),
+    activity_window: z
+      .number()
+      .min(0.001, { message: "must be at least 0.001 (one millisecond)" })
+      .max(MAX_WINDOW_SECONDS)
+      .openapi({ description: "Seconds after creation during which events can fulfil the condition.", example: 86400 }),
+    review_window: z
+      .number()
+      .min(0)
+      .max(MAX_WINDOW_SECONDS)
+      .openapi({ description: "Seconds the candidate stays PENDING before its outcome is final.", example: 3600 }),
+    fulfillment_condition: ConditionNodeSchema,
+    timeout_outcome: TimeoutOutcomeSchema,
+  })
+  .superRefine((contract, ctx) => {
+    const { leaves, depth } = conditionSize(contract.fulfillment_condition);
+    if (leaves > MAX_CONDITION_LEAVES) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fulfillment_condition"],
+        message: `has ${leaves} leaves; at most ${MAX_CONDITION_LEAVES} are allowed`,
+      });
+    }
+    if (depth > MAX_CONDITION_DEPTH) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fulfillment_condition"],
+        message: `nests all/any ${depth} deep; at most ${MAX_CONDITION_DEPTH} levels are allowed`,
+      });
+    }
+  })
+  .openapi("Contract");
+
+export type Contract = z.infer<typeof ContractSchema>;
+export type TimeoutOutcome = Contract["timeout_outcome"];

@@ -1,0 +1,67 @@
+/**
+ * The lifecycle of a candidate as a timeline (decisions.md §3).
+ *
+ * Three values fixed at each decision point decide the status at any instant, so a read never
+ * waits for an alarm: the Durable Object and the D1 list index store the same values and compute
+ * the same answer (the SQL twin of `statusAt` is in db/candidates.ts).
+ * All instants are epoch milliseconds.
+ */
+import type { Contract } from "./contract";
+
+export type FinalStatus = "CONFIRMED" | "FAILED";
+export type Status = "OPEN" | "PENDING" | FinalStatus;
+export const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
+
+export interface Timeline {
+  createdAt: number;
+  /** End of the activity window: OPEN before it. */
+  openUntil: number;
+  /** End of the review window: PENDING from openUntil until it, then finalStatus. */
+  pendingUntil: number;
+  finalStatus: FinalStatus;
+}
+
+export interface StatusView {
+  status: Status;
+  /** The exact boundary instant the current status began. */
+  since: number;
+  scheduledOutcome: FinalStatus | null;
+}
+
+/** Window lengths are seconds with fractions honoured to the millisecond. */
+export const secondsToMs = (seconds: number): number => Math.round(seconds * 1000);
+
+export function timelineAtCreation(contract: Contract, createdAt: number): Timeline {
+  const openUntil = createdAt + secondsToMs(contract.activity_window);
+  return {
+    createdAt,
+    openUntil,
+    pendingUntil: openUntil + secondsToMs(contract.review_window),
+    finalStatus: contract.timeout_outcome === "confirm" ? "CONFIRMED" : "FAILED",
+  };
+}
+
+/** The condition was fulfilled at `at` (while OPEN): PENDING now, CONFIRMED after review. */
+export function fulfilledAt(timeline: Timeline, contract: Contract, at: number): Timeline {
+  return { ...timeline, openUntil: at, pendingUntil: at + secondsToMs(contract.review_window), finalStatus: "CONFIRMED" };
+}
+
+/** A PENDING candidate resolved by the caller at `at` takes `outcome` from that instant on. */
+export function resolvedAt(timeline: Timeline, outcome: FinalStatus, at: number): Timeline {
+  return { ...timeline, pendingUntil: at, finalStatus: outcome };
+}
+
+export function statusAt(timeline: Timeline, t: number): StatusView {
+  if (t < timeline.openUntil) return { status: "OPEN", since: timeline.createdAt, scheduledOutcome: null };
+  if (t < timeline.pendingUntil) {
+    return { status: "PENDING", since: timeline.openUntil, scheduledOutcome: timeline.finalStatus };
+  }
+  return { status: timeline.finalStatus, since: timeline.pendingUntil, scheduledOutcome: timeline.finalStatus };
+}
+
+/** The next instant after `t` at which the status changes, or null once it is final. */
+export function nextBoundary(timeline: Timeline, t: number): number | null {
+  if (t < timeline.openUntil) return timeline.openUntil;
+  if (t < timeline.pendingUntil) return timeline.pendingUntil;
+  return null;
+}

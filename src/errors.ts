@@ -1,0 +1,156 @@
+/**
+ * The one error vocabulary of the API: every code the service can answer with, its HTTP status,
+ * its `type`, and the text of its documentation page. Responses, the OpenAPI document and the
+ * /docs pages are all generated from this table.
+ */
+
+export type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "rate_limit_error"
+  | "api_error";
+
+interface ErrorCodeInfo {
+  status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500;
+  type: ErrorType;
+  /** When the service answers with this code. */
+  when: string;
+  /** What the caller should do about it. */
+  fix: string;
+}
+
+export const ERROR_CODES = {
+  VALIDATION_ERROR: {
+    status: 400,
+    type: "invalid_request_error",
+    when: "The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.",
+    fix: "Correct each listed field and send the request again. Unknown fields are rejected, so check the spelling of every key.",
+  },
+  INVALID_JSON: {
+    status: 400,
+    type: "invalid_request_error",
+    when: "The request body is not valid JSON.",
+    fix: "Send a well-formed JSON document with `Content-Type: application/json`.",
+  },
+  MISSING_API_TOKEN: {
+    status: 401,
+    type: "authentication_error",
+    when: "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+    fix: "Send `Authorization: Bearer cct_...` with a token created by the accounts CLI.",
+  },
+  INVALID_API_TOKEN: {
+    status: 401,
+    type: "authentication_error",
+    when: "The bearer token is unknown or has been revoked.",
+    fix: "Create a new token with `npm run accounts -- tokens create --account <id>` and use it instead.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "No endpoint exists at this path.",
+    fix: "Check the path against the OpenAPI document at `/v1/openapi.json`. Every path begins with `/v1`.",
+  },
+  SCHEMA_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The schema id matches no schema of your account: it is wrong, was deleted, or belongs to another account.",
+    fix: "List your schemas with `GET /v1/schemas` and use one of their ids.",
+  },
+  CANDIDATE_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The candidate alias matches no candidate of your account: it is wrong or belongs to another account.",
+    fix: "Check the alias, or list your candidates with `GET /v1/candidates`.",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    type: "invalid_request_error",
+    when: "The path exists but does not accept this HTTP method.",
+    fix: "Use one of the methods listed in the `Allow` response header.",
+  },
+  CANDIDATE_ALIAS_TAKEN: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "A candidate with this alias already exists. Aliases are unique across all accounts.",
+    fix: "Choose another alias. If you are retrying a create, read the candidate with `GET /v1/candidates/{alias}` instead.",
+  },
+  INVALID_STATE: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The candidate is not in a status that allows this operation (a resolve needs status `PENDING`).",
+    fix: "Read the candidate to see its current status before trying again.",
+  },
+  EVENT_LIMIT_REACHED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The candidate already holds the maximum of 1,000 events. Nothing was recorded.",
+    fix: "Stop sending events to this candidate; its condition can be checked with the events it already holds.",
+  },
+  SCHEMA_LIMIT_REACHED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The account already holds the maximum of 1,000 schemas. Nothing was created.",
+    fix: "Delete schemas you no longer use with `DELETE /v1/schemas/{id}`, then try again.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    type: "invalid_request_error",
+    when: "The request body is larger than 64 KiB.",
+    fix: "Send a smaller body. Event values are limited to 8 KiB once serialised.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    type: "invalid_request_error",
+    when: "The request has a body but its `Content-Type` is not `application/json`.",
+    fix: "Send the body as JSON with `Content-Type: application/json`.",
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    type: "api_error",
+    when: "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+    fix: "Retry the request; quote the `request_id` when reporting the problem.",
+  },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one exception the app throws for an expected failure; `onError` turns it into the body. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}
+
+/** The JSON body of every error response. */
+export function errorBody(error: ApiError, docsUrl: string, requestId: string) {
+  const info = ERROR_CODES[error.code];
+  return {
+    error: {
+      type: info.type,
+      code: error.code,
+      message: error.message,
+      status: info.status,
+      doc_url: `${docsUrl}/errors/${error.code}`,
+      ...(error.details ? { details: error.details } : {}),
+    },
+    request_id: requestId,
+  };
+}

@@ -1,0 +1,185 @@
+/** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { ContractSchema, type Contract } from "../domain/contract";
+import { STATUSES } from "../domain/timeline";
+import { candidateView } from "../candidate/record";
+import type { CandidateRpc } from "../candidate/object";
+import { newestSchema } from "../db/schemas";
+import { listCandidates } from "../db/candidates";
+import { ApiError, type ErrorCode } from "../errors";
+import { validationError } from "../validation";
+import { requireSchema } from "./schemas";
+import {
+  AliasSchema,
+  BODY_ERRORS,
+  CandidateSchema,
+  CandidateWithEventsSchema,
+  createRouter,
+  errorResponses,
+  withJsonBody,
+} from "./models";
+
+/** The candidate's Durable Object, named by its alias (see CandidateRpc for why the cast). */
+export const candidateObject = (env: Env, alias: string) =>
+  env.CANDIDATES.getByName(alias) as unknown as CandidateRpc;
+
+const FAILURE_MESSAGES = {
+  CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
+  CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
+  EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
+  INVALID_STATE: (alias: string) => `Candidate '${alias}' is not PENDING, so it cannot be resolved.`,
+} satisfies Partial<Record<ErrorCode, (alias: string) => string>>;
+
+/** The ApiError for a failure the candidate object reported. */
+export function candidateFailure(code: keyof typeof FAILURE_MESSAGES, alias: string) {
+  return new ApiError(code, FAILURE_MESSAGES[code](alias));
+}
+
+const CreateBody = z
+  .strictObject({
+    customer_uuid: z.string().min(1).max(255).openapi({ description: "The customer's external_id.", example: "cust_42" }),
+    candidate_alias: AliasSchema.openapi({ description: "Your identifier for the candidate, unique across all accounts." }),
+    schema_id: z.string().optional().openapi({ description: "Extension. Take the contract from this schema." }),
+    contract: ContractSchema.optional().openapi({ description: "Extension. Give the contract inline." }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.schema_id !== undefined && body.contract !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["contract"], message: "send either `schema_id` or `contract`, not both" });
+    }
+  })
+  .openapi("CreateCandidateBody", {
+    description: "The contract comes from `schema_id`, or `contract`, or else the account's newest schema.",
+  });
+
+const AliasParam = z.object({
+  candidate_alias: AliasSchema.openapi({ param: { name: "candidate_alias", in: "path" } }),
+});
+
+const ListQuery = z.strictObject({
+  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now." }),
+  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates." }),
+  after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
+  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
+});
+
+const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody");
+
+const candidateJson = (description: string, schema = CandidateSchema) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const create = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["Candidates"],
+  summary: "Create a candidate",
+  ...withJsonBody(CreateBody),
+  responses: {
+    201: candidateJson("The new candidate, OPEN."),
+    ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
+  },
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/{candidate_alias}",
+  tags: ["Candidates"],
+  summary: "Get a candidate with its events",
+  request: { params: AliasParam },
+  responses: {
+    200: candidateJson("The candidate as of this instant, with its events.", CandidateWithEventsSchema),
+    ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
+  },
+});
+
+const list = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["Candidates"],
+  summary: "List candidates, newest first",
+  request: { query: ListQuery },
+  responses: {
+    200: {
+      description: "A page of candidates; pass `next_cursor` as `after` for the next one.",
+      content: {
+        "application/json": {
+          schema: z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
+        },
+      },
+    },
+    ...errorResponses("VALIDATION_ERROR"),
+  },
+});
+
+const resolve = createRoute({
+  method: "post",
+  path: "/{candidate_alias}/resolve",
+  tags: ["Candidates"],
+  summary: "Resolve a PENDING candidate now (extension)",
+  ...withJsonBody(ResolveBody, { params: AliasParam }),
+  responses: {
+    200: candidateJson("The candidate, now final."),
+    ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
+  },
+});
+
+async function contractFor(
+  env: Env,
+  accountId: string,
+  body: z.infer<typeof CreateBody>,
+): Promise<{ contract: Contract; schemaId: string | null }> {
+  if (body.contract) return { contract: body.contract, schemaId: null };
+  if (body.schema_id !== undefined) {
+    const schema = await requireSchema(env.DB, accountId, body.schema_id);
+    return { contract: schema.contract, schemaId: schema.id };
+  }
+  const newest = await newestSchema(env.DB, accountId);
+  if (!newest) {
+    throw validationError([
+      { path: "schema_id", message: "is required: the account has no schema to take the contract from" },
+    ]);
+  }
+  return { contract: newest.contract, schemaId: newest.id };
+}
+
+export const candidatesRouter = createRouter()
+  .openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const { contract, schemaId } = await contractFor(c.env, c.var.accountId, body);
+    const result = await candidateObject(c.env, body.candidate_alias).create({
+      accountId: c.var.accountId,
+      alias: body.candidate_alias,
+      customerUuid: body.customer_uuid,
+      schemaId,
+      contract,
+    });
+    if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
+    return c.json(result.candidate, 201);
+  })
+  .openapi(get, async (c) => {
+    const { candidate_alias: alias } = c.req.valid("param");
+    const result = await candidateObject(c.env, alias).get(c.var.accountId);
+    if (!result.ok) throw candidateFailure(result.code, alias);
+    return c.json(result.candidate, 200);
+  })
+  .openapi(list, async (c) => {
+    const query = c.req.valid("query");
+    const now = Date.now();
+    const page = await listCandidates(
+      c.env.DB,
+      c.var.accountId,
+      { status: query.status, customerUuid: query.customer_uuid, after: query.after, limit: query.limit },
+      now,
+    );
+    if (!page.cursorValid) {
+      throw validationError([{ path: "after", message: "is not a cursor from this account's candidate list" }]);
+    }
+    return c.json({ data: page.records.map((r) => candidateView(r, now)), next_cursor: page.nextCursor }, 200);
+  })
+  .openapi(resolve, async (c) => {
+    const { candidate_alias: alias } = c.req.valid("param");
+    const result = await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome);
+    if (!result.ok) throw candidateFailure(result.code, alias);
+    return c.json(result.candidate, 200);
+  });

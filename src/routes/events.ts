@@ -1,0 +1,56 @@
+/** /v1/events: submit an event against a candidate, by alias. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { JsonValueSchema } from "../domain/json";
+import {
+  AliasSchema,
+  BODY_ERRORS,
+  CandidateSchema,
+  createRouter,
+  errorResponses,
+  EventSchema,
+  withJsonBody,
+} from "./models";
+import { candidateFailure, candidateObject } from "./candidates";
+
+export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
+
+const EventBody = z
+  .strictObject({
+    candidate_alias: AliasSchema,
+    type: z.string().min(1).max(255).openapi({ description: "Compared with the `event` of condition leaves.", example: "purchase" }),
+    value: JsonValueSchema.optional().openapi({ description: "Any JSON value, at most 8 KiB serialised.", example: { total: 120 } }),
+  })
+  .superRefine((body, ctx) => {
+    if (Object.hasOwn(body, "value") && new TextEncoder().encode(JSON.stringify(body.value)).length > MAX_EVENT_VALUE_BYTES) {
+      ctx.addIssue({ code: "custom", path: ["value"], message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON` });
+    }
+  })
+  .openapi("EventBody");
+
+const submit = createRoute({
+  method: "post",
+  path: "/",
+  tags: ["Events"],
+  summary: "Submit an event",
+  description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
+  ...withJsonBody(EventBody),
+  responses: {
+    201: {
+      description: "The recorded event and the candidate after it.",
+      content: { "application/json": { schema: z.object({ event: EventSchema, candidate: CandidateSchema }) } },
+    },
+    ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
+  },
+});
+
+export const eventsRouter = createRouter().openapi(submit, async (c) => {
+  const body = c.req.valid("json");
+  const hasValue = Object.hasOwn(body, "value");
+  const result = await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, {
+    type: body.type,
+    hasValue,
+    ...(hasValue ? { value: body.value } : {}),
+  });
+  if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
+  return c.json({ event: result.event, candidate: result.candidate }, 201);
+});

@@ -1,0 +1,103 @@
+/**
+ * Response models shared by the routes, the error responses every route can give, and the
+ * router factory that wires every route's validation into the one error shape.
+ */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { ContractSchema } from "../domain/contract";
+import { JsonValueSchema } from "../domain/json";
+import { STATUSES } from "../domain/timeline";
+import { ERROR_CODES, ERROR_CODE_NAMES, type ErrorCode } from "../errors";
+import { jsonBody, validationHook } from "../validation";
+import type { AppEnv } from "../app-env";
+
+export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+const timestamp = (description: string) =>
+  z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
+
+export const ErrorBodySchema = z
+  .object({
+    error: z.object({
+      type: z.enum(["invalid_request_error", "authentication_error", "rate_limit_error", "api_error"]),
+      code: z.enum(ERROR_CODE_NAMES),
+      message: z.string(),
+      status: z.number().int(),
+      doc_url: z.string().openapi({ format: "uri" }),
+      details: z
+        .array(z.object({ path: z.string(), message: z.string() }))
+        .optional()
+        .openapi({ description: "Every validation problem found, with a dotted path." }),
+    }),
+    request_id: z.string().openapi({ description: "Also sent as the `Request-Id` response header." }),
+  })
+  .openapi("Error");
+
+/** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
+export function errorResponses(...codes: ErrorCode[]) {
+  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "INTERNAL_ERROR", ...codes];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of all) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus].map(([status, group]) => [
+      status,
+      {
+        description: group.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join("\n\n"),
+        content: { "application/json": { schema: ErrorBodySchema } },
+      },
+    ]),
+  );
+}
+
+/**
+ * The request part and middleware of a route that reads a JSON body: the body guards run only on
+ * matched routes, so an unknown path is a 404 whatever its body.
+ */
+export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
+  middleware: jsonBody,
+  request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
+});
+
+/** Errors of every route that reads a JSON body. */
+export const BODY_ERRORS: ErrorCode[] = ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+
+export const SchemaSchema = z
+  .object({
+    id: z.string().uuid(),
+    user_id: z.string().uuid().openapi({ description: "The owning account." }),
+    contract: ContractSchema,
+    created_at: timestamp("When the schema was created."),
+    updated_at: timestamp("When the contract was last changed."),
+  })
+  .openapi("Schema");
+
+export const CandidateSchema = z
+  .object({
+    id: z.string().uuid().openapi({ description: "Extension. The list cursor." }),
+    candidate_alias: z.string(),
+    customer_uuid: z.string(),
+    schema_id: z.string().nullable().openapi({ description: "Extension. The schema the contract came from, if any." }),
+    contract: ContractSchema,
+    status: z.enum(STATUSES),
+    status_since: timestamp("The exact instant the current status began."),
+    scheduled_outcome: z.enum(["CONFIRMED", "FAILED"]).nullable(),
+    activity_ends_at: timestamp("Extension. End of the activity window (the fulfilment instant once fulfilled)."),
+    review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
+    created_at: timestamp("Extension. When the candidate was created."),
+  })
+  .openapi("Candidate");
+
+export const EventSchema = z
+  .object({
+    id: z.string().uuid(),
+    type: z.string(),
+    value: JsonValueSchema.optional().openapi({ description: "Omitted when the event was sent without a value." }),
+    received_at: timestamp("When the service received the event."),
+    matched: z.boolean().openapi({ description: "True when this event satisfied a condition leaf while OPEN." }),
+  })
+  .openapi("Event");
+
+export const CandidateWithEventsSchema = CandidateSchema.extend({
+  events: z.array(EventSchema).openapi({ description: "Recorded events, oldest first." }),
+}).openapi("CandidateWithEvents");
+
+export const AliasSchema = z.string().min(8).max(255).openapi({ example: "order-2026-0001" });

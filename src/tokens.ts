@@ -1,0 +1,19 @@
+/**
+ * API token format, shared by the Worker (to check tokens) and the accounts CLI (to mint them).
+ * No imports, so Node can load this file directly.
+ */
+export const TOKEN_PREFIX = "cct_";
+/** Characters of a token kept in clear (with the prefix) so people can tell their tokens apart. */
+const VISIBLE_CHARS = 8;
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A new secret token (256 random bits) with what is stored of it: its hash and a short prefix. */
+export async function mintToken(): Promise<{ token: string; hash: string; prefix: string }> {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const token = TOKEN_PREFIX + btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS) };
+}

@@ -1,0 +1,68 @@
+/** Test helpers: accounts made straight in D1, and a small client that calls the worker over HTTP. */
+import { env, SELF } from "cloudflare:test";
+import { uuidv7 } from "uuidv7";
+import { mintToken } from "../../src/tokens";
+
+export interface TestAccount {
+  id: string;
+  token: string;
+  tokenId: string;
+}
+
+export async function createAccount(name = "test"): Promise<TestAccount> {
+  const id = uuidv7();
+  const tokenId = uuidv7();
+  const { token, hash, prefix } = await mintToken();
+  const now = Date.now();
+  await env.DB.batch([
+    env.DB.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now),
+    env.DB.prepare(
+      `INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`,
+    ).bind(tokenId, id, hash, prefix, now),
+  ]);
+  return { id, token, tokenId };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** Calls the worker; a JSON body is sent as JSON unless `raw` gives the exact bytes and headers. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string; json?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  let body: BodyInit | undefined = options.raw;
+  if (options.json !== undefined) {
+    headers["Content-Type"] ??= "application/json";
+    body = JSON.stringify(options.json);
+  }
+  const res = await SELF.fetch(`https://api.test${path}`, { method, headers, body });
+  const text = await res.text();
+  const type = res.headers.get("Content-Type") ?? "";
+  return { status: res.status, headers: res.headers, body: type.includes("json") && text ? JSON.parse(text) : text };
+}
+
+/** A client bound to one account. */
+export function client(account: TestAccount) {
+  const as = (method: string) => (path: string, json?: unknown) => call(method, path, { token: account.token, json });
+  return { get: as("GET"), post: as("POST"), patch: as("PATCH"), delete: as("DELETE") };
+}
+
+let aliasCounter = 0;
+/** A globally fresh alias: test files share nothing, but the tests inside one file do. */
+export const freshAlias = (label = "cand") => `${label}-${uuidv7()}-${++aliasCounter}`;
+
+export const contract = (overrides: Record<string, unknown> = {}) => ({
+  price: 10,
+  activity_window: 3600,
+  review_window: 600,
+  fulfillment_condition: { event: "purchase", gte: 100 },
+  timeout_outcome: "fail",
+  ...overrides,
+});

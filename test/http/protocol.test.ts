@@ -1,0 +1,157 @@
+/** The HTTP surface shared by every endpoint: routing, bodies, the error shape, docs and OpenAPI. */
+import { describe, expect, it } from "vitest";
+import { call, client, contract, createAccount } from "../support/api";
+import { ERROR_CODES } from "../../src/errors";
+
+const ERROR_KEYS = ["code", "doc_url", "message", "status", "type"];
+
+function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(Object.keys(res.body).sort()).toEqual(["error", "request_id"]);
+  expect(Object.keys(res.body.error).filter((k) => k !== "details").sort()).toEqual(ERROR_KEYS);
+  expect(res.body.error).toMatchObject({ code, status, doc_url: `https://api.test/docs/errors/${code}` });
+  expect(res.body.request_id).toBe(res.headers.get("Request-Id"));
+  expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+}
+
+describe("routing", () => {
+  it("answers an unknown route with 404 NOT_FOUND", async () => {
+    const { token } = await createAccount();
+    expectError(await call("GET", "/v1/nothing-here", { token }), 404, "NOT_FOUND");
+    expectError(await call("GET", "/", {}), 404, "NOT_FOUND");
+    expectError(await call("POST", "/v1/schemas/a/b", { token, raw: "not json" }), 404, "NOT_FOUND");
+  });
+
+  it("answers a known path with the wrong method with 405 and Allow", async () => {
+    const { token } = await createAccount();
+    const res = await call("PUT", "/v1/schemas", { token, json: {} });
+    expectError(res, 405, "METHOD_NOT_ALLOWED");
+    expect(res.headers.get("Allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+    const del = await call("DELETE", "/v1/candidates/some-alias-1", { token });
+    expectError(del, 405, "METHOD_NOT_ALLOWED");
+    expect(del.headers.get("Allow")).toContain("GET");
+  });
+
+  it("gives every response a Request-Id, including successes", async () => {
+    const { token } = await createAccount();
+    const res = await call("GET", "/v1/schemas", { token });
+    expect(res.headers.get("Request-Id")).toMatch(/^[\w-]+$/);
+  });
+});
+
+describe("request bodies", () => {
+  it("rejects a body that is not JSON with 400 INVALID_JSON", async () => {
+    const { token } = await createAccount();
+    const headers = { "Content-Type": "application/json" };
+    for (const raw of ["{", "", "{'a': 1}", "nul", '{"a":1}x']) {
+      expectError(await call("POST", "/v1/schemas", { token, headers, raw }), 400, "INVALID_JSON");
+    }
+  });
+
+  it("rejects a body without a JSON content type with 415", async () => {
+    const { token } = await createAccount();
+    const body = JSON.stringify({ contract: contract() });
+    expectError(await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await call("POST", "/v1/schemas", { token, raw: body }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    const ok = await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "application/json; charset=utf-8" } });
+    expect(ok.status).toBe(201);
+  });
+
+  it("rejects a body over 64 KiB with 413, by declared length and by streamed length", async () => {
+    const { token } = await createAccount();
+    const big = JSON.stringify({ contract: contract(), pad: "x".repeat(70_000) });
+    const headers = { "Content-Type": "application/json" };
+    expectError(await call("POST", "/v1/schemas", { token, headers, raw: big }), 413, "PAYLOAD_TOO_LARGE");
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    expectError(await call("POST", "/v1/schemas", { token, headers, raw: stream }), 413, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("rejects JSON nested deeper than 64 levels before walking it", async () => {
+    const { token } = await createAccount();
+    const deep = "[".repeat(20_000) + "]".repeat(20_000);
+    const res = await call("POST", "/v1/events", {
+      token,
+      headers: { "Content-Type": "application/json" },
+      raw: `{"candidate_alias":"abcdefgh","type":"t","value":${deep}}`,
+    });
+    expectError(res, 400, "VALIDATION_ERROR");
+    expect(res.body.error.details[0].path).toMatch(/^value(\.0)+$/);
+  });
+
+  it("lists every validation problem with a dotted path, unknown fields at their own path", async () => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/schemas", {
+      contract: {
+        price: -1,
+        activity_window: 0,
+        review_window: "1",
+        fulfillment_condition: { event: "", gte: "5", colour: "red" },
+        timeout_outcome: "CONFIRM",
+      },
+      extra: true,
+    });
+    expectError(res, 400, "VALIDATION_ERROR");
+    const paths = res.body.error.details.map((d: any) => d.path).sort();
+    expect(paths).toEqual([
+      "contract.activity_window",
+      "contract.fulfillment_condition.colour",
+      "contract.fulfillment_condition.event",
+      "contract.fulfillment_condition.gte",
+      "contract.price",
+      "contract.review_window",
+      "contract.timeout_outcome",
+      "extra",
+    ]);
+    for (const d of res.body.error.details) expect(d.message).toEqual(expect.any(String));
+  });
+});
+
+describe("docs and OpenAPI", () => {
+  it("serves a documentation page for every error code, linked from doc_url", async () => {
+    for (const code of Object.keys(ERROR_CODES)) {
+      const res = await call("GET", `/docs/errors/${code}`);
+      expect(res.status, code).toBe(200);
+      expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+      expect(res.body).toContain(code);
+      expect(res.body).toContain(ERROR_CODES[code as keyof typeof ERROR_CODES].fix.slice(0, 20));
+    }
+    expect((await call("GET", "/docs")).status).toBe(200);
+    expectError(await call("GET", "/docs/errors/NOPE"), 404, "NOT_FOUND");
+  });
+
+  it("serves an OpenAPI 3.1 document without auth, covering every endpoint and its errors", async () => {
+    const res = await call("GET", "/v1/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = res.body;
+    expect(doc.openapi).toBe("3.1.0");
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        "DELETE /v1/schemas/{id}",
+        "GET /v1/candidates",
+        "GET /v1/candidates/{candidate_alias}",
+        "GET /v1/schemas",
+        "GET /v1/schemas/{id}",
+        "PATCH /v1/schemas/{id}",
+        "POST /v1/candidates",
+        "POST /v1/candidates/{candidate_alias}/resolve",
+        "POST /v1/events",
+        "POST /v1/schemas",
+      ].sort(),
+    );
+    for (const ops of Object.values(doc.paths) as any[]) {
+      for (const op of Object.values(ops) as any[]) {
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "500"]));
+      }
+    }
+    expect(doc.paths["/v1/events"].post.responses["409"].description).toContain("EVENT_LIMIT_REACHED");
+    expect(doc.components.schemas).toHaveProperty("ConditionNode");
+  });
+});

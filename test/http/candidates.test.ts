@@ -1,0 +1,309 @@
+import { describe, expect, it } from "vitest";
+import { uuidv7 } from "uuidv7";
+import { client, contract, createAccount, freshAlias } from "../support/api";
+import { useClock } from "../support/clock";
+
+const newCandidate = (over: Record<string, unknown> = {}) => ({
+  customer_uuid: "cust-1",
+  candidate_alias: freshAlias(),
+  contract: contract(),
+  ...over,
+});
+
+describe("POST /v1/candidates: where the contract comes from", () => {
+  it("takes the contract inline (schema_id null)", async () => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/candidates", newCandidate());
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ contract: contract(), schema_id: null, status: "OPEN", scheduled_outcome: null });
+  });
+
+  it("takes the contract from schema_id, as a snapshot that later schema changes do not touch", async () => {
+    const api = client(await createAccount());
+    const schema = (await api.post("/v1/schemas", { contract: contract({ price: 7 }) })).body;
+    await api.post("/v1/schemas", { contract: contract({ price: 8 }) });
+    const body = newCandidate({ contract: undefined, schema_id: schema.id });
+    const res = await api.post("/v1/candidates", body);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ schema_id: schema.id, contract: contract({ price: 7 }) });
+
+    await api.patch(`/v1/schemas/${schema.id}`, { contract: contract({ price: 1000 }) });
+    expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).body.contract.price).toBe(7);
+    await api.delete(`/v1/schemas/${schema.id}`);
+    const after = await api.get(`/v1/candidates/${body.candidate_alias}`);
+    expect(after.body).toMatchObject({ schema_id: schema.id, contract: contract({ price: 7 }) });
+  });
+
+  it("takes the account's newest schema when the body names none", async () => {
+    const api = client(await createAccount());
+    await api.post("/v1/schemas", { contract: contract({ price: 1 }) });
+    const newest = (await api.post("/v1/schemas", { contract: contract({ price: 2 }) })).body;
+    const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: freshAlias() });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ schema_id: newest.id, contract: { price: 2 } });
+  });
+
+  it("answers 400 at schema_id when the account has no schema to take", async () => {
+    const api = client(await createAccount());
+    const alias = freshAlias();
+    const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "schema_id", message: expect.any(String) }] });
+    expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(404);
+  });
+
+  it("answers 404 SCHEMA_NOT_FOUND for an unknown or another account's schema_id", async () => {
+    const api = client(await createAccount());
+    const other = client(await createAccount());
+    const foreign = (await other.post("/v1/schemas", { contract: contract() })).body.id;
+    for (const schema_id of [uuidv7(), "nope", foreign]) {
+      const body = newCandidate({ contract: undefined, schema_id });
+      const res = await api.post("/v1/candidates", body);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("SCHEMA_NOT_FOUND");
+      expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).status).toBe(404);
+    }
+  });
+
+  it("refuses both schema_id and contract", async () => {
+    const api = client(await createAccount());
+    const schema = (await api.post("/v1/schemas", { contract: contract() })).body;
+    const res = await api.post("/v1/candidates", newCandidate({ schema_id: schema.id }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: any) => d.path)).toEqual(["contract"]);
+  });
+});
+
+describe("POST /v1/candidates: validation and aliases", () => {
+  it.each([
+    [{ candidate_alias: "short12" }, "candidate_alias"],
+    [{ candidate_alias: "x".repeat(256) }, "candidate_alias"],
+    [{ candidate_alias: 12345678 }, "candidate_alias"],
+    [{ candidate_alias: undefined }, "candidate_alias"],
+    [{ customer_uuid: "" }, "customer_uuid"],
+    [{ customer_uuid: "x".repeat(256) }, "customer_uuid"],
+    [{ customer_uuid: undefined }, "customer_uuid"],
+    [{ status: "PENDING" }, "status"],
+    [{ contract: contract({ price: -5 }) }, "contract.price"],
+  ])("rejects %o at %s", async (over, path) => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/candidates", newCandidate(over));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+    expect((await api.get("/v1/candidates")).body.data).toEqual([]);
+  });
+
+  it("accepts aliases of exactly 8 and 255 characters, and any characters", async () => {
+    const api = client(await createAccount());
+    const suffix = uuidv7().slice(-6);
+    for (const alias of [`a8-${suffix}`.slice(0, 8), "y".repeat(240) + uuidv7().slice(-15), `ünï/cødé ${suffix}`]) {
+      const res = await api.post("/v1/candidates", newCandidate({ candidate_alias: alias }));
+      expect(res.status, alias).toBe(201);
+      const read = await api.get(`/v1/candidates/${encodeURIComponent(alias)}`);
+      expect(read.status).toBe(200);
+      expect(read.body.candidate_alias).toBe(alias);
+    }
+  });
+
+  it("answers 409 CANDIDATE_ALIAS_TAKEN for an alias already used by any account", async () => {
+    const first = client(await createAccount());
+    const second = client(await createAccount());
+    const body = newCandidate();
+    expect((await first.post("/v1/candidates", body)).status).toBe(201);
+    for (const api of [first, second]) {
+      const res = await api.post("/v1/candidates", { ...body, customer_uuid: "someone-else" });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe("CANDIDATE_ALIAS_TAKEN");
+    }
+    expect((await first.get(`/v1/candidates/${body.candidate_alias}`)).body.customer_uuid).toBe("cust-1");
+    expect((await second.get("/v1/candidates")).body.data).toEqual([]);
+  });
+
+  it("creates exactly one candidate when many accounts race for one alias", async () => {
+    const apis = await Promise.all(Array.from({ length: 4 }, async () => client(await createAccount())));
+    const alias = freshAlias("race");
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => apis[i % 4].post("/v1/candidates", newCandidate({ candidate_alias: alias, customer_uuid: `c${i}` }))),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, ...Array(11).fill(409)]);
+    const winner = results.findIndex((r) => r.status === 201);
+    const listed = await Promise.all(apis.map(async (api) => (await api.get("/v1/candidates")).body.data.length));
+    expect(listed.reduce((a, b) => a + b)).toBe(1);
+    expect((await apis[winner % 4].get(`/v1/candidates/${alias}`)).body.customer_uuid).toBe(`c${winner}`);
+  });
+});
+
+describe("GET /v1/candidates/{alias}", () => {
+  it("returns the candidate with its events, oldest first, value omitted when none was sent", async () => {
+    const api = client(await createAccount());
+    const body = newCandidate({ contract: contract({ fulfillment_condition: { event: "done" } }) });
+    const created = (await api.post("/v1/candidates", body)).body;
+    const e1 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: { a: [1, null] } })).body.event;
+    const e2 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: null })).body.event;
+    const e3 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping" })).body.event;
+    const res = await api.get(`/v1/candidates/${body.candidate_alias}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...created, events: [e1, e2, e3] });
+    expect(res.body.events[1]).toHaveProperty("value", null);
+    expect(res.body.events[2]).not.toHaveProperty("value");
+  });
+
+  it("validates the alias length and answers 404 naming an unknown alias", async () => {
+    const api = client(await createAccount());
+    expect((await api.get(`/v1/candidates/short`)).status).toBe(400);
+    expect((await api.get(`/v1/candidates/${"x".repeat(256)}`)).status).toBe(400);
+    const res = await api.get(`/v1/candidates/unknown-alias-1`);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: "No candidate with alias 'unknown-alias-1' exists in this account." });
+  });
+
+  it("hides another account's candidate exactly like a missing one", async () => {
+    const owner = client(await createAccount());
+    const other = client(await createAccount());
+    const body = newCandidate();
+    await owner.post("/v1/candidates", body);
+    const foreign = await other.get(`/v1/candidates/${body.candidate_alias}`);
+    const missing = await other.get(`/v1/candidates/${body.candidate_alias}-x`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
+    expect(foreign.body.error.message).toBe(missing.body.error.message.replace(`${body.candidate_alias}-x`, body.candidate_alias));
+  });
+});
+
+describe("GET /v1/candidates", () => {
+  async function seed(count: number) {
+    const api = client(await createAccount());
+    const aliases: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const body = newCandidate({ customer_uuid: i % 2 ? "odd" : "even" });
+      expect((await api.post("/v1/candidates", body)).status).toBe(201);
+      aliases.push(body.candidate_alias);
+    }
+    return { api, newestFirst: aliases.reverse() };
+  }
+
+  it("pages newest first through next_cursor until it is null", async () => {
+    const { api, newestFirst } = await seed(7);
+    const seen: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const res: any = await api.get(`/v1/candidates?limit=3${after ? `&after=${after}` : ""}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.length).toBeLessThanOrEqual(3);
+      for (const c of res.body.data) expect(c).not.toHaveProperty("events");
+      seen.push(...res.body.data.map((c: any) => c.candidate_alias));
+      after = res.body.next_cursor;
+      if (after) expect(after).toBe(res.body.data[2].id);
+      pages++;
+    } while (after);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(newestFirst);
+  });
+
+  it("returns next_cursor null when the page is exactly the rest", async () => {
+    const { api } = await seed(3);
+    const res = await api.get(`/v1/candidates?limit=3`);
+    expect(res.body.data).toHaveLength(3);
+    expect(res.body.next_cursor).toBeNull();
+  });
+
+  it("defaults to 50 and filters by customer_uuid and status together", async () => {
+    const { api, newestFirst } = await seed(6);
+    const all = await api.get(`/v1/candidates`);
+    expect(all.body.data).toHaveLength(6);
+    const odd = await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2`);
+    expect(odd.body.data.map((c: any) => c.candidate_alias)).toEqual([newestFirst[0], newestFirst[2]]);
+    const rest = await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2&after=${odd.body.next_cursor}`);
+    expect(rest.body.data.map((c: any) => c.candidate_alias)).toEqual([newestFirst[4]]);
+    expect(rest.body.next_cursor).toBeNull();
+    expect((await api.get(`/v1/candidates?status=CONFIRMED`)).body.data).toEqual([]);
+    expect((await api.get(`/v1/candidates?customer_uuid=nobody`)).body).toEqual({ data: [], next_cursor: null });
+  });
+
+  it.each([
+    ["limit=0", "limit"],
+    ["limit=101", "limit"],
+    ["limit=2.5", "limit"],
+    ["limit=ten", "limit"],
+    ["status=open", "status"],
+    ["after=short", "after"],
+    ["customer_uuid=", "customer_uuid"],
+    ["sort=asc", "sort"],
+    ["status=OPEN&status=PENDING", "status"],
+  ])("rejects the query %s at %s", async (query, path) => {
+    const api = client(await createAccount());
+    const res = await api.get(`/v1/candidates?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+  });
+
+  it("rejects an `after` that is not one of the account's cursors", async () => {
+    const { api } = await seed(1);
+    const other = await seed(1);
+    const foreignCursor = (await other.api.get(`/v1/candidates`)).body.data[0].id;
+    for (const after of [uuidv7(), foreignCursor, "not-a-cursor-at-all"]) {
+      const res = await api.get(`/v1/candidates?after=${after}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
+    }
+  });
+
+  it("never lists another account's candidates", async () => {
+    const a = await seed(2);
+    const b = client(await createAccount());
+    expect((await b.get(`/v1/candidates`)).body.data).toEqual([]);
+    expect((await b.get(`/v1/candidates?customer_uuid=odd`)).body.data).toEqual([]);
+    expect((await a.api.get(`/v1/candidates`)).body.data).toHaveLength(2);
+  });
+});
+
+describe("POST /v1/candidates/{alias}/resolve", () => {
+  it("resolves a PENDING candidate with the given outcome now, and is terminal", async () => {
+    const api = client(await createAccount());
+    const clock = useClock();
+    const body = newCandidate();
+    await api.post("/v1/candidates", body);
+    const alias = body.candidate_alias;
+    clock.advance(1000);
+    await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 });
+    clock.advance(1000);
+    const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "FAILED", scheduled_outcome: "FAILED", status_since: new Date(clock.now()).toISOString() });
+    expect(res.body).not.toHaveProperty("events");
+    clock.advance(3_600_000);
+    expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("FAILED");
+    expect((await api.get(`/v1/candidates?status=FAILED`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    const again = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("INVALID_STATE");
+  });
+
+  it("refuses to resolve an OPEN candidate with 409 INVALID_STATE", async () => {
+    const api = client(await createAccount());
+    const body = newCandidate();
+    await api.post("/v1/candidates", body);
+    const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "CONFIRMED" });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("INVALID_STATE");
+    expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).body.status).toBe("OPEN");
+  });
+
+  it("validates the outcome and hides other accounts' candidates", async () => {
+    const owner = client(await createAccount());
+    const other = client(await createAccount());
+    const clock = useClock();
+    const body = newCandidate({ contract: contract({ activity_window: 1 }) });
+    await owner.post("/v1/candidates", body);
+    clock.advance(1000);
+    const bad = await owner.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "confirmed" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].path).toBe("outcome");
+    const foreign = await other.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "CONFIRMED" });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
+    expect((await owner.get(`/v1/candidates/${body.candidate_alias}`)).body.status).toBe("PENDING");
+  });
+});

@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { uuidv7 } from "uuidv7";
+import { client, contract, createAccount } from "../support/api";
+import { iso, useClock } from "../support/clock";
+
+describe("POST /v1/schemas", () => {
+  it("creates a schema owned by the account, 201", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const c = contract({ fulfillment_condition: { all: [{ event: "a", field: "x.y", match: { k: [1, { z: null }] } }, { any: [{ event: "b", lt: 3 }] }] } });
+    const res = await client(account).post("/v1/schemas", { contract: c });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      user_id: account.id,
+      contract: c,
+      created_at: iso(clock.now()),
+      updated_at: iso(clock.now()),
+    });
+  });
+
+  it("keeps price exactly as given", async () => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/schemas", { contract: contract({ price: 0.1 + 0.2 }) });
+    expect(res.body.contract.price).toBe(0.1 + 0.2);
+  });
+
+  it.each([
+    [{}, "contract"],
+    [{ contract: null }, "contract"],
+    [{ contract: contract({ price: undefined }) }, "contract.price"],
+    [{ contract: contract({ activity_window: 31_536_001 }) }, "contract.activity_window"],
+    [{ contract: contract({ activity_window: 0 }) }, "contract.activity_window"],
+    [{ contract: contract({ review_window: -1 }) }, "contract.review_window"],
+    [{ contract: contract({ timeout_outcome: "confirmed" }) }, "contract.timeout_outcome"],
+    [{ contract: contract({ fulfillment_condition: {} }) }, "contract.fulfillment_condition.event"],
+    [{ contract: contract({ fulfillment_condition: { event: "a", match: {} } }) }, "contract.fulfillment_condition.match"],
+    [{ contract: contract({ fulfillment_condition: { event: "a", field: "a..b" } }) }, "contract.fulfillment_condition.field"],
+    [{ contract: contract({ fulfillment_condition: { all: [] } }) }, "contract.fulfillment_condition.all"],
+    [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], event: "a" } }) }, "contract.fulfillment_condition.event"],
+    [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], any: [{ event: "b" }] } }) }, "contract.fulfillment_condition.any"],
+    [{ contract: contract({ fulfillment_condition: { any: [{ event: "a", gte: 1, typo: 1 }] } }) }, "contract.fulfillment_condition.any.0.typo"],
+    [{ contract: contract({ fulfillment_condition: { all: Array.from({ length: 33 }, () => ({ event: "a" })) } }) }, "contract.fulfillment_condition.all"],
+    [{ contract: contract({ fulfillment_condition: { all: [{ all: [{ all: [{ all: [{ all: [{ event: "a" }] }] }] }] }] } }) }, "contract.fulfillment_condition"],
+    [{ contract: contract({ fulfillment_condition: { any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 11 }, () => ({ event: "a" })) })) } }) }, "contract.fulfillment_condition"],
+  ])("rejects an invalid contract %# at %s", async (body, path) => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/schemas", body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+    expect((await api.get("/v1/schemas")).body.data).toEqual([]);
+  });
+
+  it("accepts the limits themselves: 32 leaves, 4 levels, windows of 365 days", async () => {
+    const api = client(await createAccount());
+    const deep = { all: [{ any: [{ all: [{ any: [{ event: "a" }] }] }] }] };
+    const wide = { any: Array.from({ length: 32 }, (_, i) => ({ event: `e${i}` })) };
+    for (const fulfillment_condition of [deep, wide]) {
+      const res = await api.post("/v1/schemas", {
+        contract: contract({ fulfillment_condition, activity_window: 31_536_000, review_window: 31_536_000 }),
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+  });
+
+  it("refuses the 1,001st schema of an account with 409 SCHEMA_LIMIT_REACHED", async () => {
+    const account = await createAccount();
+    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`);
+    const rows = Array.from({ length: 1000 }, () => stmt.bind(uuidv7(), account.id, JSON.stringify(contract())));
+    await env.DB.batch(rows);
+    const res = await client(account).post("/v1/schemas", { contract: contract() });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe("SCHEMA_LIMIT_REACHED");
+    const { n } = (await env.DB.prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<{ n: number }>())!;
+    expect(n).toBe(1000);
+  });
+});
+
+describe("GET /v1/schemas", () => {
+  it("lists the account's schemas only, newest first, ties broken by id", async () => {
+    const a = client(await createAccount());
+    const b = client(await createAccount());
+    const clock = useClock();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await a.post("/v1/schemas", { contract: contract({ price: i }) })).body.id);
+      if (i === 0) clock.advance(1000); // the last two share a created_at
+    }
+    await b.post("/v1/schemas", { contract: contract() });
+    const res = await a.get("/v1/schemas");
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((s: any) => s.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(res.body.data.map((s: any) => s.contract.price)).toEqual([2, 1, 0]);
+  });
+});
+
+describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
+  it("reads, replaces and deletes a schema", async () => {
+    const api = client(await createAccount());
+    const clock = useClock();
+    const created = (await api.post("/v1/schemas", { contract: contract() })).body;
+    expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(created);
+    expect((await api.get(`/v1/schemas/${created.id.toUpperCase()}`)).body).toEqual(created);
+
+    clock.advance(5000);
+    const patched = await api.patch(`/v1/schemas/${created.id}`, { contract: contract({ price: 99 }) });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ ...created, contract: contract({ price: 99 }), updated_at: iso(clock.now()) });
+    expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(patched.body);
+
+    const deleted = await api.delete(`/v1/schemas/${created.id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.body).toBe("");
+    const gone = await api.get(`/v1/schemas/${created.id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe("SCHEMA_NOT_FOUND");
+    expect((await api.delete(`/v1/schemas/${created.id}`)).status).toBe(404);
+    expect((await api.patch(`/v1/schemas/${created.id}`, { contract: contract() })).status).toBe(404);
+  });
+
+  it("answers 404 SCHEMA_NOT_FOUND naming the id for unknown and malformed ids", async () => {
+    const api = client(await createAccount());
+    for (const id of [uuidv7(), "not-a-uuid", "1", "%F0%9F%92%A9", "x".repeat(300)]) {
+      const res = await api.get(`/v1/schemas/${id}`);
+      expect(res.status, id).toBe(404);
+      expect(res.body.error.code).toBe("SCHEMA_NOT_FOUND");
+      expect(res.body.error.message).toContain(decodeURIComponent(id));
+    }
+  });
+
+  it("validates a PATCH body like a create", async () => {
+    const api = client(await createAccount());
+    const { id } = (await api.post("/v1/schemas", { contract: contract() })).body;
+    const res = await api.patch(`/v1/schemas/${id}`, { contract: contract({ price: "free" }) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ path: "contract.price", message: expect.any(String) }]);
+    expect((await api.get(`/v1/schemas/${id}`)).body.contract.price).toBe(10);
+  });
+
+  it("hides another account's schema: 404 on read, update and delete, and it stays unchanged", async () => {
+    const owner = client(await createAccount());
+    const other = client(await createAccount());
+    const created = (await owner.post("/v1/schemas", { contract: contract() })).body;
+    const unknown = uuidv7();
+    for (const [res, id] of [
+      [await other.get(`/v1/schemas/${created.id}`), created.id],
+      [await other.patch(`/v1/schemas/${created.id}`, { contract: contract({ price: 1 }) }), created.id],
+      [await other.delete(`/v1/schemas/${created.id}`), created.id],
+      [await other.get(`/v1/schemas/${unknown}`), unknown],
+    ] as const) {
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({ code: "SCHEMA_NOT_FOUND", message: `No schema with id '${id}' exists in this account.` });
+    }
+    expect((await other.get(`/v1/schemas`)).body.data).toEqual([]);
+    expect((await owner.get(`/v1/schemas/${created.id}`)).body).toEqual(created);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { client, contract, createAccount, freshAlias } from "../support/api";
+import { iso, useClock } from "../support/clock";
+import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/object";
+
+async function candidate(over: Record<string, unknown> = {}) {
+  const account = await createAccount();
+  const api = client(account);
+  const alias = freshAlias();
+  const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
+  expect(res.status).toBe(201);
+  return { api, alias, account };
+}
+
+describe("POST /v1/events", () => {
+  it("records an event: 201 with the event and the candidate after it", async () => {
+    const { api, alias } = await candidate();
+    const clock = useClock();
+    const res = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 50 });
+    expect(res.status).toBe(201);
+    expect(Object.keys(res.body).sort()).toEqual(["candidate", "event"]);
+    expect(res.body.event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: "purchase",
+      value: 50,
+      received_at: iso(clock.now()),
+      matched: false,
+    });
+    expect(res.body.candidate).toMatchObject({ candidate_alias: alias, status: "OPEN" });
+    expect(res.body.candidate).not.toHaveProperty("events");
+  });
+
+  it("matches through field, match and compound conditions", async () => {
+    const { api, alias } = await candidate({
+      fulfillment_condition: {
+        all: [
+          { event: "order", field: "order.total", gte: 100 },
+          { event: "profile", match: { country: "FR", verified: true } },
+        ],
+      },
+    });
+    const send = (type: string, value: unknown) => api.post("/v1/events", { candidate_alias: alias, type, value });
+    expect((await send("order", { order: { total: 99.99 } })).body.event.matched).toBe(false);
+    const order = await send("order", { order: { total: 100 } });
+    expect(order.body.event.matched).toBe(true);
+    expect(order.body.candidate.status).toBe("OPEN");
+    expect((await send("profile", { country: "FR", verified: "true" })).body.event.matched).toBe(false);
+    const profile = await send("profile", { country: "FR", verified: true, age: 40 });
+    expect(profile.body.event.matched).toBe(true);
+    expect(profile.body.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
+  });
+
+  it.each([
+    [{ type: "x" }, "candidate_alias"],
+    [{ candidate_alias: "short", type: "x" }, "candidate_alias"],
+    [{ candidate_alias: "long-enough-alias" }, "type"],
+    [{ candidate_alias: "long-enough-alias", type: "" }, "type"],
+    [{ candidate_alias: "long-enough-alias", type: 5 }, "type"],
+    [{ candidate_alias: "long-enough-alias", type: "x", schema_id: "s" }, "schema_id"],
+    [{ candidate_alias: "long-enough-alias", type: "x", value: "v".repeat(8 * 1024) }, "value"],
+  ])("rejects %o at %s", async (body, path) => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/events", body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+  });
+
+  it("accepts a value of exactly 8 KiB serialised", async () => {
+    const { api, alias } = await candidate();
+    const value = "v".repeat(8 * 1024 - 2); // the quotes make 8,192 bytes
+    expect((await api.post("/v1/events", { candidate_alias: alias, type: "t", value })).status).toBe(201);
+  });
+
+  it("answers 404 for an unknown alias and for another account's candidate, recording nothing", async () => {
+    const { api, alias } = await candidate();
+    const other = client(await createAccount());
+    const foreign = await other.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 1000 });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: `No candidate with alias '${alias}' exists in this account.` });
+    const unknown = await api.post("/v1/events", { candidate_alias: `${alias}-nope`, type: "purchase" });
+    expect(unknown.status).toBe(404);
+    const read = await api.get(`/v1/candidates/${alias}`);
+    expect(read.body).toMatchObject({ status: "OPEN", events: [] });
+  });
+
+  it("records all concurrent events in one order with exactly one transition", async () => {
+    const { api, alias } = await candidate();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 + i })),
+    );
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    expect(results.filter((r) => r.body.event.matched)).toHaveLength(1);
+    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(read.events).toHaveLength(30);
+    expect(new Set(read.events.map((e: any) => e.id)).size).toBe(30);
+    expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
+    const winner = results.find((r) => r.body.event.matched)!.body.event;
+    expect(read.status_since).toBe(winner.received_at);
+    expect(read.events.findIndex((e: any) => e.matched)).toBe(0);
+  });
+
+  it("refuses the 1,001st event with 409 EVENT_LIMIT_REACHED, recording nothing", async () => {
+    const { api, alias } = await candidate();
+    const stub = env.CANDIDATES.getByName(alias);
+    // Fill to one below the limit directly in storage; the last allowed event goes through HTTP.
+    await runInDurableObject(stub, (_instance, state) => {
+      for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE - 1; i++) {
+        state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'filler', NULL, 0, 0)`, `id-${i}`);
+      }
+      state.storage.sql.exec(`UPDATE candidate SET event_count = ?`, MAX_EVENTS_PER_CANDIDATE - 1);
+    });
+    await evictDurableObject(stub);
+    expect((await api.post("/v1/events", { candidate_alias: alias, type: "last" })).status).toBe(201);
+    const over = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
+    expect(over.status).toBe(409);
+    expect(over.body.error.code).toBe("EVENT_LIMIT_REACHED");
+    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(read.events).toHaveLength(MAX_EVENTS_PER_CANDIDATE);
+    expect(read.status).toBe("OPEN");
+  });
+});

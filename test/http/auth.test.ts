@@ -5,7 +5,14 @@ import { useClock } from "../support/clock";
 
 describe("authentication", () => {
   it("answers a missing or malformed Authorization header with 401 MISSING_API_TOKEN", async () => {
-    for (const headers of [{}, { Authorization: "" }, { Authorization: "Basic abc" }, { Authorization: "Bearer" }, { Authorization: "cct_abc" }]) {
+    const headerSets: Record<string, string>[] = [
+      {},
+      { Authorization: "" },
+      { Authorization: "Basic abc" },
+      { Authorization: "Bearer" },
+      { Authorization: "cct_abc" },
+    ];
+    for (const headers of headerSets) {
       const res = await call("GET", "/v1/schemas", { headers });
       expect(res.status).toBe(401);
       expect(res.body.error).toMatchObject({ type: "authentication_error", code: "MISSING_API_TOKEN", status: 401 });

@@ -1,0 +1,121 @@
+/**
+ * Smoke run of the service as a new user meets it: `npm run dev` from the README, the printed
+ * token, the curl walk-through, the accounts CLI, and a restart that keeps every candidate and its
+ * pending window end. Run with `npm run smoke` (node's test runner); it uses its own port.
+ */
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+
+const run = promisify(execFile);
+const PORT = 8700 + Math.floor(Math.random() * 80);
+const API = `http://127.0.0.1:${PORT}`;
+let server: { child: ChildProcess; output: () => string } | undefined;
+
+async function startDev() {
+  const child = spawn("npm", ["run", "dev", "--", "--port", String(PORT), "--ip", "127.0.0.1"], {
+    detached: true, // its own process group, so wrangler and workerd stop with it
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const deadline = Date.now() + 90_000;
+  while (!/Ready on/.test(output)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  server = { child, output: () => output };
+  return output.match(/export TOKEN=(cct_\S+)/)![1];
+}
+
+async function stopDev() {
+  if (!server) return;
+  const { child } = server;
+  server = undefined;
+  const exited = new Promise((r) => child.once("exit", r));
+  process.kill(-child.pid!, "SIGTERM");
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+after(stopDev);
+
+async function api(method: string, path: string, token: string, body?: unknown) {
+  const res = await fetch(`${API}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function accounts(...args: string[]) {
+  const { stdout } = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"]);
+  return JSON.parse(stdout.trim().split("\n").pop()!);
+}
+
+const alias = `smoke-${Date.now()}`;
+let token = "";
+
+test("npm run dev starts and prints a usable token", async () => {
+  token = await startDev();
+  assert.match(token, /^cct_[\w-]{43}$/);
+  assert.equal((await api("GET", "/v1/schemas", token)).status, 200);
+  const anonymous = await fetch(`${API}/v1/schemas`);
+  assert.equal(anonymous.status, 401);
+});
+
+test("the README walk-through works", async () => {
+  const schema = await api("POST", "/v1/schemas", token, {
+    contract: {
+      price: 49.5,
+      activity_window: 604800,
+      review_window: 86400,
+      fulfillment_condition: { event: "purchase", field: "total", gte: 100 },
+      timeout_outcome: "fail",
+    },
+  });
+  assert.equal(schema.status, 201);
+  const created = await api("POST", "/v1/candidates", token, { customer_uuid: "cust_42", candidate_alias: alias });
+  assert.equal(created.status, 201);
+  assert.equal(created.body.schema_id, schema.body.id);
+  const miss = await api("POST", "/v1/events", token, { candidate_alias: alias, type: "purchase", value: { total: 80 } });
+  assert.equal(miss.body.candidate.status, "OPEN");
+  const hit = await api("POST", "/v1/events", token, { candidate_alias: alias, type: "purchase", value: { total: 120 } });
+  assert.equal(hit.body.candidate.status, "PENDING");
+  assert.equal(hit.body.candidate.scheduled_outcome, "CONFIRMED");
+  const read = await api("GET", `/v1/candidates/${alias}`, token);
+  assert.equal(read.body.events.length, 2);
+  const list = await api("GET", "/v1/candidates?status=PENDING&limit=10", token);
+  assert.deepEqual(list.body.data.map((c: any) => c.candidate_alias), [alias]);
+});
+
+test("the accounts CLI creates, lists and revokes tokens while the server runs", async () => {
+  const created = await accounts("create", "--name", "Smoke");
+  assert.match(created.token, /^cct_/);
+  assert.equal((await api("GET", "/v1/schemas", created.token)).status, 200);
+  const second = await accounts("tokens", "create", "--account", created.account_id);
+  assert.equal((await api("GET", "/v1/candidates", second.token)).status, 200);
+  const listed = await accounts("tokens", "list", "--account", created.account_id);
+  assert.deepEqual(listed.tokens.map((t: any) => t.token_id).sort(), [created.token_id, second.token_id].sort());
+  assert.ok(!JSON.stringify(listed).includes(created.token));
+  await accounts("tokens", "revoke", "--token-id", second.token_id);
+  await new Promise((r) => setTimeout(r, 10_500)); // the per-isolate token cache lives 10 s
+  assert.equal((await api("GET", "/v1/candidates", second.token)).status, 401);
+  assert.equal((await api("GET", "/v1/candidates", created.token)).status, 200);
+});
+
+test("a restart keeps the data and the development token", async () => {
+  const before = await api("GET", `/v1/candidates/${alias}`, token);
+  await stopDev();
+  const again = await startDev();
+  assert.equal(again, token);
+  const after = await api("GET", `/v1/candidates/${alias}`, token);
+  assert.deepEqual(after.body, before.body);
+});

@@ -139,7 +139,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       settledSince: now,
       indexedVersion: 0,
     };
-    this.save(state);
+    this.save(state, now);
     await this.syncIndex(now);
     return { ok: true, candidate: candidateView(record, now) } as const;
   }
@@ -210,7 +210,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   /**
    * Window ends: persist the status the timeline already decided, and retry an index write that
-   * failed. Idempotent, since alarms are at-least-once and may fire late or twice.
+   * failed. Idempotent, since alarms are at-least-once and may fire late, early or twice.
    */
   async alarm() {
     const state = this.load();
@@ -244,14 +244,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   /**
-   * Stores the candidate, first catching its settled status up to instant `now` (the status
-   * changes a request or an alarm makes are persisted at their exact boundary instant).
+   * Stores the candidate, catching its settled status up to instant `now` (the status changes a
+   * request or an alarm makes are persisted at their exact boundary instant), and arms the alarm
+   * in the same atomic write, so a due window end or index retry is never lost to an eviction.
    */
-  private save(state: StoredState, now?: number) {
-    const settled = now === undefined ? undefined : statusAt(state.record.timeline, now);
-    const next: StoredState = settled
-      ? { ...state, settledStatus: settled.status, settledSince: settled.since }
-      : state;
+  private save(state: StoredState, now: number) {
+    const settled = statusAt(state.record.timeline, now);
+    const next: StoredState = { ...state, settledStatus: settled.status, settledSince: settled.since };
     this.ctx.storage.sql.exec(
       `INSERT OR REPLACE INTO candidate
          (singleton, record, satisfied_mask, event_count, settled_status, settled_since, indexed_version)
@@ -263,34 +262,35 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       next.settledSince,
       next.indexedVersion,
     );
+    // Not awaited on purpose: queued with the write above, and the output gate holds the response
+    // until both are durable.
+    const due = nextAlarm(next, now);
+    if (due === null) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(due);
     this.state = next;
   }
 
-  /** Brings the D1 index up to the current version, then arms the alarm for what is due next. */
+  /** Brings the D1 index up to the current version; on failure the armed alarm retries. */
   private async syncIndex(now: number) {
-    const { record } = this.load()!;
-    if (this.state!.indexedVersion < record.version) {
-      try {
-        await upsertCandidateIndex(this.env.DB, record);
-        // Other requests may have run during the await: re-read before writing.
-        const current = this.load()!;
-        if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version });
-      } catch (error) {
-        console.error(`candidate ${record.id}: index write failed, retrying from the alarm`, error);
-      }
+    const { record, indexedVersion } = this.load()!;
+    if (indexedVersion >= record.version) return;
+    try {
+      await upsertCandidateIndex(this.env.DB, record);
+    } catch (error) {
+      console.error(`candidate ${record.id}: index write failed; the alarm retries it`, error);
+      return;
     }
-    await this.armAlarm(now);
+    // Other requests may have run during the await: re-read before writing.
+    const current = this.load()!;
+    if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version }, now);
   }
+}
 
-  /** One alarm, for the earliest of: the next window end, a retry of the index write. */
-  private async armAlarm(now: number) {
-    const state = this.load()!;
-    const due = [nextBoundary(state.record.timeline, now)];
-    if (state.indexedVersion < state.record.version) due.push(now + INDEX_RETRY_MS);
-    const times = due.filter((t): t is number => t !== null);
-    if (times.length === 0) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(Math.min(...times));
-  }
+/** The earliest of: the next window end, a retry of an index write not yet confirmed. */
+function nextAlarm(state: StoredState, now: number): number | null {
+  const boundary = nextBoundary(state.record.timeline, now);
+  if (state.indexedVersion >= state.record.version) return boundary;
+  return Math.min(boundary ?? Infinity, now + INDEX_RETRY_MS);
 }
 
 function eventFromRow(row: EventRow): EventRecord {

@@ -20,7 +20,7 @@ import { docsRouter } from "./routes/docs";
 const OPENAPI_PATH = "/v1/openapi.json";
 
 /** `DOCS_URL` when configured, else this service's own /docs. */
-const docsUrl = (c: Context<AppEnv>) => c.env.DOCS_URL || `${new URL(c.req.url).origin}/docs`;
+const docsUrl = (c: Context<AppEnv>) => (c.env.DOCS_URL || `${new URL(c.req.url).origin}/docs`).replace(/\/+$/, "");
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);

@@ -98,6 +98,8 @@ export interface CandidateRpc {
 export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
   /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */
   private state: StoredState | null | undefined;
+  /** The alarm time this instance last set (undefined: unknown, so the next save sets it). */
+  private armedAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -213,6 +215,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * failed. Idempotent, since alarms are at-least-once and may fire late, early or twice.
    */
   async alarm() {
+    this.armedAt = undefined; // this alarm is spent: save() must arm the next one
     const state = this.load();
     if (!state) return;
     const now = Date.now();
@@ -265,8 +268,11 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     // Not awaited on purpose: queued with the write above, and the output gate holds the response
     // until both are durable.
     const due = nextAlarm(next, now);
-    if (due === null) void this.ctx.storage.deleteAlarm();
-    else void this.ctx.storage.setAlarm(due);
+    if (due !== this.armedAt) {
+      if (due === null) void this.ctx.storage.deleteAlarm();
+      else void this.ctx.storage.setAlarm(due);
+      this.armedAt = due;
+    }
     this.state = next;
   }
 

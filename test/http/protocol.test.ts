@@ -1,7 +1,9 @@
 /** The HTTP surface shared by every endpoint: routing, bodies, the error shape, docs and OpenAPI. */
 import { describe, expect, it } from "vitest";
 import { call, client, contract, createAccount } from "../support/api";
+import { env } from "cloudflare:test";
 import { ERROR_CODES } from "../../src/errors";
+import { createApp } from "../../src/app";
 
 const ERROR_KEYS = ["code", "doc_url", "message", "status", "type"];
 
@@ -112,6 +114,13 @@ describe("request bodies", () => {
 });
 
 describe("docs and OpenAPI", () => {
+  it("points doc_url at the configured DOCS_URL", async () => {
+    const res = await createApp().request("/v1/schemas", {}, { ...env, DOCS_URL: "https://docs.example.com/ccs/" });
+    expect(res.status).toBe(401);
+    const body: any = await res.json();
+    expect(body.error.doc_url).toBe("https://docs.example.com/ccs/errors/MISSING_API_TOKEN");
+  });
+
   it("serves a documentation page for every error code, linked from doc_url", async () => {
     for (const code of Object.keys(ERROR_CODES)) {
       const res = await call("GET", `/docs/errors/${code}`);

@@ -6,9 +6,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { except } from "hono/combine";
+import { every, except } from "hono/combine";
 import type { Context } from "hono";
 import { requireAccount } from "./auth";
+import { rateLimit } from "./rate-limit";
 import { ApiError, errorBody, type ErrorCode } from "./errors";
 import { validationHook } from "./validation";
 import type { AppEnv } from "./app-env";
@@ -47,7 +48,7 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "Request-Id" }));
-  app.use("/v1/*", except(OPENAPI_PATH, requireAccount));
+  app.use("/v1/*", except(OPENAPI_PATH, every(requireAccount, rateLimit)));
 
   app.route("/v1/schemas", schemasRouter);
   app.route("/v1/candidates", candidatesRouter);

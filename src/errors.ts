@@ -104,6 +104,12 @@ export const ERROR_CODES = {
     when: "The request has a body but its `Content-Type` is not `application/json`.",
     fix: "Send the body as JSON with `Content-Type: application/json`.",
   },
+  RATE_LIMITED: {
+    status: 429,
+    type: "rate_limit_error",
+    when: "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+    fix: "Wait the number of seconds in the `Retry-After` header, then retry. Spread requests out, or ask for a higher limit.",
+  },
   INTERNAL_ERROR: {
     status: 500,
     type: "api_error",

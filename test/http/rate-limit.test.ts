@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { call, createAccount } from "../support/api";
+
+/**
+ * The local limiter counts in windows aligned to the real clock. Start the burst early in a
+ * window, so the window cannot roll over (and reset the count) while the test runs.
+ */
+async function startOfWindow(periodSeconds: number, needSeconds = 15) {
+  const periodMs = periodSeconds * 1000;
+  const left = periodMs - (Date.now() % periodMs);
+  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+describe("rate limiting", () => {
+  it("reports the allowance on every response and answers 429 RATE_LIMITED past it, per account", async () => {
+    await startOfWindow(env.RATE_LIMIT_PERIOD_SECONDS);
+    const busy = await createAccount();
+    const quiet = await createAccount();
+    const limit = env.RATE_LIMIT_REQUESTS;
+
+    const first = await call("GET", "/v1/schemas", { token: busy.token });
+    expect(first.headers.get("RateLimit-Limit")).toBe(String(limit));
+    expect(first.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
+    expect(first.headers.get("RateLimit-Policy")).toBe(`"per-account";q=${limit};w=${env.RATE_LIMIT_PERIOD_SECONDS}`);
+    expect(first.headers.get("RateLimit")).toMatch(new RegExp(`^"per-account";r=${limit - 1};t=\\d+$`));
+    const reset = Number(first.headers.get("RateLimit-Reset"));
+    expect(reset).toBeGreaterThanOrEqual(1);
+    expect(reset).toBeLessThanOrEqual(env.RATE_LIMIT_PERIOD_SECONDS);
+
+    // Errors count and carry the headers too.
+    const missing = await call("GET", "/v1/candidates/not-a-real-alias", { token: busy.token });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("RateLimit-Remaining")).toBe(String(limit - 2));
+
+    const statuses: number[] = [];
+    for (let sent = 2; sent < limit; sent += 50) {
+      const batch = Array.from({ length: Math.min(50, limit - sent) }, () => call("GET", "/v1/schemas", { token: busy.token }));
+      statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true);
+
+    const over = await call("POST", "/v1/schemas", { token: busy.token, json: { contract: {} } });
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(over.headers.get("RateLimit-Remaining")).toBe("0");
+
+    const other = await call("GET", "/v1/schemas", { token: quiet.token });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
+  });
+
+  it("does not apply to the public documentation", async () => {
+    const res = await call("GET", "/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("RateLimit-Limit")).toBeNull();
+  });
+});

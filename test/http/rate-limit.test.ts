@@ -49,7 +49,7 @@ describe("rate limiting", () => {
     const other = await call("GET", "/v1/schemas", { token: quiet.token });
     expect(other.status).toBe(200);
     expect(other.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
-  });
+  }, 30_000);
 
   it("does not apply to the public documentation", async () => {
     const res = await call("GET", "/v1/openapi.json");

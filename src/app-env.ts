@@ -1,8 +1,12 @@
+import type { IdempotentRequest } from "./idempotency";
+
 /** The Hono environment shared by the app, its middleware and its routes. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     accountId: string;
     requestId: string;
+    /** Set when a POST carries an Idempotency-Key and holds it. */
+    idempotency?: IdempotentRequest;
   };
 }

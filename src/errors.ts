@@ -92,6 +92,18 @@ export const ERROR_CODES = {
     when: "The account already holds the maximum of 1,000 schemas. Nothing was created.",
     fix: "Delete schemas you no longer use with `DELETE /v1/schemas/{id}`, then try again.",
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.",
+    fix: "Use a new key for each new request; reuse a key only to retry exactly the same request.",
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "Another request with the same Idempotency-Key is still being processed.",
+    fix: "Wait a moment and retry with the same key: you will get the first request's response.",
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     type: "invalid_request_error",

@@ -1,6 +1,14 @@
-/** Worker entry: the HTTP app and the Durable Object class the runtime binds as CANDIDATES. */
+/** Worker entry: the HTTP app, the hourly cron, and the Durable Object class bound as CANDIDATES. */
 import { createApp } from "./app";
+import { purgeExpiredKeys } from "./idempotency";
 
 export { CandidateObject } from "./candidate/object";
 
-export default createApp() satisfies ExportedHandler<Env>;
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+  async scheduled(_controller, env) {
+    await purgeExpiredKeys(env.DB, Date.now());
+  },
+} satisfies ExportedHandler<Env>;

@@ -22,6 +22,7 @@ import {
   type Status,
 } from "../domain/timeline";
 import { upsertCandidateIndex } from "../db/candidates";
+import { IDEMPOTENCY_KEEP_MS, type IdempotentRequest } from "../idempotency";
 import {
   candidateView,
   eventView,
@@ -81,19 +82,26 @@ type CandidateWithEvents = CandidateView & { events: EventView[] };
  * expand the recursive contract type; the class below is checked against it.
  */
 export interface CandidateRpc {
-  create(input: NewCandidate): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_ALIAS_TAKEN">>;
+  create(
+    input: NewCandidate,
+    request?: IdempotentRequest,
+  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
   get(accountId: string): Promise<{ ok: true; candidate: CandidateWithEvents } | Failure<"CANDIDATE_NOT_FOUND">>;
   recordEvent(
     accountId: string,
     event: SubmittedEvent,
+    request?: IdempotentRequest,
   ): Promise<
-    { ok: true; event: EventView; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "EVENT_LIMIT_REACHED">
+    | { ok: true; event: EventView; candidate: CandidateView }
+    | Failure<"CANDIDATE_NOT_FOUND" | "EVENT_LIMIT_REACHED" | KeyReused>
   >;
   resolve(
     accountId: string,
     outcome: FinalStatus,
-  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE">>;
+    request?: IdempotentRequest,
+  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
 }
+type KeyReused = "IDEMPOTENCY_KEY_REUSED";
 
 export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
   /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */
@@ -120,11 +128,21 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         value       TEXT,
         received_at INTEGER NOT NULL,
         matched     INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS requests (
+        account_id  TEXT NOT NULL,
+        key         TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        result      TEXT NOT NULL,
+        PRIMARY KEY (account_id, key)
       );`);
   }
 
-  async create(input: NewCandidate) {
+  async create(input: NewCandidate, request?: IdempotentRequest) {
     const now = Date.now();
+    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["create"]>>>(input.accountId, request, now);
+    if (earlier) return earlier;
     if (this.load()) return { ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const;
     const record: CandidateRecord = {
       id: uuidv7(),
@@ -141,9 +159,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       settledSince: now,
       indexedVersion: 0,
     };
-    this.save(state, now);
+    const result = { ok: true, candidate: candidateView(record, now) } as const;
+    this.ctx.storage.transactionSync(() => {
+      this.save(state, now);
+      this.remember(input.accountId, request, result, now);
+    });
     await this.syncIndex(now);
-    return { ok: true, candidate: candidateView(record, now) } as const;
+    return result;
   }
 
   async get(accountId: string) {
@@ -157,10 +179,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     return { ok: true, candidate: { ...candidateView(state.record, now), events } } as const;
   }
 
-  async recordEvent(accountId: string, event: SubmittedEvent) {
+  async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["recordEvent"]>>>(accountId, request, now);
+    if (earlier) return earlier;
     if (state.eventCount >= MAX_EVENTS_PER_CANDIDATE) {
       return { ok: false, code: "EVENT_LIMIT_REACHED" } as const;
     }
@@ -176,6 +200,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       }
     }
     const stored: EventRecord = { id: uuidv7(), ...event, receivedAt: now, matched };
+    const result = { ok: true, event: eventView(stored), candidate: candidateView(record, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec(
         `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)`,
@@ -186,16 +211,19 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         stored.matched ? 1 : 0,
       );
       this.save({ ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, now);
+      this.remember(accountId, request, result, now);
     });
     if (record !== state.record) await this.syncIndex(now);
-    return { ok: true, event: eventView(stored), candidate: candidateView(record, now) } as const;
+    return result;
   }
 
   /** Ends the review window early with the caller's outcome (decisions.md §3, extension). */
-  async resolve(accountId: string, outcome: FinalStatus) {
+  async resolve(accountId: string, outcome: FinalStatus, request?: IdempotentRequest) {
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request, now);
+    if (earlier) return earlier;
     const { status } = statusAt(state.record.timeline, now);
     if (status !== "PENDING") {
       return { ok: false, code: "INVALID_STATE" } as const;
@@ -205,9 +233,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       timeline: resolvedAt(state.record.timeline, outcome, now),
       version: state.record.version + 1,
     };
-    this.save({ ...state, record }, now);
+    const result = { ok: true, candidate: candidateView(record, now) } as const;
+    this.ctx.storage.transactionSync(() => {
+      this.save({ ...state, record }, now);
+      this.remember(accountId, request, result, now);
+    });
     await this.syncIndex(now);
-    return { ok: true, candidate: candidateView(record, now) } as const;
+    return result;
   }
 
   /**
@@ -221,6 +253,38 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     this.save(state, now);
     await this.syncIndex(now);
+  }
+
+  /**
+   * The stored result of a change this object already made for the same Idempotency-Key (see
+   * idempotency.ts), so a retry after a lost response never applies the change twice.
+   */
+  private replay<T>(accountId: string, request: IdempotentRequest | undefined, now: number): T | Failure<KeyReused> | undefined {
+    if (!request) return undefined;
+    const row = this.ctx.storage.sql
+      .exec<{ fingerprint: string; result: string }>(
+        `SELECT fingerprint, result FROM requests WHERE account_id = ? AND key = ? AND created_at > ?`,
+        accountId,
+        request.key,
+        now - IDEMPOTENCY_KEEP_MS,
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    if (row.fingerprint !== request.fingerprint) return { ok: false, code: "IDEMPOTENCY_KEY_REUSED" };
+    return JSON.parse(row.result) as T;
+  }
+
+  /** Records a change's result under its Idempotency-Key; call inside the change's transaction. */
+  private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown, now: number) {
+    if (!request) return;
+    this.ctx.storage.sql.exec(
+      `INSERT OR REPLACE INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
+      accountId,
+      request.key,
+      request.fingerprint,
+      now,
+      JSON.stringify(result),
+    );
   }
 
   /** The candidate if it exists and belongs to `accountId`; another account's is as absent. */

@@ -8,15 +8,16 @@ import { newestSchema } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
 import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
+import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
 import {
   AliasSchema,
-  BODY_ERRORS,
+  POST_ERRORS,
   CandidateSchema,
   CandidateWithEventsSchema,
   createRouter,
   errorResponses,
-  withJsonBody,
+  withPostBody,
 } from "./models";
 
 /** The candidate's Durable Object, named by its alias (see CandidateRpc for why the cast). */
@@ -28,6 +29,7 @@ const FAILURE_MESSAGES = {
   CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
   EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
   INVALID_STATE: (alias: string) => `Candidate '${alias}' is not PENDING, so it cannot be resolved.`,
+  IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
 } satisfies Partial<Record<ErrorCode, (alias: string) => string>>;
 
 /** The ApiError for a failure the candidate object reported. */
@@ -74,10 +76,10 @@ const create = createRoute({
   path: "/",
   tags: ["Candidates"],
   summary: "Create a candidate",
-  ...withJsonBody(CreateBody),
+  ...withPostBody(CreateBody),
   responses: {
     201: candidateJson("The new candidate, OPEN."),
-    ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
+    ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
   },
 });
 
@@ -117,10 +119,10 @@ const resolve = createRoute({
   path: "/{candidate_alias}/resolve",
   tags: ["Candidates"],
   summary: "Resolve a PENDING candidate now (extension)",
-  ...withJsonBody(ResolveBody, { params: AliasParam }),
+  ...withPostBody(ResolveBody, { params: AliasParam }),
   responses: {
     200: candidateJson("The candidate, now final."),
-    ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
+    ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
   },
 });
 
@@ -153,7 +155,7 @@ export const candidatesRouter = createRouter()
       customerUuid: body.customer_uuid,
       schemaId,
       contract,
-    });
+    }, c.var.idempotency);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return c.json(result.candidate, 201);
   })
@@ -179,7 +181,11 @@ export const candidatesRouter = createRouter()
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome);
+    const result = await candidateObject(c.env, alias).resolve(
+      c.var.accountId,
+      c.req.valid("json").outcome,
+      c.var.idempotency,
+    );
     if (!result.ok) throw candidateFailure(result.code, alias);
     return c.json(result.candidate, 200);
   });

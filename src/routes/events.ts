@@ -3,12 +3,12 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { JsonValueSchema } from "../domain/json";
 import {
   AliasSchema,
-  BODY_ERRORS,
+  POST_ERRORS,
   CandidateSchema,
   createRouter,
   errorResponses,
   EventSchema,
-  withJsonBody,
+  withPostBody,
 } from "./models";
 import { candidateFailure, candidateObject } from "./candidates";
 
@@ -33,13 +33,13 @@ const submit = createRoute({
   tags: ["Events"],
   summary: "Submit an event",
   description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
-  ...withJsonBody(EventBody),
+  ...withPostBody(EventBody),
   responses: {
     201: {
       description: "The recorded event and the candidate after it.",
       content: { "application/json": { schema: z.object({ event: EventSchema, candidate: CandidateSchema }) } },
     },
-    ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
+    ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
   },
 });
 
@@ -50,7 +50,7 @@ export const eventsRouter = createRouter().openapi(submit, async (c) => {
     type: body.type,
     hasValue,
     ...(hasValue ? { value: body.value } : {}),
-  });
+  }, c.var.idempotency);
   if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
   return c.json({ event: result.event, candidate: result.candidate }, 201);
 });

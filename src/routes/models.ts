@@ -8,6 +8,7 @@ import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
 import { ERROR_CODES, ERROR_CODE_NAMES, type ErrorCode } from "../errors";
 import { jsonBody, validationHook } from "../validation";
+import { idempotency } from "../idempotency";
 import type { AppEnv } from "../app-env";
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -34,7 +35,7 @@ export const ErrorBodySchema = z
 
 /** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "INTERNAL_ERROR", ...codes];
+  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "RATE_LIMITED", "INTERNAL_ERROR", ...codes];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   return Object.fromEntries(
@@ -53,12 +54,28 @@ export function errorResponses(...codes: ErrorCode[]) {
  * matched routes, so an unknown path is a 404 whatever its body.
  */
 export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
-  middleware: jsonBody,
+  middleware: [jsonBody],
   request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
+});
+
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(255).optional().openapi({
+    description:
+      "Retry-safe requests: the same key and body within 24 hours replays the first response " +
+      "(with `Idempotent-Replayed: true`) and changes nothing again.",
+  }),
+});
+
+/** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
+export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
+  middleware: [jsonBody, idempotency],
+  request: { ...withJsonBody(schema, request).request, headers: IdempotencyHeaders },
 });
 
 /** Errors of every route that reads a JSON body. */
 export const BODY_ERRORS: ErrorCode[] = ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+/** Errors of every POST, which all read a JSON body and honour Idempotency-Key. */
+export const POST_ERRORS: ErrorCode[] = [...BODY_ERRORS, "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"];
 
 export const SchemaSchema = z
   .object({

@@ -3,7 +3,15 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ContractSchema } from "../domain/contract";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
-import { BODY_ERRORS, createRouter, errorResponses, withJsonBody, SchemaSchema } from "./models";
+import {
+  BODY_ERRORS,
+  createRouter,
+  errorResponses,
+  POST_ERRORS,
+  SchemaSchema,
+  withJsonBody,
+  withPostBody,
+} from "./models";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -46,8 +54,8 @@ const create = createRoute({
   path: "/",
   tags: ["Schemas"],
   summary: "Create a schema",
-  ...withJsonBody(SchemaBody),
-  responses: { 201: schemaResponse("The new schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_LIMIT_REACHED") },
+  ...withPostBody(SchemaBody),
+  responses: { 201: schemaResponse("The new schema."), ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED") },
 });
 
 const list = createRoute({

@@ -1,0 +1,85 @@
+/** Typed D1 queries for Idempotency-Key records (see migrations/0002_idempotency_keys.sql). */
+
+export interface KeyClaim {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+  now: number;
+  /** How long the claiming request may hold the key before a retry may take it over. */
+  lockMs: number;
+  /** Records older than this are expired: the key is free again. */
+  keepMs: number;
+}
+
+export type ClaimOutcome =
+  | { kind: "claimed" }
+  | { kind: "replay"; status: number; body: string }
+  | { kind: "mismatch" }
+  | { kind: "in_progress" };
+
+interface KeyRow {
+  fingerprint: string;
+  status: number | null;
+  body: string | null;
+}
+
+/**
+ * Claims the key for this request in one round trip. The key is taken when it is new, expired,
+ * or held by an earlier request with the same fingerprint that never finished (it crashed).
+ */
+export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<ClaimOutcome> {
+  const [claim, existing] = await db.batch<{ claimed?: number } & Partial<KeyRow>>([
+    db
+      .prepare(
+        `INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (account_id, key) DO UPDATE SET
+           fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+           locked_until = excluded.locked_until, status = NULL, body = NULL
+         WHERE idempotency_keys.created_at <= ?6
+            OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ?4
+                AND idempotency_keys.fingerprint = excluded.fingerprint)
+         RETURNING 1 AS claimed`,
+      )
+      .bind(c.accountId, c.key, c.fingerprint, c.now, c.now + c.lockMs, c.now - c.keepMs),
+    db
+      .prepare(`SELECT fingerprint, status, body FROM idempotency_keys WHERE account_id = ? AND key = ?`)
+      .bind(c.accountId, c.key),
+  ]);
+  if (claim.results.length > 0) return { kind: "claimed" };
+  const row = existing.results[0] as KeyRow;
+  if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
+  if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body };
+  return { kind: "in_progress" };
+}
+
+/** Stores the response of the request that holds the key. */
+export async function completeIdempotencyKey(db: D1Database, c: KeyClaim, status: number, body: string) {
+  await db
+    .prepare(
+      `UPDATE idempotency_keys SET status = ?, body = ?, locked_until = NULL
+       WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL`,
+    )
+    .bind(status, body, c.accountId, c.key, c.fingerprint)
+    .run();
+}
+
+/** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */
+export async function releaseIdempotencyKey(db: D1Database, c: KeyClaim) {
+  await db
+    .prepare(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL`)
+    .bind(c.accountId, c.key, c.fingerprint)
+    .run();
+}
+
+/** Deletes up to `batch` expired records; returns how many went. */
+export async function purgeExpiredIdempotencyKeys(db: D1Database, expiredBefore: number, batch = 5000) {
+  const result = await db
+    .prepare(
+      `DELETE FROM idempotency_keys WHERE rowid IN
+         (SELECT rowid FROM idempotency_keys WHERE created_at <= ? LIMIT ?)`,
+    )
+    .bind(expiredBefore, batch)
+    .run();
+  return result.meta.changes;
+}

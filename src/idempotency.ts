@@ -1,0 +1,92 @@
+/**
+ * Idempotency-Key on POST requests (decisions.md §4): the same key and body from the same account
+ * within 24 hours replays the first response; another body is 409 IDEMPOTENCY_KEY_REUSED; a
+ * request arriving while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE.
+ *
+ * The D1 record serialises requests that share a key. Candidate operations also pass the key to
+ * their Durable Object, which stores it in the same transaction as the change: if a request dies
+ * after the change but before its response is recorded, the retry that takes the key over gets
+ * the original result from the object instead of applying the change twice.
+ */
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "./errors";
+import { sha256Hex } from "./tokens";
+import { validationError } from "./validation";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  type KeyClaim,
+} from "./db/idempotency";
+import type { AppEnv } from "./app-env";
+
+export const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+/** A request holding a key longer than this is presumed dead, and a retry may take the key. */
+export const IDEMPOTENCY_LOCK_MS = 30_000;
+
+export const KEY_REUSED_MESSAGE =
+  "This Idempotency-Key was already used with a different request. Use a new key for a new request.";
+
+/** What a request carries into the candidate objects to make their changes exactly-once. */
+export interface IdempotentRequest {
+  key: string;
+  fingerprint: string;
+}
+
+/** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
+const replayable = (status: number) => (status >= 200 && status < 300) || status === 404 || status === 409;
+
+export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined || c.req.method !== "POST") return next();
+  if (key.length < 1 || key.length > 255) {
+    throw validationError([{ path: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
+  }
+  const body: unknown = await c.req.json(); // parsed and cached by the body guards
+  const claim: KeyClaim = {
+    accountId: c.var.accountId,
+    key,
+    fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`),
+    now: Date.now(),
+    lockMs: IDEMPOTENCY_LOCK_MS,
+    keepMs: IDEMPOTENCY_KEEP_MS,
+  };
+  const outcome = await claimIdempotencyKey(c.env.DB, claim);
+  switch (outcome.kind) {
+    case "replay":
+      return c.body(outcome.body, outcome.status as 200, {
+        "Content-Type": "application/json",
+        "Idempotent-Replayed": "true",
+      });
+    case "mismatch":
+      throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
+    case "in_progress":
+      throw new ApiError(
+        "IDEMPOTENCY_KEY_IN_USE",
+        "A request with this Idempotency-Key is still in progress. Retry after it completes.",
+      );
+  }
+
+  c.set("idempotency", { key, fingerprint: claim.fingerprint });
+  await next();
+  try {
+    if (replayable(c.res.status)) await completeIdempotencyKey(c.env.DB, claim, c.res.status, await c.res.clone().text());
+    else await releaseIdempotencyKey(c.env.DB, claim);
+  } catch (error) {
+    // The response stands. The key stays claimed until its lock lapses; a retry then takes it
+    // over, and candidate objects answer it from their own record of the key.
+    console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
+  }
+});
+
+/** The hourly cron: deletes expired records in batches, so one run stays short. */
+export async function purgeExpiredKeys(db: D1Database, now: number, maxBatches = 20): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < maxBatches; i++) {
+    const deleted = await purgeExpiredIdempotencyKeys(db, now - IDEMPOTENCY_KEEP_MS);
+    total += deleted;
+    if (deleted === 0) break;
+  }
+  return total;
+}

@@ -1,0 +1,182 @@
+/**
+ * Faults survived: objects aborted or evicted mid-burst and while alarms are due, alarms that
+ * throw, and a D1 index that is unavailable when a change is accepted.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  abortAllDurableObjects,
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
+import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { iso, useClock } from "../support/clock";
+import { CandidateObject } from "../../src/candidate/object";
+
+async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
+  const alias = freshAlias();
+  const res = await client(account).post("/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract({ activity_window: 60, review_window: 30, ...over }),
+  });
+  expect(res.status).toBe(201);
+  return alias;
+}
+
+const sendEvent = (account: TestAccount, alias: string, i: number) =>
+  call("POST", "/v1/events", {
+    token: account.token,
+    json: { candidate_alias: alias, type: "purchase", value: i },
+    headers: { "Idempotency-Key": `${alias}-event-${i}` },
+  });
+
+describe("a burst of events with crashes and an abort midway", () => {
+  it("loses no accepted event and transitions once, once clients retry with their keys", async () => {
+    const account = await createAccount();
+    const alias = await candidate(account, { fulfillment_condition: { event: "purchase", gte: 10 } });
+    const count = 40;
+    // Every 4th event is committed, then the object crashes before its answer gets out.
+    const original = CandidateObject.prototype.recordEvent;
+    let calls = 0;
+    CandidateObject.prototype.recordEvent = async function (this: CandidateObject, ...args) {
+      const result = await original.apply(this, args);
+      if (++calls % 4 === 0) throw new Error("crashed after commit");
+      return result;
+    };
+    let first;
+    try {
+      const firstHalf = Array.from({ length: count / 2 }, (_, i) => sendEvent(account, alias, i));
+      await abortAllDurableObjects(); // and the object is reset while the burst is in flight
+      const secondHalf = Array.from({ length: count / 2 }, (_, i) => sendEvent(account, alias, count / 2 + i));
+      first = await Promise.all([...firstHalf, ...secondHalf]);
+    } finally {
+      CandidateObject.prototype.recordEvent = original;
+    }
+    const failed = first.flatMap((r, i) => (r.status === 201 ? [] : [i]));
+    expect(failed.length).toBeGreaterThanOrEqual(5);
+    for (const i of failed) expect(first[i].body.error.code).toBe("INTERNAL_ERROR");
+
+    // Every client whose request failed retries it with the same key.
+    const retried = await Promise.all(first.map((r, i) => (r.status === 201 ? r : sendEvent(account, alias, i))));
+    for (const r of retried) expect(r.status).toBe(201);
+
+    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const values = read.events.map((e: any) => e.value).sort((a: number, b: number) => a - b);
+    expect(values).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
+    const winner = read.events.find((e: any) => e.matched);
+    expect(winner.value).toBeGreaterThanOrEqual(10);
+    expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at, scheduled_outcome: "CONFIRMED" });
+    // A retried request answers with the event the crashed attempt recorded.
+    for (const i of failed) expect(read.events.map((e: any) => e.id)).toContain(retried[i].body.event.id);
+  });
+});
+
+describe("eviction and abort while an alarm is due", () => {
+  it("keeps reads exact before the alarm runs, and the alarm persists the boundary afterwards", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const clock = useClock();
+    const t0 = clock.now();
+    const alias = await candidate(account);
+    await api.post("/v1/events", { candidate_alias: alias, type: "ping" });
+    const stub = env.CANDIDATES.getByName(alias);
+
+    clock.set(t0 + 75_000); // the activity window ended 15 s ago; the alarm has not run
+    await abortAllDurableObjects();
+    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(read).toMatchObject({ status: "PENDING", status_since: iso(t0 + 60_000), scheduled_outcome: "FAILED" });
+    expect(read.events).toHaveLength(1);
+    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data.map((c: any) => c.candidate_alias);
+    expect(listed).toEqual([alias]);
+
+    await evictDurableObject(stub);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const settled = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one(),
+    );
+    expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 60_000 });
+    expect((await api.get(`/v1/candidates/${alias}`)).body).toEqual(read);
+  });
+});
+
+describe("an alarm that throws", () => {
+  it("is retried, and the retry and any later run change nothing more", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const t0 = clock.now();
+    const alias = await candidate(account);
+    const stub = env.CANDIDATES.getByName(alias);
+    const snapshot = () =>
+      runInDurableObject(stub, async (_i, state) => ({
+        row: state.storage.sql.exec(`SELECT * FROM candidate`).one(),
+        alarm: await state.storage.getAlarm(),
+      }));
+
+    clock.set(t0 + 61_000);
+    // Fail the alarm after its first write, as a storage or network fault would.
+    await runInDurableObject(stub, (instance: any) => {
+      instance.syncIndex = async () => {
+        throw new Error("injected fault");
+      };
+    });
+    await expect(runInDurableObject(stub, (instance) => instance.alarm())).rejects.toThrow("injected fault");
+    expect((await snapshot()).alarm).not.toBeNull(); // still armed: the runtime retries it
+
+    await evictDurableObject(stub); // a fresh instance, without the injected fault
+    clock.set(t0 + 63_000); // the platform's retry comes a little later
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const afterRetry = await snapshot();
+    expect(afterRetry.row).toMatchObject({ settled_status: "PENDING", settled_since: t0 + 60_000 });
+    expect(afterRetry.alarm).toBe(t0 + 90_000);
+
+    await runInDurableObject(stub, (instance) => instance.alarm()); // a duplicate delivery
+    expect(await snapshot()).toEqual(afterRetry);
+  });
+});
+
+describe("the D1 index unavailable when a change is accepted", () => {
+  it("keeps the event and the transition, and the index catches up from the alarm", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const clock = useClock();
+    const alias = await candidate(account);
+
+    await env.DB.exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
+    let accepted;
+    try {
+      accepted = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
+    } finally {
+      await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
+    }
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.candidate.status).toBe("PENDING");
+    expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("PENDING");
+    // The index still holds the version before the event.
+    expect((await api.get(`/v1/candidates?status=PENDING`)).body.data).toEqual([]);
+
+    clock.advance(2000);
+    await runDurableObjectAlarm(env.CANDIDATES.getByName(alias));
+    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
+    expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    expect(listed[0]).toEqual(accepted.body.candidate);
+  });
+
+  it("never lets an older index write overwrite a newer one", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const alias = await candidate(account);
+    await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
+    const stub = env.CANDIDATES.getByName(alias);
+    // Replay the creation-time index row (version 1) as a late, duplicated write would.
+    const { upsertCandidateIndex } = await import("../../src/db/candidates");
+    await runInDurableObject(stub, async (instance: any) => {
+      const current = instance.load().record;
+      await upsertCandidateIndex(env.DB, { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 });
+    });
+    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
+    expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
-import { client, contract, createAccount, freshAlias } from "../support/api";
+import { evictDurableObject } from "cloudflare:test";
+import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/object";
 
@@ -103,9 +103,9 @@ describe("POST /v1/events", () => {
 
   it("refuses the 1,001st event with 409 EVENT_LIMIT_REACHED, recording nothing", async () => {
     const { api, alias } = await candidate();
-    const stub = env.CANDIDATES.getByName(alias);
+    const stub = objectOf(alias);
     // Fill to one below the limit directly in storage; the last allowed event goes through HTTP.
-    await runInDurableObject(stub, (_instance, state) => {
+    await inCandidate(alias, (_instance, state) => {
       for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE - 1; i++) {
         state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'filler', NULL, 0, 0)`, `id-${i}`);
       }

@@ -3,12 +3,12 @@
  * decided, exactly once in effect however often they run, and everything survives eviction.
  */
 import { describe, expect, it } from "vitest";
-import { env, evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { client, contract, createAccount, freshAlias } from "../support/api";
+import { env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 async function stored(alias: string) {
-  return runInDurableObject(env.CANDIDATES.getByName(alias), async (_instance, state) => ({
+  return inCandidate(alias, async (_instance, state) => ({
     row: state.storage.sql.exec(`SELECT settled_status, settled_since, indexed_version FROM candidate`).one(),
     alarm: await state.storage.getAlarm(),
     events: state.storage.sql.exec(`SELECT COUNT(*) AS n FROM events`).one().n,
@@ -22,7 +22,7 @@ async function setup(over: Record<string, unknown> = {}) {
   const alias = freshAlias();
   const body = { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 60, review_window: 30, ...over }) };
   expect((await api.post("/v1/candidates", body)).status).toBe(201);
-  return { api, clock, t0, alias, stub: env.CANDIDATES.getByName(alias) };
+  return { api, clock, t0, alias, stub: objectOf(alias) };
 }
 
 describe("alarms", () => {
@@ -46,15 +46,15 @@ describe("alarms", () => {
     await runDurableObjectAlarm(stub);
     const once = await stored(alias);
     const readOnce = (await api.get(`/v1/candidates/${alias}`)).body;
-    await runInDurableObject(stub, (instance) => instance.alarm());
+    await inCandidate(alias, (instance) => instance.alarm());
     expect(await stored(alias)).toEqual(once);
     expect((await api.get(`/v1/candidates/${alias}`)).body).toEqual(readOnce);
   });
 
   it("that fire early change nothing and re-arm for the boundary", async () => {
-    const { clock, t0, alias, stub } = await setup();
+    const { clock, t0, alias } = await setup();
     clock.set(t0 + 30_000);
-    await runInDurableObject(stub, (instance) => instance.alarm());
+    await inCandidate(alias, (instance) => instance.alarm());
     expect(await stored(alias)).toMatchObject({ row: { settled_status: "OPEN", settled_since: t0 }, alarm: t0 + 60_000 });
   });
 
@@ -113,7 +113,7 @@ describe("the D1 list index", () => {
     }
     expect((await api.get(`/v1/candidates`)).body.data).toEqual([]);
     clock.advance(2000);
-    await runDurableObjectAlarm(env.CANDIDATES.getByName(alias));
+    await runDurableObjectAlarm(objectOf(alias));
     expect((await api.get(`/v1/candidates`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
     expect(await stored(alias)).toMatchObject({ row: { indexed_version: 1 }, alarm: expect.any(Number) });
   });

@@ -8,11 +8,11 @@ import {
   env,
   evictDurableObject,
   runDurableObjectAlarm,
-  runInDurableObject,
 } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, type TestAccount, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
+import { upsertCandidateIndex } from "../../src/db/candidates";
 
 async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
   const alias = freshAlias();
@@ -82,7 +82,7 @@ describe("eviction and abort while an alarm is due", () => {
     const t0 = clock.now();
     const alias = await candidate(account);
     await api.post("/v1/events", { candidate_alias: alias, type: "ping" });
-    const stub = env.CANDIDATES.getByName(alias);
+    const stub = objectOf(alias);
 
     clock.set(t0 + 75_000); // the activity window ended 15 s ago; the alarm has not run
     await abortAllDurableObjects();
@@ -94,7 +94,7 @@ describe("eviction and abort while an alarm is due", () => {
 
     await evictDurableObject(stub);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const settled = await runInDurableObject(stub, (_i, state) =>
+    const settled = await inCandidate(alias, (_i, state) =>
       state.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one(),
     );
     expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 60_000 });
@@ -108,21 +108,21 @@ describe("an alarm that throws", () => {
     const clock = useClock();
     const t0 = clock.now();
     const alias = await candidate(account);
-    const stub = env.CANDIDATES.getByName(alias);
+    const stub = objectOf(alias);
     const snapshot = () =>
-      runInDurableObject(stub, async (_i, state) => ({
+      inCandidate(alias, async (_i, state) => ({
         row: state.storage.sql.exec(`SELECT * FROM candidate`).one(),
         alarm: await state.storage.getAlarm(),
       }));
 
     clock.set(t0 + 61_000);
     // Fail the alarm after its first write, as a storage or network fault would.
-    await runInDurableObject(stub, (instance: any) => {
+    await inCandidate(alias, (instance: any) => {
       instance.syncIndex = async () => {
         throw new Error("injected fault");
       };
     });
-    await expect(runInDurableObject(stub, (instance) => instance.alarm())).rejects.toThrow("injected fault");
+    await expect(inCandidate(alias, (instance) => instance.alarm())).rejects.toThrow("injected fault");
     expect((await snapshot()).alarm).not.toBeNull(); // still armed: the runtime retries it
 
     await evictDurableObject(stub); // a fresh instance, without the injected fault
@@ -132,7 +132,7 @@ describe("an alarm that throws", () => {
     expect(afterRetry.row).toMatchObject({ settled_status: "PENDING", settled_since: t0 + 60_000 });
     expect(afterRetry.alarm).toBe(t0 + 90_000);
 
-    await runInDurableObject(stub, (instance) => instance.alarm()); // a duplicate delivery
+    await inCandidate(alias, (instance) => instance.alarm()); // a duplicate delivery
     expect(await snapshot()).toEqual(afterRetry);
   });
 });
@@ -158,7 +158,7 @@ describe("the D1 index unavailable when a change is accepted", () => {
     expect((await api.get(`/v1/candidates?status=PENDING`)).body.data).toEqual([]);
 
     clock.advance(2000);
-    await runDurableObjectAlarm(env.CANDIDATES.getByName(alias));
+    await runDurableObjectAlarm(objectOf(alias));
     const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
     expect(listed[0]).toEqual(accepted.body.candidate);
@@ -169,10 +169,8 @@ describe("the D1 index unavailable when a change is accepted", () => {
     const api = client(account);
     const alias = await candidate(account);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
-    const stub = env.CANDIDATES.getByName(alias);
     // Replay the creation-time index row (version 1) as a late, duplicated write would.
-    const { upsertCandidateIndex } = await import("../../src/db/candidates");
-    await runInDurableObject(stub, async (instance: any) => {
+    await inCandidate(alias, async (instance: any) => {
       const current = instance.load().record;
       await upsertCandidateIndex(env.DB, { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 });
     });

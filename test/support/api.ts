@@ -1,5 +1,6 @@
 /** Test helpers: accounts made straight in D1, and a small client that calls the worker over HTTP. */
-import { env, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
+import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
 import { mintToken } from "../../src/tokens";
 
@@ -66,3 +67,18 @@ export const contract = (overrides: Record<string, unknown> = {}) => ({
   timeout_outcome: "fail",
   ...overrides,
 });
+
+/**
+ * The candidate's Durable Object stub, untyped: the generated RPC type of CandidateObject is too
+ * deep for the test helpers' generics (see CandidateRpc).
+ */
+export const objectOf = (alias: string): DurableObjectStub =>
+  env.CANDIDATES.getByName(alias) as unknown as DurableObjectStub;
+
+/** Runs `fn` inside the candidate's object, with the instance and its state. */
+export function inCandidate<R>(
+  alias: string,
+  fn: (instance: CandidateObject, state: DurableObjectState) => R | Promise<R>,
+): Promise<R> {
+  return runInDurableObject(objectOf(alias), fn as (instance: DurableObject, state: DurableObjectState) => R);
+}

@@ -1,0 +1,216 @@
+/**
+ * Hostile input, property-based: random and malformed methods, paths, queries, headers and bodies
+ * on every endpoint never produce a 5xx, always produce the documented error shape, and never
+ * change what is stored.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { env } from "cloudflare:test";
+import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount } from "../support/api";
+import { ERROR_CODES } from "../../src/errors";
+
+let victim: TestAccount;
+let alias: string;
+let schemaId: string;
+
+beforeAll(async () => {
+  victim = await createAccount();
+  const api = client(victim);
+  schemaId = (await api.post("/v1/schemas", { contract: contract() })).body.id;
+  alias = freshAlias();
+  await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: alias });
+  await api.post("/v1/events", { candidate_alias: alias, type: "ping", value: { a: 1 } });
+});
+
+/** Everything stored for the account, read straight from D1 and the candidate's object. */
+async function storedState() {
+  const schemas = await env.DB.prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY id`).bind(victim.id).all();
+  const candidates = await env.DB.prepare(`SELECT * FROM candidates WHERE account_id = ? ORDER BY id`).bind(victim.id).all();
+  const object = await inCandidate(alias, (_instance, state) => ({
+    candidate: state.storage.sql.exec(`SELECT * FROM candidate`).toArray(),
+    events: state.storage.sql.exec(`SELECT * FROM events ORDER BY seq`).toArray(),
+  }));
+  return { schemas: schemas.results, candidates: candidates.results, object };
+}
+
+function expectDocumentedResponse(res: { status: number; headers: Headers; body: any }, method = "GET") {
+  expect(res.status).toBeLessThan(500);
+  if (res.status < 400 || method === "HEAD") return; // a HEAD response has no body
+  expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+  const { error, request_id } = res.body;
+  expect(Object.keys(res.body).sort()).toEqual(["error", "request_id"]);
+  expect(request_id).toBe(res.headers.get("Request-Id"));
+  const info = ERROR_CODES[error.code as keyof typeof ERROR_CODES];
+  expect(info, `unknown code ${error.code}`).toBeDefined();
+  expect(error).toMatchObject({ status: res.status, type: info.type, doc_url: expect.stringContaining(error.code) });
+  expect(info.status).toBe(res.status);
+  expect(typeof error.message).toBe("string");
+  if (error.details !== undefined) {
+    for (const d of error.details) expect(Object.keys(d).sort()).toEqual(["message", "path"]);
+  }
+  const text = JSON.stringify(res.body);
+  expect(text).not.toMatch(/\bat .*:\d+:\d+|SQLITE|SELECT |INSERT |D1_ERROR/);
+  expect(text).not.toContain(victim.token);
+}
+
+// ---- arbitraries -------------------------------------------------------------------------------
+
+const nasty = fc.constantFrom(
+  "",
+  " ",
+  "..",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "\u0000",
+  "%00",
+  "%",
+  "%E0%A4%A",
+  "null",
+  "[]",
+  "{}",
+  "🦄".repeat(80),
+  "x".repeat(300),
+  "DROP TABLE candidates; --",
+  "' OR 1=1 --",
+);
+const text = fc.oneof(nasty, fc.string({ unit: "binary", maxLength: 40 }), fc.string({ maxLength: 300 }));
+const pathSegment = fc.oneof(
+  text.map(encodeURIComponent),
+  nasty, // raw, malformed escapes included
+  fc.constant("ALIAS"),
+  fc.constant("SCHEMA"),
+);
+
+const routes = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(
+    ["GET", "/v1/schemas"],
+    ["POST", "/v1/schemas"],
+    ["GET", "/v1/schemas/:p"],
+    ["PATCH", "/v1/schemas/:p"],
+    ["DELETE", "/v1/schemas/:p"],
+    ["POST", "/v1/candidates"],
+    ["GET", "/v1/candidates"],
+    ["GET", "/v1/candidates/:p"],
+    ["POST", "/v1/candidates/:p/resolve"],
+    ["POST", "/v1/events"],
+  ) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(
+      fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"),
+      fc.constantFrom("/v1/:p", "/v1/schemas/:p/:p", "/:p", "/v1/candidates/:p/:p"),
+    ),
+  },
+);
+
+/** A value that is usually wrong for the field it lands in. */
+const wrongValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  text,
+  fc.double(),
+  fc.constantFrom(-1, 0, 1e308, -0, 2 ** 53 + 1, 0.0001),
+);
+const validContract = contract();
+const nearlyValidContract = fc.record(
+  {
+    price: fc.oneof(fc.constant(validContract.price), wrongValue),
+    activity_window: fc.oneof(fc.constant(validContract.activity_window), wrongValue),
+    review_window: fc.oneof(fc.constant(validContract.review_window), wrongValue),
+    fulfillment_condition: fc.oneof(
+      fc.constant(validContract.fulfillment_condition),
+      wrongValue,
+      fc.record({ event: text, match: wrongValue, field: text, gte: wrongValue, all: wrongValue, any: wrongValue }, { requiredKeys: [] }),
+    ),
+    timeout_outcome: fc.oneof(fc.constant("fail"), wrongValue),
+    extra: wrongValue,
+  },
+  { requiredKeys: [] },
+);
+const deeplyNested = fc.integer({ min: 50, max: 3000 }).map((depth) => `{"value":${"[".repeat(depth)}${"]".repeat(depth)}}`);
+const shapedBody = fc
+  .record(
+    {
+      contract: fc.oneof(nearlyValidContract, wrongValue),
+      schema_id: fc.oneof(text, fc.constant("SCHEMA"), wrongValue),
+      customer_uuid: fc.oneof(text, wrongValue),
+      candidate_alias: fc.oneof(text, fc.constant("ALIAS"), wrongValue),
+      type: fc.oneof(text, wrongValue),
+      value: wrongValue,
+      outcome: fc.oneof(fc.constantFrom("CONFIRMED", "FAILED", "confirmed"), wrongValue),
+      __proto__: wrongValue,
+    },
+    { requiredKeys: [] },
+  )
+  .map((b) => JSON.stringify(b));
+const body = fc.oneof(
+  shapedBody,
+  fc.jsonValue().map((v) => JSON.stringify(v)),
+  fc.string({ unit: "binary", maxLength: 200 }),
+  deeplyNested,
+  fc.constantFrom(
+    '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    "x".repeat(70_000),
+    `{"value":"${"v".repeat(9000)}"}`,
+    "",
+    "{",
+    "null",
+  ),
+);
+const headerText = fc.stringMatching(/^[\x20-\x7e]{0,300}$/);
+const headers = fc.record(
+  {
+    "Content-Type": fc.oneof(
+      { weight: 6, arbitrary: fc.constant("application/json") },
+      { weight: 1, arbitrary: fc.constantFrom("application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "") },
+      { weight: 1, arbitrary: headerText },
+    ),
+    "Idempotency-Key": headerText,
+    Accept: headerText,
+    "X-Forwarded-For": headerText,
+  },
+  { requiredKeys: ["Content-Type"] },
+);
+const query = fc.dictionary(
+  fc.oneof(fc.constantFrom("status", "limit", "after", "customer_uuid"), fc.string({ maxLength: 10 })),
+  fc.oneof(text, fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS")),
+  { maxKeys: 4 },
+);
+
+const request = fc.record({ route: routes, segments: fc.array(pathSegment, { minLength: 3, maxLength: 3 }), query, headers, body });
+
+// ---- properties --------------------------------------------------------------------------------
+
+describe("hostile input on every endpoint", () => {
+  it("never answers 5xx, always in the documented shape, and never changes stored state", async () => {
+    let state = await storedState();
+    await fc.assert(
+      fc.asyncProperty(request, async ({ route: [method, template], segments, query, headers, body }) => {
+        let i = 0;
+        const fill = (s: string) => (s === "ALIAS" ? encodeURIComponent(alias) : s === "SCHEMA" ? schemaId : s);
+        const path = template.replace(/:p/g, () => fill(segments[i++]));
+        const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, fill(v)])).toString();
+        const raw = ["GET", "HEAD"].includes(method)
+          ? undefined
+          : body.replaceAll('"ALIAS"', JSON.stringify(alias)).replaceAll('"SCHEMA"', JSON.stringify(schemaId));
+        const res = await call(method, `${path}${search ? `?${search}` : ""}`, { token: victim.token, headers, raw });
+        expectDocumentedResponse(res, method);
+        const after = await storedState();
+        if (res.status >= 400) expect(after).toEqual(state); // a rejected request changed nothing
+        state = after; // a rare valid change (a DELETE of the schema, say) becomes the new baseline
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("answers any Authorization header without a 5xx, and 401 unless it carries the token", async () => {
+    await fc.assert(
+      fc.asyncProperty(headerText, async (authorization) => {
+        const res = await call("GET", "/v1/schemas", { headers: { Authorization: authorization } });
+        expectDocumentedResponse(res);
+        expect(res.status).toBe(401);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Model-based test: random contracts, then random sequences of events, clock steps and resolves,
+ * checked after every step against a small, deliberately naive reference model of decisions.md
+ * §2–3 (it replays every event from scratch; the service evaluates incrementally).
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { client, createAccount, freshAlias } from "../support/api";
+import { iso, useClock } from "../support/clock";
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Leaf = { event: string; field?: string; match?: Record<string, Json>; gte?: number; lt?: number; eq?: number };
+type Node = Leaf | { all: Node[] } | { any: Node[] };
+type Final = "CONFIRMED" | "FAILED";
+interface ModelEvent {
+  type: string;
+  hasValue: boolean;
+  value?: Json;
+  at: number;
+}
+
+// ---- the reference model ----------------------------------------------------------------------
+
+function leafHolds(leaf: Leaf, e: ModelEvent): boolean {
+  if (e.type !== leaf.event) return false;
+  const tests = [leaf.field, leaf.match, leaf.gte, leaf.lt, leaf.eq].some((x) => x !== undefined);
+  if (!tests) return true;
+  if (!e.hasValue) return false;
+  let subject: Json | undefined = e.value;
+  if (leaf.field !== undefined) {
+    subject =
+      subject !== null && typeof subject === "object" && !Array.isArray(subject) && leaf.field in subject
+        ? subject[leaf.field]
+        : undefined;
+    if (subject === undefined) return false;
+  }
+  if (leaf.match) {
+    if (subject === null || typeof subject !== "object" || Array.isArray(subject)) return false;
+    for (const [k, v] of Object.entries(leaf.match)) if (JSON.stringify(subject[k]) !== JSON.stringify(v)) return false;
+  }
+  const numeric = [leaf.gte, leaf.lt, leaf.eq].some((x) => x !== undefined);
+  if (numeric && typeof subject !== "number") return false;
+  if (leaf.gte !== undefined && !((subject as number) >= leaf.gte)) return false;
+  if (leaf.lt !== undefined && !((subject as number) < leaf.lt)) return false;
+  if (leaf.eq !== undefined && subject !== leaf.eq) return false;
+  if (leaf.field !== undefined && !leaf.match && !numeric && subject === null) return false;
+  return true;
+}
+
+/** Whether the condition holds over a set of events (each leaf by any one of them). */
+function holdsOver(node: Node, events: ModelEvent[]): boolean {
+  if ("all" in node) return node.all.every((n) => holdsOver(n, events));
+  if ("any" in node) return node.any.some((n) => holdsOver(n, events));
+  return events.some((e) => leafHolds(node, e));
+}
+
+class Reference {
+  events: ModelEvent[] = [];
+  resolution?: { at: number; outcome: Final };
+  constructor(
+    readonly t0: number,
+    readonly activityMs: number,
+    readonly reviewMs: number,
+    readonly timeout: "confirm" | "fail",
+    readonly condition: Node,
+  ) {}
+
+  /** The instant of the event that first made the condition hold inside the window, if any. */
+  fulfilledAt(): number | null {
+    for (let i = 0; i < this.events.length; i++) {
+      if (this.events[i].at >= this.t0 + this.activityMs) return null;
+      if (holdsOver(this.condition, this.events.slice(0, i + 1))) return this.events[i].at;
+    }
+    return null;
+  }
+
+  at(t: number) {
+    const fulfilled = this.fulfilledAt();
+    const openEnd = fulfilled ?? this.t0 + this.activityMs;
+    let pendingEnd = openEnd + this.reviewMs;
+    let final: Final = fulfilled !== null || this.timeout === "confirm" ? "CONFIRMED" : "FAILED";
+    if (this.resolution) ({ at: pendingEnd, outcome: final } = this.resolution);
+    if (t < openEnd) return { status: "OPEN", status_since: iso(this.t0), scheduled_outcome: null };
+    if (t < pendingEnd) return { status: "PENDING", status_since: iso(openEnd), scheduled_outcome: final };
+    return { status: final, status_since: iso(pendingEnd), scheduled_outcome: final };
+  }
+
+  /** Whether an event received now counts: the candidate is OPEN and the event satisfies a leaf. */
+  wouldMatch(e: ModelEvent): boolean {
+    if (this.at(e.at).status !== "OPEN") return false;
+    const leaves = (n: Node): Leaf[] => ("all" in n ? n.all.flatMap(leaves) : "any" in n ? n.any.flatMap(leaves) : [n]);
+    return leaves(this.condition).some((leaf) => leafHolds(leaf, e));
+  }
+}
+
+// ---- arbitraries -------------------------------------------------------------------------------
+
+const eventType = fc.constantFrom("a", "b", "c");
+/** Bounds and values share a small range, so events often land exactly on a bound. */
+const small = fc.integer({ min: 0, max: 4 });
+const leaf: fc.Arbitrary<Leaf> = fc.oneof(
+  eventType.map((event) => ({ event })),
+  fc.record({ event: eventType, gte: small }),
+  fc.record({ event: eventType, gte: small, lt: small }),
+  fc.record({ event: eventType, eq: small }),
+  fc.record({ event: eventType, match: fc.record({ k: fc.constantFrom("x", "y") }) }),
+  fc.record({ event: eventType, field: fc.constant("n"), gte: small }),
+  fc.record({ event: eventType, field: fc.constant("k") }),
+);
+const condition: fc.Arbitrary<Node> = fc.oneof(
+  leaf,
+  fc.array(leaf, { minLength: 1, maxLength: 3 }).map((all) => ({ all })),
+  fc.array(leaf, { minLength: 1, maxLength: 3 }).map((any) => ({ any })),
+  fc.tuple(leaf, fc.array(leaf, { minLength: 1, maxLength: 2 })).map(([l, any]) => ({ all: [l, { any }] })),
+);
+const value: fc.Arbitrary<Json> = fc.oneof(
+  small,
+  fc.record({ k: fc.constantFrom("x", "y", null), n: small }, { requiredKeys: [] }),
+  fc.constantFrom(null, "5", true, [5]),
+);
+const step = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("event" as const), type: eventType, value: fc.option(value, { nil: undefined }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant(1)) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("resolve" as const), outcome: fc.constantFrom<Final>("CONFIRMED", "FAILED") }) },
+);
+const scenario = fc.record({
+  activity: fc.integer({ min: 1, max: 60 }),
+  review: fc.integer({ min: 0, max: 30 }),
+  timeout: fc.constantFrom<"confirm" | "fail">("confirm", "fail"),
+  condition,
+  steps: fc.array(step, { minLength: 1, maxLength: 20 }),
+});
+
+// ---- the property ------------------------------------------------------------------------------
+
+describe("the service against a reference model", () => {
+  it("agrees on every status read after every step", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ activity, review, timeout, condition, steps }) => {
+        const api = client(await createAccount());
+        const clock = useClock();
+        const alias = freshAlias("model");
+        const created = await api.post("/v1/candidates", {
+          customer_uuid: "model",
+          candidate_alias: alias,
+          contract: { price: 1, activity_window: activity, review_window: review, fulfillment_condition: condition, timeout_outcome: timeout },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const model = new Reference(clock.now(), activity * 1000, review * 1000, timeout, condition);
+
+        const check = async () => {
+          const expected = model.at(clock.now());
+          const single = (await api.get(`/v1/candidates/${alias}`)).body;
+          expect(single).toMatchObject(expected);
+          const listed = (await api.get(`/v1/candidates?status=${expected.status}`)).body.data;
+          expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
+          const { events: _events, ...withoutEvents } = single;
+          expect(listed[0]).toEqual(withoutEvents);
+        };
+
+        for (const s of steps) {
+          if (s.kind === "advance") clock.advance(s.ms);
+          if (s.kind === "event") {
+            const e: ModelEvent = { type: s.type, hasValue: s.value !== undefined, value: s.value, at: clock.now() };
+            const matched = model.wouldMatch(e);
+            model.events.push(e);
+            const res = await api.post("/v1/events", { candidate_alias: alias, type: s.type, ...(e.hasValue ? { value: s.value } : {}) });
+            expect(res.status).toBe(201);
+            expect(res.body.event.matched).toBe(matched);
+            expect(res.body.candidate).toMatchObject(model.at(clock.now()));
+          }
+          if (s.kind === "resolve") {
+            const pending = model.at(clock.now()).status === "PENDING";
+            const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: s.outcome });
+            expect(res.status).toBe(pending ? 200 : 409);
+            if (pending) model.resolution = { at: clock.now(), outcome: s.outcome };
+          }
+          await check();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
+});

@@ -1,0 +1,135 @@
+/**
+ * Security: another account's resources are indistinguishable from missing ones on every endpoint,
+ * and tokens, stack traces and SQL never leak into responses or logs.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:test";
+import { uuidv7 } from "uuidv7";
+import { call, client, contract, createAccount, freshAlias, type ApiResponse, type TestAccount } from "../support/api";
+
+async function ownerWithData() {
+  const owner = await createAccount();
+  const api = client(owner);
+  const schema = (await api.post("/v1/schemas", { contract: contract({ activity_window: 1 }) })).body;
+  const alias = freshAlias("owned");
+  const created = (await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id })).body;
+  await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }); // now PENDING
+  return { owner, schemaId: schema.id as string, alias, cursor: created.id as string };
+}
+
+/** What the owner has, as the owner sees it. */
+async function snapshot(owner: TestAccount, alias: string) {
+  const api = client(owner);
+  return {
+    schemas: (await api.get("/v1/schemas")).body,
+    candidates: (await api.get("/v1/candidates")).body,
+    candidate: (await api.get(`/v1/candidates/${alias}`)).body,
+  };
+}
+
+/** A response with the resource's id replaced, and the request id dropped, for comparison. */
+function normalise(res: ApiResponse, id: string, placeholder = "ID") {
+  const { request_id: _requestId, ...body } = res.body;
+  return { status: res.status, body: id ? JSON.parse(JSON.stringify(body).replaceAll(id, placeholder)) : body };
+}
+
+describe("another account's resources", () => {
+  it("answer exactly as missing ones do, on every endpoint, and stay unchanged", async () => {
+    const { owner, schemaId, alias, cursor } = await ownerWithData();
+    const before = await snapshot(owner, alias);
+    const intruder = await createAccount();
+    const missingSchema = uuidv7();
+    const missingAlias = freshAlias("missing");
+    const missingCursor = uuidv7();
+
+    const cases: [string, (schema: string, alias: string, cursor: string) => [string, string, unknown?]][] = [
+      ["read a schema", (s) => ["GET", `/v1/schemas/${s}`]],
+      ["update a schema", (s) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
+      ["delete a schema", (s) => ["DELETE", `/v1/schemas/${s}`]],
+      ["create a candidate from a schema", (s) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
+      ["read a candidate", (_s, a) => ["GET", `/v1/candidates/${a}`]],
+      ["send an event", (_s, a) => ["POST", "/v1/events", { candidate_alias: a, type: "purchase", value: 1 }]],
+      ["resolve a candidate", (_s, a) => ["POST", `/v1/candidates/${a}/resolve`, { outcome: "FAILED" }]],
+      ["page after a cursor", (_s, _a, c) => ["GET", `/v1/candidates?after=${c}`]],
+    ];
+    for (const [name, build] of cases) {
+      const [method, path, json] = build(schemaId, alias, cursor);
+      const foreign = await call(method, path, { token: intruder.token, json });
+      const [m2, p2, j2] = build(missingSchema, missingAlias, missingCursor);
+      const missing = await call(m2, p2, { token: intruder.token, json: j2 });
+      expect(foreign.status, name).toBeGreaterThanOrEqual(400);
+      const real = [schemaId, alias, cursor].find((id) => JSON.stringify(foreign.body).includes(id)) ?? "";
+      const fake = [missingSchema, missingAlias, missingCursor].find((id) => JSON.stringify(missing.body).includes(id)) ?? "";
+      expect(normalise(foreign, real), name).toEqual(normalise(missing, fake));
+    }
+
+    // Lists filtered by the owner's customer show the intruder nothing, as for any unknown customer.
+    const byCustomer = await call("GET", "/v1/candidates?customer_uuid=owner-customer", { token: intruder.token });
+    expect(byCustomer.body).toEqual({ data: [], next_cursor: null });
+    expect((await call("GET", "/v1/schemas", { token: intruder.token })).body).toEqual({ data: [] });
+
+    // The one documented exception: aliases are global, so creating the same alias conflicts.
+    const taken = await call("POST", "/v1/candidates", {
+      token: intruder.token,
+      json: { customer_uuid: "x", candidate_alias: alias, contract: contract() },
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe("CANDIDATE_ALIAS_TAKEN");
+    expect(JSON.stringify(taken.body)).not.toContain("owner-customer");
+
+    expect(await snapshot(owner, alias)).toEqual(before);
+  });
+
+  it("never replays another account's response for the same Idempotency-Key", async () => {
+    const { owner } = await ownerWithData();
+    const intruder = await createAccount();
+    const key = "shared-key-123";
+    const body = { contract: contract() };
+    const first = await call("POST", "/v1/schemas", { token: owner.token, json: body, headers: { "Idempotency-Key": key } });
+    const second = await call("POST", "/v1/schemas", { token: intruder.token, json: body, headers: { "Idempotency-Key": key } });
+    expect(second.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(second.body.user_id).toBe(intruder.id);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+});
+
+describe("secrets and internals", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("keeps tokens out of logs and error bodies, and stack traces and SQL out of responses", async () => {
+    const logged: string[] = [];
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(" "));
+      });
+    }
+    const account = await createAccount();
+    const revoked = await createAccount();
+    await env.DB.prepare(`UPDATE api_tokens SET revoked_at = 1 WHERE id = ?`).bind(revoked.tokenId).run();
+    const bogus = `cct_${"A".repeat(43)}`;
+    const responses: ApiResponse[] = [];
+    responses.push(await call("GET", "/v1/schemas", { token: bogus }));
+    responses.push(await call("GET", "/v1/schemas", { token: revoked.token }));
+    responses.push(await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: "x", type: 5 } }));
+
+    // An internal failure: the schemas table is unavailable.
+    await env.DB.exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
+    try {
+      const failed = await call("GET", "/v1/schemas", { token: account.token });
+      expect(failed.status).toBe(500);
+      expect(failed.body.error).toMatchObject({ code: "INTERNAL_ERROR", type: "api_error" });
+      responses.push(failed);
+    } finally {
+      await env.DB.exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
+    }
+    expect(logged.join("\n")).toContain("no such table"); // the failure itself is logged...
+
+    for (const secret of [account.token, revoked.token, bogus]) {
+      expect(logged.join("\n")).not.toContain(secret); // ...but never a token
+      for (const res of responses) expect(JSON.stringify(res.body)).not.toContain(secret);
+    }
+    for (const res of responses) {
+      expect(JSON.stringify(res.body)).not.toMatch(/\bat .*:\d+:\d+|SQLITE|no such table|SELECT |D1_ERROR/);
+    }
+  });
+});

@@ -157,7 +157,10 @@ const body = fc.oneof(
     "null",
   ),
 );
-const headerText = fc.stringMatching(/^[\x20-\x7e]{0,300}$/);
+const headerText = fc.oneof(
+  { weight: 9, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,300}$/) },
+  { weight: 1, arbitrary: fc.constantFrom("h".repeat(20_000), "cct_" + "A".repeat(10_000), "Bearer " + "b".repeat(8_000)) },
+);
 const headers = fc.record(
   {
     "Content-Type": fc.oneof(

@@ -2,7 +2,7 @@
  * The candidate object's stored state: alarms at window ends persist the boundary the timeline
  * decided, exactly once in effect however often they run, and everything survives eviction.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
@@ -99,6 +99,7 @@ describe("eviction", () => {
 
 describe("the D1 list index", () => {
   it("catches up through the alarm when its write fails, and never lists what does not exist", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     const api = client(await createAccount());
     const clock = useClock();
     const alias = freshAlias();
@@ -112,6 +113,8 @@ describe("the D1 list index", () => {
       await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
     expect((await api.get(`/v1/candidates`)).body.data).toEqual([]);
+    expect(String(logged.mock.calls[0]?.[0])).toMatch(/index write failed/);
+    logged.mockRestore();
     clock.advance(2000);
     await runDurableObjectAlarm(objectOf(alias));
     expect((await api.get(`/v1/candidates`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);

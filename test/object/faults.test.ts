@@ -2,7 +2,7 @@
  * Faults survived: objects aborted or evicted mid-burst and while alarms are due, alarms that
  * throw, and a D1 index that is unavailable when a change is accepted.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   abortAllDurableObjects,
   env,
@@ -32,6 +32,16 @@ const sendEvent = (account: TestAccount, alias: string, i: number) =>
     headers: { "Idempotency-Key": `${alias}-event-${i}` },
   });
 
+/** The faults below are logged by the service; capture the log to check it and keep output clean. */
+let errorLog: string[] = [];
+beforeEach(() => {
+  errorLog = [];
+  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
+    errorLog.push(args.map(String).join(" "));
+  });
+});
+afterEach(() => vi.restoreAllMocks());
+
 describe("a burst of events with crashes and an abort midway", () => {
   it("loses no accepted event and transitions once, once clients retry with their keys", async () => {
     const account = await createAccount();
@@ -56,6 +66,7 @@ describe("a burst of events with crashes and an abort midway", () => {
     }
     const failed = first.flatMap((r, i) => (r.status === 201 ? [] : [i]));
     expect(failed.length).toBeGreaterThanOrEqual(5);
+    expect(errorLog.filter((line) => line.includes("crashed after commit"))).toHaveLength(failed.length);
     for (const i of failed) expect(first[i].body.error.code).toBe("INTERNAL_ERROR");
 
     // Every client whose request failed retries it with the same key.
@@ -153,6 +164,7 @@ describe("the D1 index unavailable when a change is accepted", () => {
     }
     expect(accepted.status).toBe(201);
     expect(accepted.body.candidate.status).toBe("PENDING");
+    expect(errorLog.join("\n")).toMatch(/index write failed; the alarm retries it/);
     expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("PENDING");
     // The index still holds the version before the event.
     expect((await api.get(`/v1/candidates?status=PENDING`)).body.data).toEqual([]);

@@ -2,27 +2,11 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
-import { mintToken } from "../../src/tokens";
+import { insertAccountWithToken, type NewAccount } from "../../src/db/accounts";
 
-export interface TestAccount {
-  id: string;
-  token: string;
-  tokenId: string;
-}
+export type TestAccount = NewAccount;
 
-export async function createAccount(name = "test"): Promise<TestAccount> {
-  const id = uuidv7();
-  const tokenId = uuidv7();
-  const { token, hash, prefix } = await mintToken();
-  const now = Date.now();
-  await env.DB.batch([
-    env.DB.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now),
-    env.DB.prepare(
-      `INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`,
-    ).bind(tokenId, id, hash, prefix, now),
-  ]);
-  return { id, token, tokenId };
-}
+export const createAccount = (name = "test"): Promise<TestAccount> => insertAccountWithToken(env.DB, name);
 
 export interface ApiResponse<T = any> {
   status: number;

@@ -1,0 +1,405 @@
+/**
+ * `npm run bench`: the service against the runtime's own floor, in one run.
+ *
+ * Three workers are built with wrangler and served by the Miniflare API (workerd, no wrangler dev
+ * proxy), each in its own instance with in-memory storage:
+ *   service: this project, rate limiting on (with a limit the load never reaches);
+ *   floor:   only the storage work each scenario cannot avoid (bench/workers/floor.ts);
+ *   bare:    a Hono JSON 200 (bench/workers/bare.ts).
+ * autocannon drives each scenario against each worker back to back, after a warm-up. The table is
+ * printed and written to bench/results.json. Options: BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
+ * BENCH_ONLY (run only scenarios whose name contains it, and skip the growth figures).
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { resolve } from "node:path";
+import { cpus, totalmem } from "node:os";
+import autocannon from "autocannon";
+import { uuidv7 } from "uuidv7";
+import { convertV4MiniflareOptions, Miniflare, type V4MiniflareOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { readD1Migrations } from "@cloudflare/vitest-plugin";
+import { insertAccountWithToken } from "../src/db/accounts.ts";
+import { WRANGLER_ENV } from "./lib/d1.ts";
+
+const run = promisify(execFile);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = 2;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const BUILD = "bench/.build";
+const ONLY = process.env.BENCH_ONLY;
+
+// ---- serving -------------------------------------------------------------------------------------
+
+type Target = "service" | "floor" | "bare";
+
+async function build(name: Target, config: string): Promise<string> {
+  const outdir = `${BUILD}/${name}`;
+  // Absolute, as wrangler reads a relative --outdir from the config's folder.
+  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", resolve(outdir), "-c", config], { env: WRANGLER_ENV });
+  return `${outdir}/${config === "wrangler.toml" ? "index" : name}.js`;
+}
+
+type WorkerOptions = ReturnType<typeof unstable_getMiniflareWorkerOptions>["workerOptions"];
+
+async function serve(name: Target, config: string, adjust: (options: WorkerOptions) => WorkerOptions = (o) => o) {
+  const scriptPath = await build(name, config);
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  // Paths relative to this folder, where the bundle is (not to the config's folder).
+  const worker = { ...adjust(workerOptions), name, rootPath: undefined, modules: true, scriptPath, modulesRules: undefined };
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({ host: "127.0.0.1", port: 0, cf: false, workers: [worker] } as V4MiniflareOptions),
+  );
+  const url = (await mf.ready).toString().replace(/\/$/, "");
+  return { mf, url, scriptPath };
+}
+
+async function migrate(mf: Miniflare) {
+  const db = await mf.getD1Database("DB");
+  for (const migration of await readD1Migrations("migrations")) {
+    for (const query of migration.queries) await db.prepare(query).run();
+  }
+  return db;
+}
+
+// ---- load ----------------------------------------------------------------------------------------
+
+interface Shape {
+  method: "GET" | "POST";
+  /** Path and body of the i-th request. */
+  next: (i: number) => { path: string; body?: unknown };
+  headers?: Record<string, string>;
+}
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Request counters per shape, kept across warm-up and measurement so aliases are never reused. */
+const counters = new WeakMap<Shape, number>();
+
+function load(url: string, shape: Shape, seconds: number): Promise<Measurement> {
+  const nextIndex = () => {
+    const i = counters.get(shape) ?? 0;
+    counters.set(shape, i + 1);
+    return i;
+  };
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [
+          {
+            method: shape.method,
+            setupRequest: (req) => {
+              const { path, body } = shape.next(nextIndex());
+              return {
+                ...req,
+                path,
+                headers: { ...shape.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+                body: body === undefined ? undefined : JSON.stringify(body),
+              };
+            },
+          },
+        ],
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        resolve({
+          rps: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          errors: result.errors,
+        });
+      },
+    );
+  });
+}
+
+async function measure(url: string, shape: Shape) {
+  await load(url, shape, WARMUP_SECONDS);
+  return load(url, shape, SECONDS);
+}
+
+/** Median latency in ms of sequential requests, one at a time. */
+async function sequentialLatencies(count: number, request: (i: number) => Promise<Response>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const res = await request(i);
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`request ${i} failed with ${res.status}`);
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+// ---- data ----------------------------------------------------------------------------------------
+
+const CONTRACT = {
+  price: 25,
+  activity_window: 30 * 86_400,
+  review_window: 86_400,
+  fulfillment_condition: { all: [{ event: "purchase", field: "total", gte: 100 }, { event: "review", match: { stars: 5 } }] },
+  timeout_outcome: "fail",
+};
+
+/** Runs `task` over `items` with a fixed number in flight. */
+async function pool<T>(items: T[], inFlight: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
+}
+
+function client(url: string, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+}
+
+/**
+ * Candidate index rows straight into D1 (a list reads only the index), newest last, with a status
+ * mix as of now: a quarter each OPEN, PENDING, CONFIRMED and FAILED.
+ */
+async function seedIndex(db: D1Database, accountId: string, count: number) {
+  const now = Date.now();
+  const contract = JSON.stringify(CONTRACT);
+  const insert = db.prepare(
+    `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract, created_at,
+                             open_until, pending_until, final_status, version)
+     VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 1)`,
+  );
+  for (let start = 0; start < count; start += 500) {
+    const rows = [];
+    for (let i = start; i < Math.min(count, start + 500); i++) {
+      const kind = i % 4;
+      const created = now - 86_400_000;
+      const openUntil = kind === 0 ? now + 86_400_000 : now - 3_600_000;
+      const pendingUntil = kind === 1 ? now + 86_400_000 : kind === 0 ? openUntil + 3_600_000 : now - 60_000;
+      rows.push(
+        insert.bind(uuidv7(), accountId, `seed-${accountId}-${i}`, `cust-${i % 100}`, contract, created, openUntil, pendingUntil, kind === 3 ? "FAILED" : "CONFIRMED"),
+      );
+    }
+    await db.batch(rows);
+  }
+}
+
+// ---- the run -------------------------------------------------------------------------------------
+
+interface Row {
+  scenario: string;
+  service: Measurement;
+  floor: Measurement;
+  bare: Measurement;
+  vs_floor: number;
+  vs_bare: number;
+}
+
+async function main() {
+  mkdirSync(BUILD, { recursive: true });
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}`);
+  console.log(`load: autocannon, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per worker and scenario\n`);
+
+  const unlimited = 1_000_000_000;
+  // Rate limiting stays on, with a limit the load never reaches.
+  const service = await serve("service", "wrangler.toml", (o) => ({
+    ...o,
+    ratelimits: {
+      RATE_LIMITER: { ...(o.ratelimits as Record<string, object>).RATE_LIMITER, simple: { limit: unlimited, period: 60 } },
+    },
+    bindings: { ...(o.bindings as Record<string, unknown>), RATE_LIMIT_REQUESTS: unlimited },
+  }));
+  const floor = await serve("floor", "bench/workers/floor.toml");
+  const bare = await serve("bare", "bench/workers/bare.toml");
+  const serviceDb = await migrate(service.mf);
+  const floorDb = await migrate(floor.mf);
+  for (const id of ["floor", "floor-10k"]) {
+    await floorDb.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, 0)`).bind(id, id).run();
+  }
+
+  try {
+    console.log("seeding…");
+    const main = await insertAccountWithToken(serviceDb, "bench");
+    const api = client(service.url, main.token);
+    const spread = Array.from({ length: 1000 }, (_, i) => `spread-${i}-${Date.now()}`);
+    const hot = Array.from({ length: 200 }, (_, i) => `hot-${i}-${Date.now()}`);
+    const reader = `reader-${Date.now()}`;
+    await pool([...spread, ...hot, reader], 20, async (alias) => {
+      await api("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: CONTRACT });
+    });
+    await pool(Array.from({ length: 100 }, (_, i) => i), 1, async (i) => {
+      await api("POST", "/v1/events", { candidate_alias: reader, type: "view", value: { page: i } });
+      await fetch(`${floor.url}/event/${reader}`, { method: "POST", body: JSON.stringify({ type: "view", value: { page: i } }) });
+    });
+    await fetch(`${floor.url}/create/${reader}`, { method: "POST", body: JSON.stringify(CONTRACT) });
+    const lister = await insertAccountWithToken(serviceDb, "bench-list-10k");
+    await seedIndex(serviceDb, lister.id, 10_000);
+    await seedIndex(floorDb, "floor-10k", 10_000);
+
+    const event = (alias: string, i: number) => ({ candidate_alias: alias, type: "view", value: { page: i % 50, ref: `r${i}` } });
+    const auth = { authorization: `Bearer ${main.token}` };
+    const listAuth = { authorization: `Bearer ${lister.token}` };
+    /** One hot candidate at a time: 990 events each, then the next (a candidate holds 1,000). */
+    const hotAlias = (i: number) => hot[Math.floor(i / 990) % hot.length];
+    let created = 0;
+
+    const scenarios: { name: string; service: Shape; floor: Shape }[] = [
+      {
+        name: "POST /v1/events, 1,000 candidates",
+        service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }) },
+        floor: { method: "POST", next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }) },
+      },
+      {
+        name: "POST /v1/events, one hot candidate",
+        service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(hotAlias(i), i) }) },
+        floor: { method: "POST", next: (i) => ({ path: `/event/${hotAlias(i)}`, body: { type: "view", value: { page: i % 50 } } }) },
+      },
+      {
+        name: "GET /v1/candidates/{alias}, 100 events",
+        service: { method: "GET", headers: auth, next: () => ({ path: `/v1/candidates/${reader}` }) },
+        floor: { method: "GET", next: () => ({ path: `/read/${reader}` }) },
+      },
+      {
+        name: "GET /v1/candidates?limit=50, 10,000 in account",
+        service: { method: "GET", headers: listAuth, next: () => ({ path: "/v1/candidates?limit=50" }) },
+        floor: { method: "GET", next: () => ({ path: "/list?account=floor-10k" }) },
+      },
+      {
+        name: "GET /v1/candidates?limit=50&status=PENDING",
+        service: { method: "GET", headers: listAuth, next: () => ({ path: "/v1/candidates?limit=50&status=PENDING" }) },
+        floor: { method: "GET", next: () => ({ path: "/list?account=floor-10k" }) },
+      },
+      {
+        name: "POST /v1/candidates",
+        service: {
+          method: "POST",
+          headers: auth,
+          next: () => ({ path: "/v1/candidates", body: { customer_uuid: "bench", candidate_alias: `new-${Date.now()}-${created++}`, contract: CONTRACT } }),
+        },
+        floor: { method: "POST", next: () => ({ path: `/create/new-${Date.now()}-${created++}`, body: CONTRACT }) },
+      },
+    ];
+
+    const rows: Row[] = [];
+    for (const s of scenarios.filter((s) => !ONLY || s.name.includes(ONLY))) {
+      process.stdout.write(`${s.name}: service`);
+      const svc = await measure(service.url, s.service);
+      process.stdout.write(", floor");
+      const flo = await measure(floor.url, s.floor);
+      process.stdout.write(", bare\n");
+      const bar = await measure(bare.url, s.service);
+      rows.push({ scenario: s.name, service: svc, floor: flo, bare: bar, vs_floor: svc.rps / flo.rps, vs_bare: svc.rps / bar.rps });
+    }
+
+    if (ONLY) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024);
+    console.log("growth…");
+    // The 1st versus the 1,000th event on one candidate: per-position latency over fresh candidates.
+    const growthAliases = Array.from({ length: 5 }, (_, i) => `growth-${i}-${Date.now()}`);
+    const firsts: number[] = [];
+    const lasts: number[] = [];
+    for (const alias of growthAliases) {
+      await api("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: CONTRACT });
+      const times = await sequentialLatencies(1000, (i) =>
+        fetch(`${service.url}/v1/events`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify(event(alias, i)),
+        }),
+      );
+      firsts.push(...times.slice(0, 20));
+      lasts.push(...times.slice(-20));
+    }
+    // List latency with 1,000 versus 100,000 candidates in the account.
+    const small = await insertAccountWithToken(serviceDb, "bench-list-1k");
+    const big = await insertAccountWithToken(serviceDb, "bench-list-100k");
+    await seedIndex(serviceDb, small.id, 1_000);
+    await seedIndex(serviceDb, big.id, 100_000);
+    const listLatency = async (token: string, query: string) => {
+      const get = () => fetch(`${service.url}/v1/candidates?${query}`, { headers: { authorization: `Bearer ${token}` } });
+      await sequentialLatencies(50, get);
+      return median(await sequentialLatencies(300, get));
+    };
+    const growth = {
+      event_1000th_vs_1st: median(lasts) / median(firsts),
+      event_1st_ms: median(firsts),
+      event_1000th_ms: median(lasts),
+      list_100k_vs_1k: (await listLatency(big.token, "limit=50")) / (await listLatency(small.token, "limit=50")),
+      list_status_100k_vs_1k:
+        (await listLatency(big.token, "limit=50&status=PENDING")) / (await listLatency(small.token, "limit=50&status=PENDING")),
+    };
+
+    const bundleGzipKiB = gzipSync(readFileSync(service.scriptPath)).length / 1024;
+    report(rows, growth, bundleGzipKiB);
+  } finally {
+    await Promise.all([service.mf.dispose(), floor.mf.dispose(), bare.mf.dispose()]);
+  }
+}
+
+function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number) {
+  const f = (n: number, d = 0) => n.toFixed(d);
+  console.log("\n| scenario | service req/s | p50 ms | p99 ms | non-2xx | floor req/s | bare req/s | service/floor | service/bare |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(
+      `| ${r.scenario} | ${f(r.service.rps)} | ${f(r.service.p50, 1)} | ${f(r.service.p99, 1)} | ${r.service.non2xx + r.service.errors} | ` +
+        `${f(r.floor.rps)} | ${f(r.bare.rps)} | ${f(r.vs_floor, 2)} | ${f(r.vs_bare, 2)} |`,
+    );
+  }
+  const targets = [
+    ...rows.map((r) => ({ figure: `${r.scenario}: service/floor`, value: r.vs_floor, target: ">= 0.80", met: r.vs_floor >= 0.8 })),
+    ...rows.map((r) => ({ figure: `${r.scenario}: non-2xx`, value: r.service.non2xx + r.service.errors, target: "0", met: r.service.non2xx + r.service.errors === 0 })),
+    ...(ONLY
+      ? []
+      : [
+          { figure: "growth: 1,000th vs 1st event", value: growth.event_1000th_vs_1st, target: "<= 1.2", met: growth.event_1000th_vs_1st <= 1.2 },
+          { figure: "growth: list, 100k vs 1k candidates", value: growth.list_100k_vs_1k, target: "<= 1.2", met: growth.list_100k_vs_1k <= 1.2 },
+          { figure: "growth: status list, 100k vs 1k", value: growth.list_status_100k_vs_1k, target: "<= 1.2", met: growth.list_status_100k_vs_1k <= 1.2 },
+        ]),
+    { figure: "bundle, gzip KiB", value: bundleGzipKiB, target: "<= 150", met: bundleGzipKiB <= 150 },
+  ];
+  console.log("\n| figure | value | target | met |\n|---|---|---|---|");
+  for (const t of targets) console.log(`| ${t.figure} | ${f(t.value, 2)} | ${t.target} | ${t.met ? "yes" : "NO"} |`);
+  if (ONLY) return; // a partial run does not replace the results of a full one
+  writeFileSync(
+    "bench/results.json",
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) },
+        load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS },
+        scenarios: rows,
+        growth,
+        bundle_gzip_kib: bundleGzipKiB,
+        targets,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log("\nwritten to bench/results.json");
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -7,7 +7,8 @@
  *   floor:   only the storage work each scenario cannot avoid (bench/workers/floor.ts);
  *   bare:    a Hono JSON 200 (bench/workers/bare.ts).
  * autocannon drives each scenario against each worker back to back, after a warm-up. The table is
- * printed and written to bench/results.json. Options: BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
+ * printed and written to bench/results.json. Options: BENCH_SECONDS (5), BENCH_ROUNDS (3),
+ * BENCH_CONNECTIONS (10),
  * BENCH_ONLY (run only scenarios whose name contains it, and skip the growth figures).
  */
 import { execFile } from "node:child_process";
@@ -25,7 +26,9 @@ import { insertAccountWithToken } from "../src/db/accounts.ts";
 import { WRANGLER_ENV } from "./lib/d1.ts";
 
 const run = promisify(execFile);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** Each worker is measured this many times per scenario, interleaved, and the median kept. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BUILD = "bench/.build";
@@ -125,10 +128,8 @@ function load(url: string, shape: Shape, seconds: number): Promise<Measurement> 
   });
 }
 
-async function measure(url: string, shape: Shape) {
-  await load(url, shape, WARMUP_SECONDS);
-  return load(url, shape, SECONDS);
-}
+/** The run with the median throughput, of one per round. */
+const medianRun = (runs: Measurement[]) => [...runs].sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)];
 
 /** Median latency in ms of sequential requests, one at a time. */
 async function sequentialLatencies(count: number, request: (i: number) => Promise<Response>): Promise<number[]> {
@@ -218,7 +219,10 @@ interface Row {
 async function main() {
   mkdirSync(BUILD, { recursive: true });
   console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}`);
-  console.log(`load: autocannon, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per worker and scenario\n`);
+  console.log(
+    `load: autocannon, ${CONNECTIONS} connections; per scenario a ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
+      `per worker, interleaved; the median round is kept\n`,
+  );
 
   const unlimited = 1_000_000_000;
   // Rate limiting stays on, with a limit the load never reaches.
@@ -302,12 +306,19 @@ async function main() {
 
     const rows: Row[] = [];
     for (const s of scenarios.filter((s) => !ONLY || s.name.includes(ONLY))) {
-      process.stdout.write(`${s.name}: service`);
-      const svc = await measure(service.url, s.service);
-      process.stdout.write(", floor");
-      const flo = await measure(floor.url, s.floor);
-      process.stdout.write(", bare\n");
-      const bar = await measure(bare.url, s.service);
+      process.stdout.write(`${s.name}: warm-up`);
+      const targets = [
+        { url: service.url, shape: s.service, runs: [] as Measurement[] },
+        { url: floor.url, shape: s.floor, runs: [] as Measurement[] },
+        { url: bare.url, shape: s.service, runs: [] as Measurement[] },
+      ];
+      for (const t of targets) await load(t.url, t.shape, WARMUP_SECONDS);
+      for (let round = 1; round <= ROUNDS; round++) {
+        process.stdout.write(`, round ${round}`);
+        for (const t of targets) t.runs.push(await load(t.url, t.shape, SECONDS));
+      }
+      process.stdout.write("\n");
+      const [svc, flo, bar] = targets.map((t) => medianRun(t.runs));
       rows.push({ scenario: s.name, service: svc, floor: flo, bare: bar, vs_floor: svc.rps / flo.rps, vs_bare: svc.rps / bar.rps });
     }
 
@@ -386,7 +397,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
       {
         date: new Date().toISOString(),
         machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) },
-        load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, warmup_seconds: WARMUP_SECONDS },
+        load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup_seconds: WARMUP_SECONDS },
         scenarios: rows,
         growth,
         bundle_gzip_kib: bundleGzipKiB,

@@ -14,12 +14,26 @@ const MAX_TRACKED_ACCOUNTS = 10_000;
 /** Account id -> requests this isolate let through in the current window. */
 const windows = new Map<string, { window: number; count: number }>();
 
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const limit = c.env.RATE_LIMIT_REQUESTS;
-  const periodMs = c.env.RATE_LIMIT_PERIOD_SECONDS * 1000;
-  const accountId = c.var.accountId;
-  const { success } = await c.env.RATE_LIMITER.limit({ key: accountId });
+/** Reads change nothing, so they run while the limiter answers (and are discarded if over). */
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
 
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const verdict = c.env.RATE_LIMITER.limit({ key: c.var.accountId });
+  let headers: Record<string, string>;
+  if (SAFE_METHODS.has(c.req.method)) {
+    await next();
+    headers = countRequest(c.env, c.var.accountId, (await verdict).success);
+  } else {
+    headers = countRequest(c.env, c.var.accountId, (await verdict).success);
+    await next();
+  }
+  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+});
+
+/** Counts the request in this isolate's window; the RateLimit headers, or 429 when refused. */
+function countRequest(env: Env, accountId: string, allowed: boolean): Record<string, string> {
+  const limit = env.RATE_LIMIT_REQUESTS;
+  const periodMs = env.RATE_LIMIT_PERIOD_SECONDS * 1000;
   const now = Date.now();
   const window = Math.floor(now / periodMs);
   let seen = windows.get(accountId);
@@ -28,8 +42,8 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     seen = { window, count: 0 };
     windows.set(accountId, seen);
   }
-  if (success) seen.count++;
-  const remaining = success ? Math.max(0, limit - seen.count) : 0;
+  if (allowed) seen.count++;
+  const remaining = allowed ? Math.max(0, limit - seen.count) : 0;
   const reset = Math.max(1, Math.ceil(((window + 1) * periodMs - now) / 1000));
 
   // draft-ietf-httpapi-ratelimit-headers: the structured fields, and the widely used older trio.
@@ -40,12 +54,11 @@ export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
     "RateLimit-Remaining": String(remaining),
     "RateLimit-Reset": String(reset),
   };
-  if (!success) {
+  if (!allowed) {
     throw new ApiError("RATE_LIMITED", `Too many requests: at most ${limit} every ${periodMs / 1000} seconds per account.`, undefined, {
       ...headers,
       "Retry-After": String(reset),
     });
   }
-  await next();
-  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-});
+  return headers;
+}

@@ -41,6 +41,7 @@ interface StoredState {
   condition: CompiledCondition;
   /** Leaves satisfied so far (bit i = leaf i). */
   satisfiedMask: number;
+  /** Events recorded: the highest `seq`, as events are never deleted. */
   eventCount: number;
   /** The status the stored state has caught up to; alarms advance it at each window end. */
   settledStatus: Status;
@@ -52,7 +53,6 @@ interface StoredState {
 type CandidateRow = {
   record: string;
   satisfied_mask: number;
-  event_count: number;
   settled_status: Status;
   settled_since: number;
   indexed_version: number;
@@ -116,7 +116,6 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
         record          TEXT NOT NULL,
         satisfied_mask  INTEGER NOT NULL,
-        event_count     INTEGER NOT NULL,
         settled_status  TEXT NOT NULL,
         settled_since   INTEGER NOT NULL,
         indexed_version INTEGER NOT NULL
@@ -210,7 +209,11 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         stored.receivedAt,
         stored.matched ? 1 : 0,
       );
-      this.save({ ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, now);
+      const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
+      // Most events change nothing but the event log: the candidate row is rewritten only when
+      // the condition's progress or the timeline moved.
+      if (satisfiedMask !== state.satisfiedMask || record !== state.record) this.save(next, now);
+      else this.state = next;
       this.remember(accountId, request, result, now);
     });
     if (record !== state.record) await this.syncIndex(now);
@@ -302,7 +305,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       record,
       condition: compileCondition(record.contract.fulfillment_condition),
       satisfiedMask: row.satisfied_mask,
-      eventCount: row.event_count,
+      eventCount: this.ctx.storage.sql.exec<{ n: number }>(`SELECT COALESCE(MAX(seq), 0) AS n FROM events`).one().n,
       settledStatus: row.settled_status,
       settledSince: row.settled_since,
       indexedVersion: row.indexed_version,
@@ -320,11 +323,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const next: StoredState = { ...state, settledStatus: settled.status, settledSince: settled.since };
     this.ctx.storage.sql.exec(
       `INSERT OR REPLACE INTO candidate
-         (singleton, record, satisfied_mask, event_count, settled_status, settled_since, indexed_version)
-       VALUES (1, ?, ?, ?, ?, ?, ?)`,
+         (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version)
+       VALUES (1, ?, ?, ?, ?, ?)`,
       JSON.stringify(next.record),
       next.satisfiedMask,
-      next.eventCount,
       next.settledStatus,
       next.settledSince,
       next.indexedVersion,

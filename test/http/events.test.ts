@@ -109,7 +109,6 @@ describe("POST /v1/events", () => {
       for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE - 1; i++) {
         state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'filler', NULL, 0, 0)`, `id-${i}`);
       }
-      state.storage.sql.exec(`UPDATE candidate SET event_count = ?`, MAX_EVENTS_PER_CANDIDATE - 1);
     });
     await evictDurableObject(stub);
     expect((await api.post("/v1/events", { candidate_alias: alias, type: "last" })).status).toBe(201);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, createAccount } from "../support/api";
+import { call, contract, createAccount } from "../support/api";
 
 /**
  * The local limiter counts in windows aligned to the real clock. Start the burst early in a
@@ -40,11 +40,16 @@ describe("rate limiting", () => {
     }
     expect(statuses.every((s) => s === 200)).toBe(true);
 
-    const over = await call("POST", "/v1/schemas", { token: busy.token, json: { contract: {} } });
+    const over = await call("POST", "/v1/schemas", { token: busy.token, json: { contract: contract() } });
     expect(over.status).toBe(429);
     expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(over.headers.get("RateLimit-Remaining")).toBe("0");
+    const schemas = await env.DB.prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(busy.id).first();
+    expect(schemas).toEqual({ n: 0 }); // the refused POST created nothing
+    const read = await call("GET", "/v1/candidates", { token: busy.token });
+    expect(read.status).toBe(429); // reads run alongside the limiter but are refused all the same
+    expect(read.body.error.code).toBe("RATE_LIMITED");
 
     const other = await call("GET", "/v1/schemas", { token: quiet.token });
     expect(other.status).toBe(200);

@@ -12,7 +12,6 @@ export const MAX_COMPOUND_CHILDREN = 32;
 
 const LEAF_KEYS = ["event", "field", "match", "gt", "gte", "lt", "lte", "eq"] as const;
 export const COMPARATORS = ["gt", "gte", "lt", "lte", "eq"] as const;
-export type Comparator = (typeof COMPARATORS)[number];
 
 const fieldPath = z
   .string()
@@ -155,4 +154,3 @@ export const ContractSchema = z
   .openapi("Contract");
 
 export type Contract = z.infer<typeof ContractSchema>;
-export type TimeoutOutcome = Contract["timeout_outcome"];

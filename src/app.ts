@@ -6,7 +6,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { requestId } from "hono/request-id";
-import { every, except } from "hono/combine";
+import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { requireAccount } from "./auth";
 import { rateLimit } from "./rate-limit";
@@ -44,11 +44,19 @@ function toApiError(err: unknown, requestId: string): ApiError {
   return new ApiError("INTERNAL_ERROR", "The service failed to complete the request. It has been logged.");
 }
 
+/** Every /v1 route but the public OpenAPI document: authenticate, then count against the limit. */
+const accountRequests = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.path === OPENAPI_PATH) return next();
+  await requireAccount(c, async () => {
+    await rateLimit(c, next);
+  });
+});
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use(requestId({ headerName: "Request-Id" }));
-  app.use("/v1/*", except(OPENAPI_PATH, every(requireAccount, rateLimit)));
+  app.use("/v1/*", accountRequests);
 
   app.route("/v1/schemas", schemasRouter);
   app.route("/v1/candidates", candidatesRouter);

@@ -12,18 +12,20 @@ import type { AppEnv } from "./app-env";
 export const TOKEN_CACHE_TTL_MS = 10_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 
-/** Token hash -> account id (null for unknown or revoked) and when the entry expires. */
+/**
+ * Token -> account id (null for unknown or revoked) and when the entry expires. Keyed by the token
+ * itself, which never leaves this isolate's memory, so a cached request hashes nothing.
+ */
 const cache = new Map<string, { accountId: string | null; expires: number }>();
 
 async function accountForToken(db: D1Database, token: string): Promise<string | null> {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
-  const hash = await sha256Hex(token);
   const now = Date.now();
-  const hit = cache.get(hash);
+  const hit = cache.get(token);
   if (hit && hit.expires > now) return hit.accountId;
-  const accountId = await accountForTokenHash(db, hash);
+  const accountId = await accountForTokenHash(db, await sha256Hex(token));
   if (cache.size >= TOKEN_CACHE_MAX_ENTRIES) cache.clear();
-  cache.set(hash, { accountId, expires: now + TOKEN_CACHE_TTL_MS });
+  cache.set(token, { accountId, expires: now + TOKEN_CACHE_TTL_MS });
   return accountId;
 }
 

@@ -6,7 +6,6 @@ import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { every } from "hono/combine";
 import { ApiError, type ErrorDetail } from "./errors";
 import type { AppEnv } from "./app-env";
 
@@ -42,8 +41,8 @@ export function validationHook(result: { success: boolean; error?: ZodError }) {
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
-/** Media type, size, syntax and depth checks for POST and PATCH bodies, in that order. */
-export const jsonBody = every(
+/** Media type, size, syntax and depth checks for POST and PATCH bodies: route middleware, in order. */
+export const jsonBody = [
   createMiddleware<AppEnv>(async (c, next) => {
     if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) {
       throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
@@ -67,7 +66,7 @@ export const jsonBody = every(
     if (tooDeep) throw validationError([{ path: tooDeep, message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
     await next();
   }),
-);
+];
 
 /** The dotted path of a value nested deeper than `max`, or null. Iterative: depth is untrusted. */
 function pathBeyondDepth(root: unknown, max: number): string | null {

@@ -54,7 +54,7 @@ export function errorResponses(...codes: ErrorCode[]) {
  * matched routes, so an unknown path is a 404 whatever its body.
  */
 export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
-  middleware: [jsonBody],
+  middleware: jsonBody,
   request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
 });
 
@@ -68,7 +68,7 @@ const IdempotencyHeaders = z.object({
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
 export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
-  middleware: [jsonBody, idempotency],
+  middleware: [...jsonBody, idempotency],
   request: { ...withJsonBody(schema, request).request, headers: IdempotencyHeaders },
 });
 

@@ -11,7 +11,6 @@ import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
 import { applyEvent, compileCondition, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
 import type { Contract } from "../domain/contract";
-import type { Json } from "../domain/json";
 import {
   fulfilledAt,
   nextBoundary,
@@ -24,12 +23,15 @@ import {
 import { upsertCandidateIndex } from "../db/candidates";
 import { IDEMPOTENCY_KEEP_MS, type IdempotentRequest } from "../idempotency";
 import {
-  candidateView,
-  eventView,
+  candidateJson,
+  candidateWithEventsJson,
+  recordedEventJson,
   type CandidateRecord,
   type CandidateView,
-  type EventRecord,
+  type CandidateWithEvents,
   type EventView,
+  type JsonText,
+  type StoredEvent,
 } from "./record";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
@@ -58,14 +60,6 @@ type CandidateRow = {
   indexed_version: number;
 };
 
-type EventRow = {
-  id: string;
-  type: string;
-  value: string | null;
-  received_at: number;
-  matched: number;
-};
-
 export interface NewCandidate {
   accountId: string;
   alias: string;
@@ -75,7 +69,8 @@ export interface NewCandidate {
 }
 
 type Failure<C extends string> = { ok: false; code: C };
-type CandidateWithEvents = CandidateView & { events: EventView[] };
+/** Success: the response body, serialised once, here. */
+type Answer<T> = { ok: true; body: JsonText<T> };
 
 /**
  * The object's RPC surface. Declared by hand because the runtime's generated stub type cannot
@@ -85,21 +80,21 @@ export interface CandidateRpc {
   create(
     input: NewCandidate,
     request?: IdempotentRequest,
-  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
-  get(accountId: string): Promise<{ ok: true; candidate: CandidateWithEvents } | Failure<"CANDIDATE_NOT_FOUND">>;
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
+  get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
   recordEvent(
     accountId: string,
     event: SubmittedEvent,
     request?: IdempotentRequest,
   ): Promise<
-    | { ok: true; event: EventView; candidate: CandidateView }
+    | Answer<{ event: EventView; candidate: CandidateView }>
     | Failure<"CANDIDATE_NOT_FOUND" | "EVENT_LIMIT_REACHED" | KeyReused>
   >;
   resolve(
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<{ ok: true; candidate: CandidateView } | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
 }
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
 
@@ -158,7 +153,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       settledSince: now,
       indexedVersion: 0,
     };
-    const result = { ok: true, candidate: candidateView(record, now) } as const;
+    const result = { ok: true, body: candidateJson(record, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.save(state, now);
       this.remember(input.accountId, request, result, now);
@@ -172,10 +167,9 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
     const events = this.ctx.storage.sql
-      .exec<EventRow>(`SELECT id, type, value, received_at, matched FROM events ORDER BY seq`)
-      .toArray()
-      .map((row) => eventView(eventFromRow(row)));
-    return { ok: true, candidate: { ...candidateView(state.record, now), events } } as const;
+      .exec<StoredEvent>(`SELECT id, type, value, received_at, matched FROM events ORDER BY seq`)
+      .toArray();
+    return { ok: true, body: candidateWithEventsJson(state.record, now, events) } as const;
   }
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
@@ -198,16 +192,22 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
       }
     }
-    const stored: EventRecord = { id: uuidv7(), ...event, receivedAt: now, matched };
-    const result = { ok: true, event: eventView(stored), candidate: candidateView(record, now) } as const;
+    const stored: StoredEvent = {
+      id: uuidv7(),
+      type: event.type,
+      value: event.hasValue ? JSON.stringify(event.value) : null,
+      received_at: now,
+      matched: matched ? 1 : 0,
+    };
+    const result = { ok: true, body: recordedEventJson(stored, record, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.ctx.storage.sql.exec(
         `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)`,
         stored.id,
         stored.type,
-        stored.hasValue ? JSON.stringify(stored.value) : null,
-        stored.receivedAt,
-        stored.matched ? 1 : 0,
+        stored.value,
+        stored.received_at,
+        stored.matched,
       );
       const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
       // Most events change nothing but the event log: the candidate row is rewritten only when
@@ -236,7 +236,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       timeline: resolvedAt(state.record.timeline, outcome, now),
       version: state.record.version + 1,
     };
-    const result = { ok: true, candidate: candidateView(record, now) } as const;
+    const result = { ok: true, body: candidateJson(record, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.save({ ...state, record }, now);
       this.remember(accountId, request, result, now);
@@ -363,15 +363,4 @@ function nextAlarm(state: StoredState, now: number): number | null {
   const boundary = nextBoundary(state.record.timeline, now);
   if (state.indexedVersion >= state.record.version) return boundary;
   return Math.min(boundary ?? Infinity, now + INDEX_RETRY_MS);
-}
-
-function eventFromRow(row: EventRow): EventRecord {
-  return {
-    id: row.id,
-    type: row.type,
-    hasValue: row.value !== null,
-    ...(row.value !== null ? { value: JSON.parse(row.value) as Json } : {}),
-    receivedAt: row.received_at,
-    matched: row.matched === 1,
-  };
 }

@@ -18,14 +18,33 @@ export interface CandidateRecord {
   version: number;
 }
 
-export interface EventRecord {
+/** An event as its candidate object stores it: `value` is JSON text, null when none was sent. */
+export type StoredEvent = {
   id: string;
   type: string;
-  hasValue: boolean;
+  value: string | null;
+  received_at: number;
+  /** 1 when the event satisfied a condition leaf while OPEN. */
+  matched: number;
+};
+
+export interface EventView {
+  id: string;
+  type: string;
   value?: Json;
-  receivedAt: number;
+  received_at: string;
   matched: boolean;
 }
+
+declare const encodes: unique symbol;
+/**
+ * JSON text of a `T`. The candidate object answers with response bodies already serialised, so a
+ * stored event's value is spliced in as the text it is stored as: never parsed, copied or
+ * serialised again on its way out.
+ */
+export type JsonText<T> = string & { readonly [encodes]: T };
+
+const jsonText = <T>(value: T) => JSON.stringify(value) as JsonText<T>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -49,14 +68,23 @@ export function candidateView(record: CandidateRecord, now: number) {
 
 export type CandidateView = ReturnType<typeof candidateView>;
 
-export function eventView(event: EventRecord) {
-  return {
-    id: event.id,
-    type: event.type,
-    ...(event.hasValue ? { value: event.value } : {}),
-    received_at: iso(event.receivedAt),
-    matched: event.matched,
-  };
+export const candidateJson = (record: CandidateRecord, now: number) => jsonText(candidateView(record, now));
+
+/** The event as the API shows it (EventView), built from its stored row. */
+export function eventJson(event: StoredEvent): JsonText<EventView> {
+  const value = event.value === null ? "" : `,"value":${event.value}`;
+  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}${value},"received_at":"${iso(event.received_at)}","matched":${event.matched === 1}}` as JsonText<EventView>;
 }
 
-export type EventView = ReturnType<typeof eventView>;
+export type CandidateWithEvents = CandidateView & { events: EventView[] };
+
+/** The single read: the candidate with its events, oldest first. */
+export function candidateWithEventsJson(record: CandidateRecord, now: number, events: StoredEvent[]): JsonText<CandidateWithEvents> {
+  // Spliced in before the candidate's closing brace, so `events` comes last.
+  return `${candidateJson(record, now).slice(0, -1)},"events":[${events.map(eventJson).join(",")}]}` as JsonText<CandidateWithEvents>;
+}
+
+/** The answer to an event submission: the event and the candidate after it. */
+export function recordedEventJson(event: StoredEvent, record: CandidateRecord, now: number) {
+  return `{"event":${eventJson(event)},"candidate":${candidateJson(record, now)}}` as JsonText<{ event: EventView; candidate: CandidateView }>;
+}

@@ -17,6 +17,7 @@ import {
   CandidateWithEventsSchema,
   createRouter,
   errorResponses,
+  sendJsonText,
   withPostBody,
 } from "./models";
 
@@ -157,13 +158,13 @@ export const candidatesRouter = createRouter()
       contract,
     }, c.var.idempotency);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
-    return c.json(result.candidate, 201);
+    return sendJsonText(c, result.body, 201);
   })
   .openapi(get, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
     const result = await candidateObject(c.env, alias).get(c.var.accountId);
     if (!result.ok) throw candidateFailure(result.code, alias);
-    return c.json(result.candidate, 200);
+    return sendJsonText(c, result.body, 200);
   })
   .openapi(list, async (c) => {
     const query = c.req.valid("query");
@@ -187,5 +188,5 @@ export const candidatesRouter = createRouter()
       c.var.idempotency,
     );
     if (!result.ok) throw candidateFailure(result.code, alias);
-    return c.json(result.candidate, 200);
+    return sendJsonText(c, result.body, 200);
   });

@@ -8,6 +8,7 @@ import {
   createRouter,
   errorResponses,
   EventSchema,
+  sendJsonText,
   withPostBody,
 } from "./models";
 import { candidateFailure, candidateObject } from "./candidates";
@@ -52,5 +53,5 @@ export const eventsRouter = createRouter().openapi(submit, async (c) => {
     ...(hasValue ? { value: body.value } : {}),
   }, c.var.idempotency);
   if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
-  return c.json({ event: result.event, candidate: result.candidate }, 201);
+  return sendJsonText(c, result.body, 201);
 });

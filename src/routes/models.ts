@@ -3,6 +3,10 @@
  * router factory that wires every route's validation into the one error shape.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context, TypedResponse } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { JSONParsed } from "hono/utils/types";
+import type { JsonText } from "../candidate/record";
 import { ContractSchema } from "../domain/contract";
 import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
@@ -12,6 +16,10 @@ import { idempotency } from "../idempotency";
 import type { AppEnv } from "../app-env";
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/** Sends a body the candidate object serialised, typed (for the route's schema) as what it encodes. */
+export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body: JsonText<T>, status: S) =>
+  c.body(body, status, { "Content-Type": "application/json" }) as unknown as Response & TypedResponse<JSONParsed<T>, S, "json">;
 
 const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
 import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
@@ -65,6 +66,26 @@ describe("POST /v1/events", () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+  });
+
+  it("gives back every type and value exactly as sent, in the answer and in the read", async () => {
+    const { api, alias } = await candidate();
+    const sent: Record<string, unknown>[] = [];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+        fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
+        async (type, value) => {
+          const event = value === undefined ? { type } : { type, value };
+          const res = await api.post("/v1/events", { candidate_alias: alias, ...event });
+          expect(res.status).toBe(201);
+          expect(res.body.event).toEqual({ id: expect.any(String), ...event, received_at: expect.any(String), matched: false });
+          sent.push(res.body.event);
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual(sent);
   });
 
   it("accepts a value of exactly 8 KiB serialised", async () => {

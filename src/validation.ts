@@ -1,6 +1,6 @@
 /**
  * Turning bad input into VALIDATION_ERROR details, and the guards every JSON body passes before
- * the route's own schema sees it (media type, size, JSON syntax, nesting depth).
+ * the route's own schema sees it (media type, size, JSON syntax, nesting depth, Unicode).
  */
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
@@ -62,20 +62,30 @@ export const jsonBody = [
     } catch {
       throw new ApiError("INVALID_JSON", "The request body is not valid JSON.");
     }
-    const tooDeep = pathBeyondDepth(body, MAX_JSON_DEPTH);
-    if (tooDeep) throw validationError([{ path: tooDeep, message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
+    const problem = bodyProblem(body);
+    if (problem) throw validationError([problem]);
     await next();
   }),
 ];
 
-/** The dotted path of a value nested deeper than `max`, or null. Iterative: depth is untrusted. */
-function pathBeyondDepth(root: unknown, max: number): string | null {
+/**
+ * The first part of a parsed body no code should walk or store: nesting deeper than
+ * MAX_JSON_DEPTH, or a string (or key) with a lone surrogate, which is not Unicode text (I-JSON,
+ * RFC 7493) and would not survive storage as text unchanged. Iterative: depth is untrusted.
+ */
+function bodyProblem(root: unknown): ErrorDetail | null {
   const stack: [unknown, string[]][] = [[root, []]];
   while (stack.length > 0) {
     const [value, path] = stack.pop()!;
+    if (typeof value === "string" && !value.isWellFormed()) return { path: dotted(path), message: NOT_UNICODE };
     if (typeof value !== "object" || value === null) continue;
-    if (path.length >= max) return dotted(path);
-    for (const [key, child] of Object.entries(value)) stack.push([child, [...path, key]]);
+    if (path.length >= MAX_JSON_DEPTH) return { path: dotted(path), message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+    for (const [key, child] of Object.entries(value)) {
+      if (!key.isWellFormed()) return { path: dotted(path), message: `has a key that ${NOT_UNICODE}` };
+      stack.push([child, [...path, key]]);
+    }
   }
   return null;
 }
+
+const NOT_UNICODE = "is not well-formed Unicode: it holds a lone surrogate";

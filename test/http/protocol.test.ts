@@ -85,6 +85,31 @@ describe("request bodies", () => {
     expect(res.body.error.details[0].path).toMatch(/^value(\.0)+$/);
   });
 
+  it("rejects strings and keys that are not Unicode (lone surrogates) at their path, storing nothing", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const alias = `surrogate-${crypto.randomUUID()}`;
+    const post = (path: string, raw: string) =>
+      call("POST", path, { token: account.token, headers: { "Content-Type": "application/json" }, raw });
+    const created = await post("/v1/candidates", `{"candidate_alias":"${alias}","customer_uuid":"c\\ud800","contract":${JSON.stringify(contract())}}`);
+    expectError(created, 400, "VALIDATION_ERROR");
+    expect(created.body.error.details).toEqual([{ path: "customer_uuid", message: expect.stringMatching(/lone surrogate/) }]);
+    expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(404);
+
+    expect((await api.post("/v1/candidates", { candidate_alias: alias, customer_uuid: "c", contract: contract() })).status).toBe(201);
+    const cases: [string, string][] = [
+      [`"type":"a\\udc00b"`, "type"],
+      [`"type":"t","value":{"k":["fine","\\ud83d"]}`, "value.k.1"],
+      [`"type":"t","value":{"\\ud800":1}`, "value"],
+    ];
+    for (const [fields, path] of cases) {
+      const res = await post("/v1/events", `{"candidate_alias":"${alias}",${fields}}`);
+      expectError(res, 400, "VALIDATION_ERROR");
+      expect(res.body.error.details[0].path).toBe(path);
+    }
+    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+  });
+
   it("lists every validation problem with a dotted path, unknown fields at their own path", async () => {
     const api = client(await createAccount());
     const res = await api.post("/v1/schemas", {

@@ -25,13 +25,13 @@ import { IDEMPOTENCY_KEEP_MS, type IdempotentRequest } from "../idempotency";
 import {
   candidateJson,
   candidateWithEventsJson,
+  EVENT_JSON_SQL,
   recordedEventJson,
   type CandidateRecord,
   type CandidateView,
   type CandidateWithEvents,
   type EventView,
   type JsonText,
-  type StoredEvent,
 } from "./record";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
@@ -166,9 +166,11 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const events = this.ctx.storage.sql
-      .exec<StoredEvent>(`SELECT id, type, value, received_at, matched FROM events ORDER BY seq`)
-      .toArray();
+    const { events } = this.ctx.storage.sql
+      .exec<{ events: JsonText<EventView[]> }>(
+        `SELECT '[' || COALESCE(group_concat(${EVENT_JSON_SQL}, ',' ORDER BY seq), '') || ']' AS events FROM events`,
+      )
+      .one();
     return { ok: true, body: candidateWithEventsJson(state.record, now, events) } as const;
   }
 
@@ -192,29 +194,26 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
       }
     }
-    const stored: StoredEvent = {
-      id: uuidv7(),
-      type: event.type,
-      value: event.hasValue ? JSON.stringify(event.value) : null,
-      received_at: now,
-      matched: matched ? 1 : 0,
-    };
-    const result = { ok: true, body: recordedEventJson(stored, record, now) } as const;
-    this.ctx.storage.transactionSync(() => {
-      this.ctx.storage.sql.exec(
-        `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)`,
-        stored.id,
-        stored.type,
-        stored.value,
-        stored.received_at,
-        stored.matched,
-      );
+    const result = this.ctx.storage.transactionSync(() => {
+      const { event: recorded } = this.ctx.storage.sql
+        .exec<{ event: JsonText<EventView> }>(
+          `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)
+           RETURNING ${EVENT_JSON_SQL} AS event`,
+          uuidv7(),
+          event.type,
+          event.hasValue ? JSON.stringify(event.value) : null,
+          now,
+          matched ? 1 : 0,
+        )
+        .one();
+      const answer = { ok: true, body: recordedEventJson(recorded, record, now) } as const;
       const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
       // Most events change nothing but the event log: the candidate row is rewritten only when
       // the condition's progress or the timeline moved.
       if (satisfiedMask !== state.satisfiedMask || record !== state.record) this.save(next, now);
       else this.state = next;
-      this.remember(accountId, request, result, now);
+      this.remember(accountId, request, answer, now);
+      return answer;
     });
     if (record !== state.record) await this.syncIndex(now);
     return result;

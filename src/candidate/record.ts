@@ -18,16 +18,6 @@ export interface CandidateRecord {
   version: number;
 }
 
-/** An event as its candidate object stores it: `value` is JSON text, null when none was sent. */
-export type StoredEvent = {
-  id: string;
-  type: string;
-  value: string | null;
-  received_at: number;
-  /** 1 when the event satisfied a condition leaf while OPEN. */
-  matched: number;
-};
-
 export interface EventView {
   id: string;
   type: string;
@@ -43,6 +33,17 @@ declare const encodes: unique symbol;
  * serialised again on its way out.
  */
 export type JsonText<T> = string & { readonly [encodes]: T };
+
+/**
+ * SQL giving a row of the candidate object's `events` table as the API shows it (EventView): the
+ * stored value (JSON text, NULL when none was sent) goes in as it is, and SQLite builds the rest,
+ * so a read of many events runs no JavaScript per event. Both the insert (RETURNING) and the read
+ * use it, so the two always agree.
+ */
+export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type)
+  || COALESCE(',"value":' || value, '')
+  || ',"received_at":"' || strftime('%Y-%m-%dT%H:%M:%fZ', received_at / 1000.0, 'unixepoch')
+  || '","matched":' || iif(matched, 'true', 'false') || '}'`;
 
 const jsonText = <T>(value: T) => JSON.stringify(value) as JsonText<T>;
 
@@ -70,21 +71,15 @@ export type CandidateView = ReturnType<typeof candidateView>;
 
 export const candidateJson = (record: CandidateRecord, now: number) => jsonText(candidateView(record, now));
 
-/** The event as the API shows it (EventView), built from its stored row. */
-export function eventJson(event: StoredEvent): JsonText<EventView> {
-  const value = event.value === null ? "" : `,"value":${event.value}`;
-  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}${value},"received_at":"${iso(event.received_at)}","matched":${event.matched === 1}}` as JsonText<EventView>;
-}
-
 export type CandidateWithEvents = CandidateView & { events: EventView[] };
 
-/** The single read: the candidate with its events, oldest first. */
-export function candidateWithEventsJson(record: CandidateRecord, now: number, events: StoredEvent[]): JsonText<CandidateWithEvents> {
+/** The single read: the candidate with its events (an array of EVENT_JSON_SQL, oldest first). */
+export function candidateWithEventsJson(record: CandidateRecord, now: number, events: JsonText<EventView[]>) {
   // Spliced in before the candidate's closing brace, so `events` comes last.
-  return `${candidateJson(record, now).slice(0, -1)},"events":[${events.map(eventJson).join(",")}]}` as JsonText<CandidateWithEvents>;
+  return `${candidateJson(record, now).slice(0, -1)},"events":${events}}` as JsonText<CandidateWithEvents>;
 }
 
-/** The answer to an event submission: the event and the candidate after it. */
-export function recordedEventJson(event: StoredEvent, record: CandidateRecord, now: number) {
-  return `{"event":${eventJson(event)},"candidate":${candidateJson(record, now)}}` as JsonText<{ event: EventView; candidate: CandidateView }>;
+/** The answer to an event submission: the event (EVENT_JSON_SQL) and the candidate after it. */
+export function recordedEventJson(event: JsonText<EventView>, record: CandidateRecord, now: number) {
+  return `{"event":${event},"candidate":${candidateJson(record, now)}}` as JsonText<{ event: EventView; candidate: CandidateView }>;
 }

@@ -68,18 +68,24 @@ describe("POST /v1/events", () => {
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
   });
 
-  it("gives back every type and value exactly as sent, in the answer and in the read", async () => {
+  it("gives back every type, value and receipt instant exactly, in the answer and in the read", async () => {
     const { api, alias } = await candidate();
+    const clock = useClock();
+    const start = clock.now();
     const sent: Record<string, unknown>[] = [];
     await fc.assert(
       fc.asyncProperty(
         fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
         fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }),
-        async (type, value) => {
+        fc.integer({ min: 0, max: 3_600_000 }),
+        async (type, value, offsetMs) => {
+          clock.set(start + offsetMs);
           const event = value === undefined ? { type } : { type, value };
           const res = await api.post("/v1/events", { candidate_alias: alias, ...event });
+          // Compared as JSON carries it: -0 is 0 once serialised.
+          if (value !== undefined) event.value = JSON.parse(JSON.stringify(value));
           expect(res.status).toBe(201);
-          expect(res.body.event).toEqual({ id: expect.any(String), ...event, received_at: expect.any(String), matched: false });
+          expect(res.body.event).toEqual({ id: expect.any(String), ...event, received_at: iso(start + offsetMs), matched: false });
           sent.push(res.body.event);
         },
       ),

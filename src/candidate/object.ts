@@ -194,7 +194,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
       }
     }
-    const result = this.ctx.storage.transactionSync(() => {
+    // Most events change nothing but the event log: the candidate row is rewritten only when the
+    // condition's progress or the timeline moved.
+    const changed = satisfiedMask !== state.satisfiedMask || record !== state.record;
+    const write = () => {
       const { event: recorded } = this.ctx.storage.sql
         .exec<{ event: JsonText<EventView> }>(
           `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)
@@ -208,13 +211,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         .one();
       const answer = { ok: true, body: recordedEventJson(recorded, record, now) } as const;
       const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
-      // Most events change nothing but the event log: the candidate row is rewritten only when
-      // the condition's progress or the timeline moved.
-      if (satisfiedMask !== state.satisfiedMask || record !== state.record) this.save(next, now);
+      if (changed) this.save(next, now);
       else this.state = next;
       this.remember(accountId, request, answer, now);
       return answer;
-    });
+    };
+    // A lone insert is atomic by itself; only several writes need the transaction around them.
+    const result = changed || request ? this.ctx.storage.transactionSync(write) : write();
     if (record !== state.record) await this.syncIndex(now);
     return result;
   }

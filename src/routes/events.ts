@@ -15,6 +15,14 @@ import { candidateFailure, candidateObject } from "./candidates";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 
+/** Whether `text` takes more than `max` bytes as UTF-8; encodes it only when its length can't tell. */
+function longerThanUtf8(text: string, max: number): boolean {
+  // A UTF-16 code unit takes 1 to 3 bytes (a surrogate pair 4 for its 2 units).
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  return new TextEncoder().encode(text).length > max;
+}
+
 const EventBody = z
   .strictObject({
     candidate_alias: AliasSchema,
@@ -22,7 +30,7 @@ const EventBody = z
     value: JsonValueSchema.optional().openapi({ description: "Any JSON value, at most 8 KiB serialised.", example: { total: 120 } }),
   })
   .superRefine((body, ctx) => {
-    if (Object.hasOwn(body, "value") && new TextEncoder().encode(JSON.stringify(body.value)).length > MAX_EVENT_VALUE_BYTES) {
+    if (Object.hasOwn(body, "value") && longerThanUtf8(JSON.stringify(body.value), MAX_EVENT_VALUE_BYTES)) {
       ctx.addIssue({ code: "custom", path: ["value"], message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON` });
     }
   })

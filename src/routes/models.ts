@@ -66,18 +66,25 @@ export const withJsonBody = <T extends z.ZodType, R extends object = object>(sch
   request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
 });
 
-const IdempotencyHeaders = z.object({
-  "idempotency-key": z.string().min(1).max(255).optional().openapi({
-    description:
-      "Retry-safe requests: the same key and body within 24 hours replays the first response " +
-      "(with `Idempotent-Replayed: true`) and changes nothing again.",
-  }),
-});
+/**
+ * Documented as a plain parameter rather than a zod header schema: the idempotency middleware
+ * validates it (same bounds), and a header validator would copy every request's headers.
+ */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+  description:
+    "Retry-safe requests: the same key and body within 24 hours replays the first response " +
+    "(with `Idempotent-Replayed: true`) and changes nothing again.",
+} as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
 export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
   middleware: [...jsonBody, idempotency],
-  request: { ...withJsonBody(schema, request).request, headers: IdempotencyHeaders },
+  request: withJsonBody(schema, request).request,
+  parameters: [IDEMPOTENCY_KEY_PARAMETER],
 });
 
 /** Errors of every route that reads a JSON body. */

@@ -94,10 +94,15 @@ describe("POST /v1/events", () => {
     expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual(sent);
   });
 
-  it("accepts a value of exactly 8 KiB serialised", async () => {
+  it("counts the 8 KiB of a value in UTF-8 bytes, accepting exactly 8 KiB", async () => {
     const { api, alias } = await candidate();
-    const value = "v".repeat(8 * 1024 - 2); // the quotes make 8,192 bytes
-    expect((await api.post("/v1/events", { candidate_alias: alias, type: "t", value })).status).toBe(201);
+    const send = (value: string) => api.post("/v1/events", { candidate_alias: alias, type: "t", value });
+    expect((await send("v".repeat(8 * 1024 - 2))).status).toBe(201); // the quotes make 8,192 bytes
+    expect((await send("é".repeat(4095))).status).toBe(201); // 2 bytes each: 8,190 + quotes
+    expect((await send("é".repeat(4096))).status).toBe(400); // 4,098 characters, 8,194 bytes
+    expect((await send("😀".repeat(2047) + "ab")).status).toBe(201); // 4 bytes per pair: 8,188 + 2 + quotes
+    expect((await send("😀".repeat(2048))).status).toBe(400);
+    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toHaveLength(3);
   });
 
   it("answers 404 for an unknown alias and for another account's candidate, recording nothing", async () => {

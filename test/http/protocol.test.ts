@@ -181,8 +181,11 @@ describe("docs and OpenAPI", () => {
       ].sort(),
     );
     for (const ops of Object.values(doc.paths) as any[]) {
-      for (const op of Object.values(ops) as any[]) {
+      for (const [method, op] of Object.entries(ops) as [string, any][]) {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "500"]));
+        const idempotencyKey = (op.parameters ?? []).find((p: any) => p.name === "Idempotency-Key");
+        if (method === "post") expect(idempotencyKey).toMatchObject({ in: "header", schema: { maxLength: 255 } });
+        else expect(idempotencyKey).toBeUndefined();
       }
     }
     expect(doc.paths["/v1/events"].post.responses["409"].description).toContain("EVENT_LIMIT_REACHED");

@@ -41,6 +41,8 @@ const INDEX_RETRY_MS = 2000;
 interface StoredState {
   record: CandidateRecord;
   condition: CompiledCondition;
+  /** The contract as JSON text, for responses (it never changes). */
+  contractJson: JsonText<Contract>;
   /** Leaves satisfied so far (bit i = leaf i). */
   satisfiedMask: number;
   /** Events recorded: the highest `seq`, as events are never deleted. */
@@ -147,13 +149,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state: StoredState = {
       record,
       condition: compileCondition(record.contract.fulfillment_condition),
+      contractJson: JSON.stringify(record.contract) as JsonText<Contract>,
       satisfiedMask: 0,
       eventCount: 0,
       settledStatus: "OPEN",
       settledSince: now,
       indexedVersion: 0,
     };
-    const result = { ok: true, body: candidateJson(record, now) } as const;
+    const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.save(state, now);
       this.remember(input.accountId, request, result, now);
@@ -171,7 +174,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         `SELECT '[' || COALESCE(group_concat(${EVENT_JSON_SQL}, ',' ORDER BY seq), '') || ']' AS events FROM events`,
       )
       .one();
-    return { ok: true, body: candidateWithEventsJson(state.record, now, events) } as const;
+    return { ok: true, body: candidateWithEventsJson(candidateJson(state.record, state.contractJson, now), events) } as const;
   }
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
@@ -209,7 +212,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
           matched ? 1 : 0,
         )
         .one();
-      const answer = { ok: true, body: recordedEventJson(recorded, record, now) } as const;
+      const answer = { ok: true, body: recordedEventJson(recorded, candidateJson(record, state.contractJson, now)) } as const;
       const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
       if (changed) this.save(next, now);
       else this.state = next;
@@ -238,7 +241,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       timeline: resolvedAt(state.record.timeline, outcome, now),
       version: state.record.version + 1,
     };
-    const result = { ok: true, body: candidateJson(record, now) } as const;
+    const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.save({ ...state, record }, now);
       this.remember(accountId, request, result, now);
@@ -306,6 +309,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     this.state = {
       record,
       condition: compileCondition(record.contract.fulfillment_condition),
+      contractJson: JSON.stringify(record.contract) as JsonText<Contract>,
       satisfiedMask: row.satisfied_mask,
       eventCount: this.ctx.storage.sql.exec<{ n: number }>(`SELECT COALESCE(MAX(seq), 0) AS n FROM events`).one().n,
       settledStatus: row.settled_status,

@@ -45,19 +45,16 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
   || ',"received_at":"' || strftime('%Y-%m-%dT%H:%M:%fZ', received_at / 1000.0, 'unixepoch')
   || '","matched":' || iif(matched, 'true', 'false') || '}'`;
 
-const jsonText = <T>(value: T) => JSON.stringify(value) as JsonText<T>;
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The candidate as the API shows it at instant `now` (without `events`). */
-export function candidateView(record: CandidateRecord, now: number) {
+/** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
+function candidateFields(record: Omit<CandidateRecord, "contract">, now: number) {
   const { status, since, scheduledOutcome } = statusAt(record.timeline, now);
   return {
     id: record.id,
     candidate_alias: record.alias,
     customer_uuid: record.customerUuid,
     schema_id: record.schemaId,
-    contract: record.contract,
     status,
     status_since: iso(since),
     scheduled_outcome: scheduledOutcome,
@@ -67,19 +64,33 @@ export function candidateView(record: CandidateRecord, now: number) {
   };
 }
 
-export type CandidateView = ReturnType<typeof candidateView>;
-
-export const candidateJson = (record: CandidateRecord, now: number) => jsonText(candidateView(record, now));
-
+export type CandidateView = ReturnType<typeof candidateFields> & { contract: Contract };
 export type CandidateWithEvents = CandidateView & { events: EventView[] };
 
+/**
+ * The candidate as the API shows it at instant `now` (without `events`). Its contract comes last,
+ * spliced in as JSON text: as the list index stores it and as the object keeps it, so it is never
+ * parsed and serialised again per response.
+ */
+export function candidateJson(record: Omit<CandidateRecord, "contract">, contract: JsonText<Contract>, now: number) {
+  return `${JSON.stringify(candidateFields(record, now)).slice(0, -1)},"contract":${contract}}` as JsonText<CandidateView>;
+}
+
 /** The single read: the candidate with its events (an array of EVENT_JSON_SQL, oldest first). */
-export function candidateWithEventsJson(record: CandidateRecord, now: number, events: JsonText<EventView[]>) {
+export function candidateWithEventsJson(candidate: JsonText<CandidateView>, events: JsonText<EventView[]>) {
   // Spliced in before the candidate's closing brace, so `events` comes last.
-  return `${candidateJson(record, now).slice(0, -1)},"events":${events}}` as JsonText<CandidateWithEvents>;
+  return `${candidate.slice(0, -1)},"events":${events}}` as JsonText<CandidateWithEvents>;
 }
 
 /** The answer to an event submission: the event (EVENT_JSON_SQL) and the candidate after it. */
-export function recordedEventJson(event: JsonText<EventView>, record: CandidateRecord, now: number) {
-  return `{"event":${event},"candidate":${candidateJson(record, now)}}` as JsonText<{ event: EventView; candidate: CandidateView }>;
+export function recordedEventJson(event: JsonText<EventView>, candidate: JsonText<CandidateView>) {
+  return `{"event":${event},"candidate":${candidate}}` as JsonText<{ event: EventView; candidate: CandidateView }>;
+}
+
+/** A page of the list. */
+export function candidatePageJson(candidates: JsonText<CandidateView>[], nextCursor: string | null) {
+  return `{"data":[${candidates.join(",")}],"next_cursor":${JSON.stringify(nextCursor)}}` as JsonText<{
+    data: CandidateView[];
+    next_cursor: string | null;
+  }>;
 }

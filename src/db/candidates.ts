@@ -1,5 +1,5 @@
 /** Typed D1 queries for the candidate list index. */
-import type { CandidateRecord } from "../candidate/record";
+import type { CandidateRecord, JsonText } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 
@@ -17,13 +17,16 @@ interface CandidateRow {
   version: number;
 }
 
-const fromRow = (row: CandidateRow): CandidateRecord => ({
+/** A candidate as the list index holds it: the contract stays the JSON text it is stored as. */
+export type IndexedCandidate = Omit<CandidateRecord, "contract"> & { contract: JsonText<Contract> };
+
+const fromRow = (row: CandidateRow): IndexedCandidate => ({
   id: row.id,
   accountId: row.account_id,
   alias: row.alias,
   customerUuid: row.customer_uuid,
   schemaId: row.schema_id,
-  contract: JSON.parse(row.contract) as Contract,
+  contract: row.contract as JsonText<Contract>,
   timeline: {
     createdAt: row.created_at,
     openUntil: row.open_until,
@@ -87,7 +90,7 @@ export interface CandidateListQuery {
 }
 
 export interface CandidatePage {
-  records: CandidateRecord[];
+  records: IndexedCandidate[];
   nextCursor: string | null;
   /** False when `after` is not the id of one of the account's candidates. */
   cursorValid: boolean;

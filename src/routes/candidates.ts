@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { STATUSES } from "../domain/timeline";
-import { candidateView } from "../candidate/record";
+import { candidateJson, candidatePageJson } from "../candidate/record";
 import type { CandidateRpc } from "../candidate/object";
 import { newestSchema } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
@@ -67,7 +67,7 @@ const ListQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody");
 
-const candidateJson = (description: string, schema = CandidateSchema) => ({
+const candidateResponse = (description: string, schema = CandidateSchema) => ({
   description,
   content: { "application/json": { schema } },
 });
@@ -79,7 +79,7 @@ const create = createRoute({
   summary: "Create a candidate",
   ...withPostBody(CreateBody),
   responses: {
-    201: candidateJson("The new candidate, OPEN."),
+    201: candidateResponse("The new candidate, OPEN."),
     ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
   },
 });
@@ -91,7 +91,7 @@ const get = createRoute({
   summary: "Get a candidate with its events",
   request: { params: AliasParam },
   responses: {
-    200: candidateJson("The candidate as of this instant, with its events.", CandidateWithEventsSchema),
+    200: candidateResponse("The candidate as of this instant, with its events.", CandidateWithEventsSchema),
     ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -122,7 +122,7 @@ const resolve = createRoute({
   summary: "Resolve a PENDING candidate now (extension)",
   ...withPostBody(ResolveBody, { params: AliasParam }),
   responses: {
-    200: candidateJson("The candidate, now final."),
+    200: candidateResponse("The candidate, now final."),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
   },
 });
@@ -178,7 +178,7 @@ export const candidatesRouter = createRouter()
     if (!page.cursorValid) {
       throw validationError([{ path: "after", message: "is not a cursor from this account's candidate list" }]);
     }
-    return c.json({ data: page.records.map((r) => candidateView(r, now)), next_cursor: page.nextCursor }, 200);
+    return sendJsonText(c, candidatePageJson(page.records.map((r) => candidateJson(r, r.contract, now)), page.nextCursor), 200);
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");

@@ -13,7 +13,9 @@
  * autocannon drives each scenario against each worker back to back, after a warm-up. The table is
  * printed and written to bench/results.json. Options: BENCH_SECONDS (4), BENCH_ROUNDS (5),
  * BENCH_CONNECTIONS (10),
- * BENCH_ONLY (run only scenarios whose name contains it, and skip the growth figures).
+ * BENCH_ONLY (run only scenarios whose name contains it, and skip the growth figures),
+ * BENCH_PROFILE=1 (unminified bundles; a CPU profile of the service per scenario, written to
+ * bench/.build/profiles/ for Chrome DevTools, with its top functions printed; results not saved).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -28,6 +30,7 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
 import { WRANGLER_ENV } from "./lib/d1.ts";
+import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
 
 const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -37,6 +40,10 @@ const WARMUP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const BUILD = "bench/.build";
 const ONLY = process.env.BENCH_ONLY;
+const PROFILE = Boolean(process.env.BENCH_PROFILE);
+const INSPECTOR_PORT = 9229;
+/** A partial or profiled run does not replace the results of a full one. */
+const SAVE_RESULTS = !ONLY && !PROFILE;
 
 // ---- serving -------------------------------------------------------------------------------------
 
@@ -47,6 +54,7 @@ async function build(name: Target, config: string, entry?: string): Promise<stri
   const outdir = `${BUILD}/${name}`;
   // Absolute, as wrangler reads a relative --outdir from the config's folder.
   const args = ["wrangler", "deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", resolve(outdir), "-c", config];
+  if (PROFILE) args.push("--no-minify"); // readable function names
   await run("npx", args, { env: WRANGLER_ENV });
   return `${outdir}/${entry ? basename(entry, ".ts") : config === "wrangler.toml" ? "index" : name}.js`;
 }
@@ -64,10 +72,11 @@ async function workerFor(
   return { ...adjust(workerOptions), name, rootPath: undefined, modules: true, scriptPath, modulesRules: undefined };
 }
 
-/** One Miniflare instance on its own port; the first worker answers HTTP, the others it binds. */
-async function serve(...workers: Awaited<ReturnType<typeof workerFor>>[]) {
+/** One Miniflare instance on its own port, serving `worker`. */
+async function serve(worker: Awaited<ReturnType<typeof workerFor>>, inspectorPort?: number) {
+  const workers = [worker];
   const mf = new Miniflare(
-    convertV4MiniflareOptions({ host: "127.0.0.1", port: 0, cf: false, workers } as V4MiniflareOptions),
+    convertV4MiniflareOptions({ host: "127.0.0.1", port: 0, cf: false, inspectorPort, workers } as V4MiniflareOptions),
   );
   const url = (await mf.ready).toString().replace(/\/$/, "");
   return { mf, url, scriptPath: workers[0].scriptPath };
@@ -268,6 +277,7 @@ async function main() {
       entry: "bench/workers/memory-limited.ts",
       adjust: (o) => ({ ...o, bindings: unlimitedVars(o) }),
     }),
+    PROFILE ? INSPECTOR_PORT : undefined,
   );
   const miniflareLimited = await serve(
     await workerFor("service-miniflare-limiter", "wrangler.toml", {
@@ -373,12 +383,14 @@ async function main() {
         { url: bare.url, shape: s.service, runs: [] as Measurement[] },
       ];
       for (const t of [measured, reference, ...others]) await load(t.url, t.shape, WARMUP_SECONDS);
+      const profiler = PROFILE ? await startCpuProfile(INSPECTOR_PORT, "service") : undefined;
       for (let round = 1; round <= ROUNDS; round++) {
         process.stdout.write(`, round ${round}`);
         const pair = round % 2 === 1 ? [measured, reference] : [reference, measured];
         for (const t of [...pair, ...others]) t.runs.push(await load(t.url, t.shape, SECONDS));
       }
       process.stdout.write("\n");
+      if (profiler) saveProfile(s.name, await profiler.stop());
       const [mfl, bar] = others;
       rows.push({
         scenario: s.name,
@@ -393,7 +405,7 @@ async function main() {
       });
     }
 
-    if (ONLY) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024);
+    if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024);
     console.log("growth…");
     // The 1st versus the 1,000th event on one candidate: per-position latency over fresh candidates.
     const growthAliases = Array.from({ length: 5 }, (_, i) => `growth-${i}-${Date.now()}`);
@@ -437,6 +449,14 @@ async function main() {
   }
 }
 
+function saveProfile(scenario: string, profile: Awaited<ReturnType<Awaited<ReturnType<typeof startCpuProfile>>["stop"]>>) {
+  const path = `${BUILD}/profiles/${scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`;
+  mkdirSync(`${BUILD}/profiles`, { recursive: true });
+  writeFileSync(path, JSON.stringify(profile));
+  console.log(`  service CPU profile: ${path}; busy time by function:`);
+  for (const { share, frame } of topSelfTime(profile, 12)) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
+}
+
 function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number) {
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(
@@ -458,18 +478,19 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
       const failed = [r.service, r.service_miniflare_limiter].reduce((n, m) => n + m.non2xx + m.errors, 0);
       return { figure: `${r.scenario}: non-2xx (both services)`, value: failed, target: "0", met: failed === 0 };
     }),
-    ...(ONLY
+    ...(!SAVE_RESULTS
       ? []
       : [
           { figure: "growth: 1,000th vs 1st event", value: growth.event_1000th_vs_1st, target: "<= 1.2", met: growth.event_1000th_vs_1st <= 1.2 },
           { figure: "growth: list, 100k vs 1k candidates", value: growth.list_100k_vs_1k, target: "<= 1.2", met: growth.list_100k_vs_1k <= 1.2 },
           { figure: "growth: status list, 100k vs 1k", value: growth.list_status_100k_vs_1k, target: "<= 1.2", met: growth.list_status_100k_vs_1k <= 1.2 },
         ]),
-    { figure: "bundle, gzip KiB", value: bundleGzipKiB, target: "<= 150", met: bundleGzipKiB <= 150 },
+    // A profiled run's bundles are not minified.
+    ...(PROFILE ? [] : [{ figure: "bundle, gzip KiB", value: bundleGzipKiB, target: "<= 150", met: bundleGzipKiB <= 150 }]),
   ];
   console.log("\n| figure | value | target | met |\n|---|---|---|---|");
   for (const t of targets) console.log(`| ${t.figure} | ${f(t.value, 2)} | ${t.target} | ${t.met ? "yes" : "NO"} |`);
-  if (ONLY) return; // a partial run does not replace the results of a full one
+  if (!SAVE_RESULTS) return;
   writeFileSync(
     "bench/results.json",
     JSON.stringify(

@@ -47,8 +47,11 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What a candidate's view is made of besides its contract: also what a list reads of the index. */
+export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline">;
+
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
-function candidateFields(record: Omit<CandidateRecord, "contract">, now: number) {
+function candidateFields(record: CandidateBasics, now: number) {
   const { status, since, scheduledOutcome } = statusAt(record.timeline, now);
   return {
     id: record.id,
@@ -72,7 +75,7 @@ export type CandidateWithEvents = CandidateView & { events: EventView[] };
  * spliced in as JSON text: as the list index stores it and as the object keeps it, so it is never
  * parsed and serialised again per response.
  */
-export function candidateJson(record: Omit<CandidateRecord, "contract">, contract: JsonText<Contract>, now: number) {
+export function candidateJson(record: CandidateBasics, contract: JsonText<Contract>, now: number) {
   return `${JSON.stringify(candidateFields(record, now)).slice(0, -1)},"contract":${contract}}` as JsonText<CandidateView>;
 }
 

@@ -1,11 +1,11 @@
 /** Typed D1 queries for the candidate list index. */
-import type { CandidateRecord, JsonText } from "../candidate/record";
+import type { CandidateBasics, CandidateRecord, JsonText } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 
-interface CandidateRow {
+/** The columns a list page reads. */
+interface ListedRow {
   id: string;
-  account_id: string;
   alias: string;
   customer_uuid: string;
   schema_id: string | null;
@@ -14,15 +14,15 @@ interface CandidateRow {
   open_until: number;
   pending_until: number;
   final_status: FinalStatus;
-  version: number;
 }
 
-/** A candidate as the list index holds it: the contract stays the JSON text it is stored as. */
-export type IndexedCandidate = Omit<CandidateRecord, "contract"> & { contract: JsonText<Contract> };
+const LISTED_COLUMNS = "id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status";
 
-const fromRow = (row: CandidateRow): IndexedCandidate => ({
+/** A candidate as a list reads it: the contract stays the JSON text it is stored as. */
+export type ListedCandidate = CandidateBasics & { contract: JsonText<Contract> };
+
+const fromRow = (row: ListedRow): ListedCandidate => ({
   id: row.id,
-  accountId: row.account_id,
   alias: row.alias,
   customerUuid: row.customer_uuid,
   schemaId: row.schema_id,
@@ -33,7 +33,6 @@ const fromRow = (row: CandidateRow): IndexedCandidate => ({
     pendingUntil: row.pending_until,
     finalStatus: row.final_status,
   },
-  version: row.version,
 });
 
 /**
@@ -90,19 +89,14 @@ export interface CandidateListQuery {
 }
 
 export interface CandidatePage {
-  records: IndexedCandidate[];
+  records: ListedCandidate[];
   nextCursor: string | null;
   /** False when `after` is not the id of one of the account's candidates. */
   cursorValid: boolean;
 }
 
-/** A page of the account's candidates, newest first, with status filtered as of `now`. */
-export async function listCandidates(
-  db: D1Database,
-  accountId: string,
-  query: CandidateListQuery,
-  now: number,
-): Promise<CandidatePage> {
+/** The SQL and parameters of a list page (one row more than `limit`, to know if there is a next). */
+export function listPageQuery(accountId: string, query: CandidateListQuery, now: number): [string, (string | number)[]] {
   const where = ["account_id = ?"];
   const params: (string | number)[] = [accountId];
   if (query.status) {
@@ -118,19 +112,29 @@ export async function listCandidates(
     where.push("id < ?");
     params.push(query.after);
   }
-  const page = db
-    .prepare(`SELECT * FROM candidates WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`)
-    .bind(...params, query.limit + 1);
+  const sql = `SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`;
+  return [sql, [...params, query.limit + 1]];
+}
+
+/** A page of the account's candidates, newest first, with status filtered as of `now`. */
+export async function listCandidates(
+  db: D1Database,
+  accountId: string,
+  query: CandidateListQuery,
+  now: number,
+): Promise<CandidatePage> {
+  const [sql, params] = listPageQuery(accountId, query, now);
+  const page = db.prepare(sql).bind(...params);
   if (query.after === undefined) {
-    const { results } = await page.all<CandidateRow>();
+    const { results } = await page.all<ListedRow>();
     return toPage(results, query.limit, true);
   }
   const cursor = db.prepare(`SELECT id FROM candidates WHERE id = ? AND account_id = ?`).bind(query.after, accountId);
-  const [rows, found] = await db.batch<CandidateRow>([page, cursor]);
+  const [rows, found] = await db.batch<ListedRow>([page, cursor]);
   return toPage(rows.results, query.limit, found.results.length > 0);
 }
 
-function toPage(rows: CandidateRow[], limit: number, cursorValid: boolean): CandidatePage {
+function toPage(rows: ListedRow[], limit: number, cursorValid: boolean): CandidatePage {
   const records = rows.slice(0, limit).map(fromRow);
   const nextCursor = rows.length > limit ? records[records.length - 1].id : null;
   return { records, nextCursor, cursorValid };

@@ -79,10 +79,10 @@ export function candidateJson(record: CandidateBasics, contract: JsonText<Contra
   return `${JSON.stringify(candidateFields(record, now)).slice(0, -1)},"contract":${contract}}` as JsonText<CandidateView>;
 }
 
-/** The single read: the candidate with its events (an array of EVENT_JSON_SQL, oldest first). */
-export function candidateWithEventsJson(candidate: JsonText<CandidateView>, events: JsonText<EventView[]>) {
+/** The single read: the candidate with its events (EVENT_JSON_SQL each, oldest first). */
+export function candidateWithEventsJson(candidate: JsonText<CandidateView>, events: JsonText<EventView>[]) {
   // Spliced in before the candidate's closing brace, so `events` comes last.
-  return `${candidate.slice(0, -1)},"events":${events}}` as JsonText<CandidateWithEvents>;
+  return `${candidate.slice(0, -1)},"events":[${events.join(",")}]}` as JsonText<CandidateWithEvents>;
 }
 
 /** The answer to an event submission: the event (EVENT_JSON_SQL) and the candidate after it. */

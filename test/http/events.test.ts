@@ -133,6 +133,20 @@ describe("POST /v1/events", () => {
     expect(read.events.findIndex((e: any) => e.matched)).toBe(0);
   });
 
+  it("reads the largest candidate there can be: 1,000 events of 8 KiB", async () => {
+    const { api, alias } = await candidate();
+    const value = JSON.stringify("v".repeat(8 * 1024 - 2));
+    await inCandidate(alias, (_instance, state) => {
+      for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE; i++) {
+        state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'big', ?, 0, 0)`, `id-${i}`, value);
+      }
+    });
+    const read = await api.get(`/v1/candidates/${alias}`);
+    expect(read.status).toBe(200);
+    expect(read.body.events).toHaveLength(MAX_EVENTS_PER_CANDIDATE);
+    expect(read.body.events[999].value).toBe(JSON.parse(value));
+  });
+
   it("refuses the 1,001st event with 409 EVENT_LIMIT_REACHED, recording nothing", async () => {
     const { api, alias } = await candidate();
     const stub = objectOf(alias);

@@ -41,7 +41,7 @@ export function validationHook(result: { success: boolean; error?: ZodError }) {
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
-/** Media type, size, syntax and depth checks for POST and PATCH bodies: route middleware, in order. */
+/** Media type, size, syntax, depth and Unicode checks for POST and PATCH bodies: route middleware, in order. */
 export const jsonBody = [
   createMiddleware<AppEnv>(async (c, next) => {
     if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) {

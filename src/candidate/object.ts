@@ -25,6 +25,7 @@ import { IDEMPOTENCY_KEEP_MS, type IdempotentRequest } from "../idempotency";
 import {
   candidateJson,
   candidateWithEventsJson,
+  contractJson,
   EVENT_JSON_SQL,
   recordedEventJson,
   type CandidateRecord,
@@ -149,7 +150,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state: StoredState = {
       record,
       condition: compileCondition(record.contract.fulfillment_condition),
-      contractJson: JSON.stringify(record.contract) as JsonText<Contract>,
+      contractJson: contractJson(record.contract),
       satisfiedMask: 0,
       eventCount: 0,
       settledStatus: "OPEN",
@@ -308,7 +309,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     this.state = {
       record,
       condition: compileCondition(record.contract.fulfillment_condition),
-      contractJson: JSON.stringify(record.contract) as JsonText<Contract>,
+      contractJson: contractJson(record.contract),
       satisfiedMask: row.satisfied_mask,
       eventCount: this.ctx.storage.sql.exec<{ n: number }>(`SELECT COALESCE(MAX(seq), 0) AS n FROM events`).one().n,
       settledStatus: row.settled_status,

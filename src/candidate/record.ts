@@ -34,6 +34,9 @@ declare const encodes: unique symbol;
  */
 export type JsonText<T> = string & { readonly [encodes]: T };
 
+/** A contract's JSON text, made once per candidate and spliced into every view of it. */
+export const contractJson = (contract: Contract) => JSON.stringify(contract) as JsonText<Contract>;
+
 /**
  * SQL giving a row of the candidate object's `events` table as the API shows it (EventView): the
  * stored value (JSON text, NULL when none was sent) goes in as it is, and SQLite builds the rest,

@@ -8,6 +8,7 @@
  * after the change but before its response is recorded, the retry that takes the key over gets
  * the original result from the object instead of applying the change twice.
  */
+import canonicalize from "canonicalize";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
 import { sha256Hex } from "./tokens";
@@ -32,6 +33,12 @@ export const KEY_REUSED_MESSAGE =
 export interface IdempotentRequest {
   key: string;
   fingerprint: string;
+  /**
+   * When the D1 record of the key was claimed. The object stores and judges its own record of the
+   * key by this instant too, so one expiry decides both records (two clocks a few ms apart could
+   * otherwise let D1 free a key the object still holds, and the object answer 409 for a day).
+   */
+  claimedAt: number;
 }
 
 /** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
@@ -47,7 +54,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const claim: KeyClaim = {
     accountId: c.var.accountId,
     key,
-    fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${JSON.stringify(body)}`),
+    // Canonical JSON (RFC 8785): the same body with its keys in another order is the same request.
+    fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalize(body)}`),
     now: Date.now(),
     lockMs: IDEMPOTENCY_LOCK_MS,
     keepMs: IDEMPOTENCY_KEEP_MS,
@@ -68,8 +76,9 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
       );
   }
 
-  c.set("idempotency", { key, fingerprint: claim.fingerprint });
+  c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: claim.now });
   await next();
+  if (c.var.idempotencyRecorded) return; // the handler stored the response with its change
   try {
     if (replayable(c.res.status)) await completeIdempotencyKey(c.env.DB, claim, c.res.status, await c.res.clone().text());
     else await releaseIdempotencyKey(c.env.DB, claim);

@@ -62,30 +62,40 @@ export const jsonBody = [
     } catch {
       throw new ApiError("INVALID_JSON", "The request body is not valid JSON.");
     }
-    const problem = bodyProblem(body);
-    if (problem) throw validationError([problem]);
+    const problems = bodyProblems(body);
+    if (problems.length > 0) throw validationError(problems);
     await next();
   }),
 ];
 
+/** More than this many problems in one body are not all listed. */
+const MAX_BODY_PROBLEMS = 50;
+
 /**
- * The first part of a parsed body no code should walk or store: nesting deeper than
- * MAX_JSON_DEPTH, or a string (or key) with a lone surrogate, which is not Unicode text (I-JSON,
- * RFC 7493) and would not survive storage as text unchanged. Iterative: depth is untrusted.
+ * The parts of a parsed body no code should walk or store: nesting deeper than MAX_JSON_DEPTH;
+ * a number JSON.parse could not hold (`1e999` parses to Infinity, which JSON cannot write back);
+ * a string (or key) with a lone surrogate, which is not Unicode text (I-JSON, RFC 7493) and would
+ * not survive storage as text unchanged. Iterative: depth is untrusted.
  */
-function bodyProblem(root: unknown): ErrorDetail | null {
+function bodyProblems(root: unknown): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
   const stack: [unknown, string[]][] = [[root, []]];
-  while (stack.length > 0) {
+  while (stack.length > 0 && problems.length < MAX_BODY_PROBLEMS) {
     const [value, path] = stack.pop()!;
-    if (typeof value === "string" && !value.isWellFormed()) return { path: dotted(path), message: NOT_UNICODE };
+    if (typeof value === "string" && !value.isWellFormed()) problems.push({ path: dotted(path), message: NOT_UNICODE });
+    if (typeof value === "number" && !Number.isFinite(value)) problems.push({ path: dotted(path), message: NOT_FINITE });
     if (typeof value !== "object" || value === null) continue;
-    if (path.length >= MAX_JSON_DEPTH) return { path: dotted(path), message: `nests deeper than ${MAX_JSON_DEPTH} levels` };
+    if (path.length >= MAX_JSON_DEPTH) {
+      problems.push({ path: dotted(path), message: `nests deeper than ${MAX_JSON_DEPTH} levels` });
+      continue;
+    }
     for (const [key, child] of Object.entries(value)) {
-      if (!key.isWellFormed()) return { path: dotted(path), message: `has a key that ${NOT_UNICODE}` };
-      stack.push([child, [...path, key]]);
+      if (!key.isWellFormed()) problems.push({ path: dotted(path), message: `has a key that ${NOT_UNICODE}` });
+      else stack.push([child, [...path, key]]);
     }
   }
-  return null;
+  return problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+const NOT_FINITE = "is not a finite number: a JSON number must fit a 64-bit float (at most about 1.8e308)";
 const NOT_UNICODE = "is not well-formed Unicode: it holds a lone surrogate";

@@ -32,8 +32,8 @@ import {
   type CandidateView,
   type CandidateWithEvents,
   type EventView,
-  type JsonText,
 } from "./record";
+import type { JsonText } from "../domain/json";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
 /** How soon the alarm retries a failed write to the D1 index. */
@@ -107,62 +107,41 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   /** The alarm time this instance last set (undefined: unknown, so the next save sets it). */
   private armedAt: number | null | undefined;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.sql.exec(`
-      CREATE TABLE IF NOT EXISTS candidate (
-        singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
-        record          TEXT NOT NULL,
-        satisfied_mask  INTEGER NOT NULL,
-        settled_status  TEXT NOT NULL,
-        settled_since   INTEGER NOT NULL,
-        indexed_version INTEGER NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS events (
-        seq         INTEGER PRIMARY KEY,
-        id          TEXT NOT NULL,
-        type        TEXT NOT NULL,
-        value       TEXT,
-        received_at INTEGER NOT NULL,
-        matched     INTEGER NOT NULL
-      );
-      CREATE TABLE IF NOT EXISTS requests (
-        account_id  TEXT NOT NULL,
-        key         TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        created_at  INTEGER NOT NULL,
-        result      TEXT NOT NULL,
-        PRIMARY KEY (account_id, key)
-      );`);
+  /**
+   * Tables are created with the candidate, never before: an object asked about an alias that has
+   * no candidate (a read, an event, a resolve) must store nothing.
+   */
+  private createTables() {
+    this.ctx.storage.sql.exec(TABLES);
+  }
+
+  private hasTables(): boolean {
+    return this.ctx.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'candidate'`).toArray().length > 0;
   }
 
   async create(input: NewCandidate, request?: IdempotentRequest) {
     const now = Date.now();
-    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["create"]>>>(input.accountId, request, now);
-    if (earlier) return earlier;
-    if (this.load()) return { ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const;
-    const record: CandidateRecord = {
+    if (this.load()) {
+      // Our own earlier create, retried after its answer was lost, gets that answer again.
+      const earlier = this.replay<Awaited<ReturnType<CandidateRpc["create"]>>>(input.accountId, request);
+      return earlier ?? ({ ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const);
+    }
+    // Built from exactly what storage will give back, so the condition compiled now is the one
+    // compiled after an eviction.
+    const record = asStored<CandidateRecord>({
       id: uuidv7(),
       ...input,
       timeline: timelineAtCreation(input.contract, now),
       version: 1,
-    };
-    const state: StoredState = {
-      record,
-      condition: compileCondition(record.contract.fulfillment_condition),
-      contractJson: contractJson(record.contract),
-      satisfiedMask: 0,
-      eventCount: 0,
-      settledStatus: "OPEN",
-      settledSince: now,
-      indexedVersion: 0,
-    };
+    });
+    const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0 });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
+      this.createTables();
       this.save(state, now);
-      this.remember(input.accountId, request, result, now);
+      this.remember(input.accountId, request, result);
     });
-    await this.syncIndex(now);
+    await this.syncIndex();
     return result;
   }
 
@@ -181,7 +160,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["recordEvent"]>>>(accountId, request, now);
+    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["recordEvent"]>>>(accountId, request);
     if (earlier) return earlier;
     if (state.eventCount >= MAX_EVENTS_PER_CANDIDATE) {
       return { ok: false, code: "EVENT_LIMIT_REACHED" } as const;
@@ -216,12 +195,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
       if (changed) this.save(next, now);
       else this.state = next;
-      this.remember(accountId, request, answer, now);
+      this.remember(accountId, request, answer);
       return answer;
     };
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const result = changed || request ? this.ctx.storage.transactionSync(write) : write();
-    if (record !== state.record) await this.syncIndex(now);
+    if (record !== state.record) await this.syncIndex();
     return result;
   }
 
@@ -230,7 +209,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request, now);
+    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request);
     if (earlier) return earlier;
     const { status } = statusAt(state.record.timeline, now);
     if (status !== "PENDING") {
@@ -244,9 +223,9 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
       this.save({ ...state, record }, now);
-      this.remember(accountId, request, result, now);
+      this.remember(accountId, request, result);
     });
-    await this.syncIndex(now);
+    await this.syncIndex();
     return result;
   }
 
@@ -260,21 +239,21 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (!state) return;
     const now = Date.now();
     this.save(state, now);
-    await this.syncIndex(now);
+    await this.syncIndex();
   }
 
   /**
    * The stored result of a change this object already made for the same Idempotency-Key (see
    * idempotency.ts), so a retry after a lost response never applies the change twice.
    */
-  private replay<T>(accountId: string, request: IdempotentRequest | undefined, now: number): T | Failure<KeyReused> | undefined {
+  private replay<T>(accountId: string, request: IdempotentRequest | undefined): T | Failure<KeyReused> | undefined {
     if (!request) return undefined;
     const row = this.ctx.storage.sql
       .exec<{ fingerprint: string; result: string }>(
         `SELECT fingerprint, result FROM requests WHERE account_id = ? AND key = ? AND created_at > ?`,
         accountId,
         request.key,
-        now - IDEMPOTENCY_KEEP_MS,
+        request.claimedAt - IDEMPOTENCY_KEEP_MS,
       )
       .toArray()[0];
     if (!row) return undefined;
@@ -282,15 +261,18 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     return JSON.parse(row.result) as T;
   }
 
-  /** Records a change's result under its Idempotency-Key; call inside the change's transaction. */
-  private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown, now: number) {
+  /**
+   * Records a change's result under its Idempotency-Key, dated by the key's D1 claim (see
+   * IdempotentRequest.claimedAt); call inside the change's transaction.
+   */
+  private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown) {
     if (!request) return;
     this.ctx.storage.sql.exec(
       `INSERT OR REPLACE INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
       accountId,
       request.key,
       request.fingerprint,
-      now,
+      request.claimedAt,
       JSON.stringify(result),
     );
   }
@@ -303,19 +285,17 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   private load(): StoredState | null {
     if (this.state !== undefined) return this.state;
+    if (!this.hasTables()) return (this.state = null);
+    this.createTables(); // tables added since this object was created; a no-op when all exist
     const row = this.ctx.storage.sql.exec<CandidateRow>(`SELECT * FROM candidate`).toArray()[0];
     if (!row) return (this.state = null);
-    const record = JSON.parse(row.record) as CandidateRecord;
-    this.state = {
-      record,
-      condition: compileCondition(record.contract.fulfillment_condition),
-      contractJson: contractJson(record.contract),
+    this.state = stateOf(JSON.parse(row.record) as CandidateRecord, {
       satisfiedMask: row.satisfied_mask,
       eventCount: this.ctx.storage.sql.exec<{ n: number }>(`SELECT COALESCE(MAX(seq), 0) AS n FROM events`).one().n,
       settledStatus: row.settled_status,
       settledSince: row.settled_since,
       indexedVersion: row.indexed_version,
-    };
+    });
     return this.state;
   }
 
@@ -325,8 +305,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * in the same atomic write, so a due window end or index retry is never lost to an eviction.
    */
   private save(state: StoredState, now: number) {
-    const settled = statusAt(state.record.timeline, now);
-    const next: StoredState = { ...state, settledStatus: settled.status, settledSince: settled.since };
+    const next: StoredState = { ...state, ...settledAt(state, now) };
     this.ctx.storage.sql.exec(
       `INSERT OR REPLACE INTO candidate
          (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version)
@@ -349,7 +328,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   /** Brings the D1 index up to the current version; on failure the armed alarm retries. */
-  private async syncIndex(now: number) {
+  private async syncIndex() {
     const { record, indexedVersion } = this.load()!;
     if (indexedVersion >= record.version) return;
     try {
@@ -358,10 +337,64 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       console.error(`candidate ${record.id}: index write failed; the alarm retries it`, error);
       return;
     }
-    // Other requests may have run during the await: re-read before writing.
+    // Other requests and the alarm may have run during the await: save what is current now.
     const current = this.load()!;
-    if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version }, now);
+    if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version }, Date.now());
   }
+}
+
+const TABLES = `
+  CREATE TABLE IF NOT EXISTS candidate (
+    singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
+    record          TEXT NOT NULL,
+    satisfied_mask  INTEGER NOT NULL,
+    settled_status  TEXT NOT NULL,
+    settled_since   INTEGER NOT NULL,
+    indexed_version INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS events (
+    seq         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    value       TEXT,
+    received_at INTEGER NOT NULL,
+    matched     INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS requests (
+    account_id  TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    created_at  INTEGER NOT NULL, -- the key's D1 claim instant
+    result      TEXT NOT NULL,
+    PRIMARY KEY (account_id, key)
+  );`;
+
+/** A value as it comes back from storage: JSON has no Infinity, -0 or `undefined`. */
+const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** The in-memory state of a stored record; the condition is compiled from the stored contract. */
+function stateOf(record: CandidateRecord, stored: Omit<StoredState, "record" | "condition" | "contractJson">): StoredState {
+  return {
+    record,
+    condition: compileCondition(record.contract.fulfillment_condition),
+    contractJson: contractJson(record.contract),
+    ...stored,
+  };
+}
+
+const STATUS_RANK: Record<Status, number> = { OPEN: 0, PENDING: 1, CONFIRMED: 2, FAILED: 2 };
+
+/**
+ * The settled status at `now`: the status the timeline gives, unless the stored one is already
+ * further along. It only ever moves forward, whoever saves and with whatever instant: a request
+ * that saves after an await must not write back a window end the alarm persisted meanwhile.
+ */
+function settledAt(state: StoredState, now: number): Pick<StoredState, "settledStatus" | "settledSince"> {
+  const reached = statusAt(state.record.timeline, now);
+  if (STATUS_RANK[reached.status] > STATUS_RANK[state.settledStatus]) {
+    return { settledStatus: reached.status, settledSince: reached.since };
+  }
+  return { settledStatus: state.settledStatus, settledSince: state.settledSince };
 }
 
 /** The earliest of: the next window end, a retry of an index write not yet confirmed. */

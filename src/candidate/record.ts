@@ -3,7 +3,7 @@
  * One view function serves the single read, the list and every write response, so they agree.
  */
 import type { Contract } from "../domain/contract";
-import type { Json } from "../domain/json";
+import type { Json, JsonText } from "../domain/json";
 import { statusAt, type Timeline } from "../domain/timeline";
 
 export interface CandidateRecord {
@@ -25,14 +25,6 @@ export interface EventView {
   received_at: string;
   matched: boolean;
 }
-
-declare const encodes: unique symbol;
-/**
- * JSON text of a `T`. The candidate object answers with response bodies already serialised, so a
- * stored event's value is spliced in as the text it is stored as: never parsed, copied or
- * serialised again on its way out.
- */
-export type JsonText<T> = string & { readonly [encodes]: T };
 
 /** A contract's JSON text, made once per candidate and spliced into every view of it. */
 export const contractJson = (contract: Contract) => JSON.stringify(contract) as JsonText<Contract>;

@@ -1,5 +1,6 @@
 /** Typed D1 queries for the candidate list index. */
-import type { CandidateBasics, CandidateRecord, JsonText } from "../candidate/record";
+import type { CandidateBasics, CandidateRecord } from "../candidate/record";
+import type { JsonText } from "../domain/json";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 

@@ -6,14 +6,15 @@
  * leaves that name its type and then re-evaluates the tree from the mask, so the cost of an event
  * never depends on the events before it.
  */
-import { dequal } from "dequal";
+import canonicalize from "canonicalize";
 import { COMPARATORS, type ConditionNode } from "./contract";
-import type { Json } from "./json";
+import { isJsonObject, type Json } from "./json";
 
 export interface Leaf {
   event: string;
   field?: string[];
-  match?: Record<string, Json>;
+  /** Each key of `match` with its expected value in canonical JSON (RFC 8785), for JSON equality. */
+  match?: [string, string][];
   comparators: [(typeof COMPARATORS)[number], number][];
 }
 
@@ -43,7 +44,7 @@ export function compileCondition(root: ConditionNode): CompiledCondition {
     leaves.push({
       event: node.event!,
       field: node.field?.split("."),
-      match: node.match,
+      match: node.match && Object.entries(node.match).map(([key, expected]) => [key, canonicalize(expected)!]),
       comparators: COMPARATORS.filter((c) => node[c] !== undefined).map((c) => [c, node[c]!]),
     });
     leavesByEvent.set(node.event!, [...(leavesByEvent.get(node.event!) ?? []), index]);
@@ -65,9 +66,9 @@ export function leafSatisfied(leaf: Leaf, event: SubmittedEvent): boolean {
 
   if (leaf.match !== undefined) {
     const s = subject.value;
-    if (!isPlainObject(s)) return false;
-    for (const [key, expected] of Object.entries(leaf.match)) {
-      if (!Object.hasOwn(s, key) || !dequal(s[key], expected)) return false;
+    if (!isJsonObject(s)) return false;
+    for (const [key, expected] of leaf.match) {
+      if (!Object.hasOwn(s, key) || !jsonEqual(s[key], expected)) return false;
     }
   }
   if (leaf.comparators.length > 0) {
@@ -114,7 +115,7 @@ function valueAtPath(value: unknown, path: string[]): { found: boolean; value?: 
     if (Array.isArray(current)) {
       if (!/^(0|[1-9]\d*)$/.test(key) || Number(key) >= current.length) return { found: false };
       current = current[Number(key)];
-    } else if (isPlainObject(current) && Object.hasOwn(current, key)) {
+    } else if (isJsonObject(current) && Object.hasOwn(current, key)) {
       current = current[key];
     } else {
       return { found: false };
@@ -123,9 +124,14 @@ function valueAtPath(value: unknown, path: string[]): { found: boolean; value?: 
   return { found: true, value: current };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/**
+ * Strict JSON equality (decisions.md §2): two values are equal when their canonical JSON texts
+ * are, whatever their keys are called (`constructor`, `__proto__` are data like any other key).
+ */
+function jsonEqual(value: unknown, expectedCanonical: string): boolean {
+  return canonicalize(value) === expectedCanonical;
 }
+
 
 function compare(op: (typeof COMPARATORS)[number], n: number, bound: number): boolean {
   switch (op) {

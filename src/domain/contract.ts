@@ -3,7 +3,7 @@
  * These zod schemas validate requests, type the code and generate the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
-import { JsonValueSchema, type Json } from "./json";
+import { JsonObjectSchema, type JsonObject } from "./json";
 
 export const MAX_WINDOW_SECONDS = 31_536_000; // 365 days
 export const MAX_CONDITION_LEAVES = 32;
@@ -32,7 +32,7 @@ const comparator = (description: string) => z.number().optional().openapi({ desc
 export interface ConditionNode {
   event?: string;
   field?: string;
-  match?: Record<string, Json>;
+  match?: JsonObject;
   gt?: number;
   gte?: number;
   lt?: number;
@@ -51,8 +51,7 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
       description: "Event type this leaf refers to; compared with the `type` of a submitted event.",
     }),
     field: fieldPath.optional(),
-    match: z
-      .record(z.string(), JsonValueSchema)
+    match: JsonObjectSchema
       .refine((m) => Object.keys(m).length > 0, { message: "must have at least one key" })
       .optional()
       .openapi({

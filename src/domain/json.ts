@@ -2,9 +2,32 @@ import { z } from "@hono/zod-openapi";
 
 /** A JSON value. Typed so it can cross Durable Object RPC, which carries only serialisable types. */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 /**
  * Any JSON value. Request bodies come from JSON.parse, so whatever this accepts is already JSON;
  * it is declared as `unknown` because the OpenAPI generator cannot walk a recursive JSON schema.
+ * It passes the parsed value through untouched, so every key (`__proto__` included) stays data.
  */
 export const JsonValueSchema = z.unknown().openapi({ description: "Any JSON value." }) as unknown as z.ZodType<Json>;
+
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A JSON object with any keys, passed through untouched. Not `z.record`, which copies the object
+ * by assignment and so silently drops a `__proto__` key.
+ */
+export const JsonObjectSchema = z
+  .custom<JsonObject>(isJsonObject, { message: "must be an object" })
+  .openapi({ type: "object", additionalProperties: {} });
+
+declare const encodes: unique symbol;
+/**
+ * JSON text of a `T`. Responses are serialised once, where the data is: stored JSON (event
+ * values, contracts) is spliced in as the text it is stored as, never parsed, copied or
+ * serialised again on its way out.
+ */
+export type JsonText<T> = string & { readonly [encodes]: T };
+/** JSON text of a `T`, streamed. */
+export type JsonStream<T> = ReadableStream<Uint8Array> & { readonly [encodes]: T };

@@ -6,7 +6,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
-import type { JsonText } from "../candidate/record";
+import type { JsonStream, JsonText } from "../domain/json";
 import { ContractSchema } from "../domain/contract";
 import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
@@ -17,8 +17,8 @@ import type { AppEnv } from "../app-env";
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-/** Sends a body the candidate object serialised, typed (for the route's schema) as what it encodes. */
-export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body: JsonText<T>, status: S) =>
+/** Sends a body serialised where its data is, typed (for the route's schema) as what it encodes. */
+export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body: JsonText<T> | JsonStream<T>, status: S) =>
   c.body(body, status, { "Content-Type": "application/json" }) as unknown as Response & TypedResponse<JSONParsed<T>, S, "json">;
 
 const timestamp = (description: string) =>

@@ -1,0 +1,220 @@
+/**
+ * JSON at its edges: numbers JSON.parse cannot hold, keys that name JavaScript internals
+ * (`__proto__`, `constructor`, ...), and bodies that differ only in key order. Every value either
+ * comes back exactly as sent or is refused; `match` is JSON equality whatever the keys.
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { evictDurableObject } from "cloudflare:test";
+import { call, client, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+
+const JSON_HEADERS = { "Content-Type": "application/json" };
+
+/** Posts raw JSON text, as a client that writes `1e999` or `__proto__` keys would. */
+const postRaw = (account: TestAccount, path: string, raw: string, headers: Record<string, string> = {}) =>
+  call("POST", path, { token: account.token, raw, headers: { ...JSON_HEADERS, ...headers } });
+
+async function candidateWith(account: TestAccount, fulfillmentCondition: string) {
+  const alias = freshAlias();
+  const raw = `{"customer_uuid":"c","candidate_alias":"${alias}","contract":{"price":1,"activity_window":3600,
+    "review_window":60,"timeout_outcome":"fail","fulfillment_condition":${fulfillmentCondition}}}`;
+  const res = await postRaw(account, "/v1/candidates", raw);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return alias;
+}
+
+const expectRefusedAt = (res: { status: number; body: any }, path: string) => {
+  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expect(res.body.error.code).toBe("VALIDATION_ERROR");
+  expect(res.body.error.details).toContainEqual({ path, message: expect.stringMatching(/finite number/) });
+};
+
+describe("numbers JSON.parse cannot hold", () => {
+  it("are refused anywhere in a body, at their path, and change nothing", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"e"}`);
+    const cases: [string, string, string][] = [
+      ["/v1/schemas", `{"contract":{"price":1e999,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`, "contract.price"],
+      ["/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"n":1e999}}}}`, "contract.fulfillment_condition.match.n"],
+      ["/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","gte":-1e999}}}`, "contract.fulfillment_condition.gte"],
+      ["/v1/events", `{"candidate_alias":"${alias}","type":"e","value":1e999}`, "value"],
+      ["/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"a":[1,{"b":-1E400}]}}`, "value.a.1.b"],
+    ];
+    for (const [path, raw, at] of cases) expectRefusedAt(await postRaw(account, path, raw), at);
+    const api = client(account);
+    expect((await api.get("/v1/schemas")).body.data).toEqual([]);
+    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+  });
+
+  it("keep the largest and smallest finite numbers exactly", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"e","match":{"n":1.7976931348623157e308}}`);
+    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"n":1.7976931348623157E308,"m":5e-324}}`);
+    expect(res.status).toBe(201);
+    expect(res.body.event).toMatchObject({ value: { n: 1.7976931348623157e308, m: 5e-324 }, matched: true });
+  });
+});
+
+describe("keys that name JavaScript internals", () => {
+  it("match by JSON equality, `constructor` included", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"car","match":{"car":{"constructor":{"name":"Ferrari"}}}}`);
+    const send = (value: string) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"car","value":${value}}`);
+    expect((await send(`{"car":{"constructor":{"name":"Fiat"}}}`)).body.event.matched).toBe(false);
+    const hit = await send(`{"car":{"constructor":{"name":"Ferrari"}},"extra":1}`);
+    expect(hit.body.event.matched).toBe(true);
+    expect(hit.body.candidate.status).toBe("PENDING");
+  });
+
+  it("keep a `__proto__` key in `match` as data: the condition is not weakened", async () => {
+    const account = await createAccount();
+    const condition = `{"event":"e","match":{"__proto__":{"admin":true},"plan":"pro"}}`;
+    const alias = await candidateWith(account, condition);
+    const read = await call("GET", `/v1/candidates/${alias}`, { token: account.token });
+    const raw = JSON.stringify(read.body.contract.fulfillment_condition);
+    expect(raw).toBe(condition);
+
+    const send = (value: string) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":${value}}`);
+    expect((await send(`{"plan":"pro"}`)).body.event.matched).toBe(false);
+    expect((await send(`{"plan":"pro","__proto__":{"admin":false}}`)).body.event.matched).toBe(false);
+    await evictDurableObject(objectOf(alias)); // compiled again from storage: the same condition
+    expect((await send(`{"plan":"pro"}`)).body.event.matched).toBe(false);
+    const hit = await send(`{"__proto__":{"admin":true},"plan":"pro"}`);
+    expect(hit.body.event.matched).toBe(true);
+    expect(JSON.stringify(hit.body.event.value)).toBe(`{"__proto__":{"admin":true},"plan":"pro"}`);
+  });
+
+  it("round-trip in schemas: stored and listed with every key", async () => {
+    const account = await createAccount();
+    const raw = `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail",
+      "fulfillment_condition":{"event":"e","match":{"__proto__":{"x":1},"toString":"s","prototype":[]}}}}`;
+    const created = await postRaw(account, "/v1/schemas", raw);
+    expect(created.status).toBe(201);
+    const match = `{"__proto__":{"x":1},"toString":"s","prototype":[]}`;
+    expect(JSON.stringify(created.body.contract.fulfillment_condition.match)).toBe(match);
+    const listed = await call("GET", "/v1/schemas", { token: account.token });
+    expect(JSON.stringify(listed.body.data[0].contract.fulfillment_condition.match)).toBe(match);
+  });
+});
+
+describe("Idempotency-Key and key order", () => {
+  it("replays a body whose keys come in another order: it is the same request", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"e"}`);
+    const headers = { "Idempotency-Key": `k-${crypto.randomUUID()}` };
+    const first = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":1,"d":2}]}}`, headers);
+    expect(first.status).toBe(201);
+    const again = await postRaw(account, "/v1/events", `{"value":{"b":[{"d":2,"c":1}],"a":1.0},"type":"x","candidate_alias":"${alias}"}`, headers);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const other = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":2,"d":1}]}}`, headers);
+    expect(other.status).toBe(409);
+    expect((await client(account).get(`/v1/candidates/${alias}`)).body.events).toHaveLength(1);
+  });
+});
+
+// ---- properties --------------------------------------------------------------------------------
+
+/** A JSON document as text and as the value a conforming parser gives (null: it must be refused). */
+interface Doc {
+  text: string;
+  value: unknown;
+  finite: boolean;
+}
+
+const edgeKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "a", "");
+const edgeNumber = fc.constantFrom<[string, number]>(
+  ["-0", -0],
+  ["0", 0],
+  ["1e308", 1e308],
+  ["-1.7976931348623157e308", -1.7976931348623157e308],
+  ["5e-324", 5e-324],
+  ["1e999", Infinity],
+  ["-1e999", -Infinity],
+  ["9007199254740993", 2 ** 53], // beyond 2^53: parsed to the nearest double
+  ["0.1", 0.1],
+);
+
+const doc: fc.Arbitrary<Doc> = fc.letrec<{ doc: Doc }>((tie) => ({
+  doc: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    edgeNumber.map(([text, value]) => ({ text, value, finite: Number.isFinite(value) })),
+    fc.oneof(fc.string({ maxLength: 5 }), edgeKey).map((s) => ({ text: JSON.stringify(s), value: s, finite: true })),
+    fc.constantFrom(null, true, false).map((v) => ({ text: JSON.stringify(v), value: v, finite: true })),
+    fc.array(tie("doc"), { maxLength: 3 }).map((items) => ({
+      text: `[${items.map((i) => i.text).join(",")}]`,
+      value: items.map((i) => i.value),
+      finite: items.every((i) => i.finite),
+    })),
+    fc.array(fc.tuple(edgeKey, tie("doc")), { maxLength: 4 }).map((entries) => {
+      const value: Record<string, unknown> = {};
+      // defineProperty, so `__proto__` is an own key as JSON.parse makes it; the last duplicate wins.
+      for (const [k, v] of entries) Object.defineProperty(value, k, { value: v.value, enumerable: true, configurable: true, writable: true });
+      return {
+        text: `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v.text}`).join(",")}}`,
+        value,
+        finite: Object.values(value).every(allFinite), // a duplicate key keeps only its last value
+      };
+    }),
+  ),
+})).doc;
+
+function allFinite(value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || value === null) return true;
+  return Object.values(value).every(allFinite);
+}
+
+/** JSON equality, written independently of the service: numbers by value (-0 is 0), keys as data. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as any)[k], (b as any)[k]));
+}
+
+describe("random JSON with edge keys and numbers", () => {
+  it("event values come back equal to what was sent, in the answer and the read, or are refused", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"never"}`);
+    await fc.assert(
+      fc.asyncProperty(doc, async (value) => {
+        const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"t","value":${value.text}}`);
+        if (!value.finite) {
+          expect(res.status).toBe(400);
+          return;
+        }
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(jsonEqual(res.body.event.value, value.value), `${value.text} came back as ${JSON.stringify(res.body.event.value)}`).toBe(true);
+        const read = await call("GET", `/v1/candidates/${alias}`, { token: account.token });
+        const stored = read.body.events.find((e: any) => e.id === res.body.event.id);
+        expect(jsonEqual(stored.value, value.value)).toBe(true);
+      }),
+      { numRuns: 120 },
+    );
+  });
+
+  it("`match` agrees with JSON equality, before and after the object is evicted", async () => {
+    const account = await createAccount();
+    await fc.assert(
+      // Half the time the event carries the expected value itself (as new objects, from its text).
+      fc.asyncProperty(doc, fc.option(doc, { nil: undefined }), fc.boolean(), async (expected, other, evict) => {
+        const actual = other ?? expected;
+        fc.pre(expected.finite && actual.finite);
+        const alias = await candidateWith(account, `{"event":"e","match":{"k":${expected.text}}}`);
+        if (evict) await evictDurableObject(objectOf(alias));
+        const send = (v: Doc) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"k":${v.text}}}`);
+        const res = await send(actual);
+        expect(res.status).toBe(201);
+        const equal = jsonEqual(expected.value, actual.value);
+        expect(res.body.event.matched, `${expected.text} vs ${actual.text}`).toBe(equal);
+        // The expected value itself always matches.
+        if (!equal) expect((await send(expected)).body.event.matched).toBe(true);
+      }),
+      { numRuns: 80 },
+    );
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * What a candidate object keeps: nothing at all for an alias that has no candidate; a settled
+ * status that only moves forward whoever saves; Idempotency-Key records dated like D1's.
+ */
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { call, client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
+import { useClock } from "../support/clock";
+import type { CandidateRpc } from "../../src/candidate/object";
+
+const userTables = (alias: string) =>
+  inCandidate(alias, (_instance, state) =>
+    state.storage.sql
+      .exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`)
+      .toArray()
+      .map((r) => r.name),
+  );
+
+describe("an alias with no candidate", () => {
+  it("stores nothing, whatever is asked of its object", async () => {
+    const account = await createAccount();
+    const alias = freshAlias("nobody");
+    const key = { "Idempotency-Key": `k-${crypto.randomUUID()}` };
+    expect((await call("GET", `/v1/candidates/${alias}`, { token: account.token })).status).toBe(404);
+    expect((await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" } })).status).toBe(404);
+    expect((await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: key })).status).toBe(404);
+    expect((await call("POST", `/v1/candidates/${alias}/resolve`, { token: account.token, json: { outcome: "FAILED" } })).status).toBe(404);
+    expect(await userTables(alias)).toEqual([]);
+    const size = await inCandidate(alias, (_i, state) => state.storage.sql.databaseSize);
+    const fresh = await inCandidate(freshAlias("untouched"), (_i, state) => state.storage.sql.databaseSize);
+    expect(size).toBe(fresh);
+  });
+
+  it("gets its tables with its candidate", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    expect((await userTables(alias)).sort()).toEqual(["candidate", "events", "requests"]);
+  });
+});
+
+describe("the settled status", () => {
+  it("only moves forward: a save after an await never writes back a window end the alarm persisted", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const t0 = clock.now();
+    const alias = freshAlias();
+    await inCandidate(alias, async (instance) => {
+      // The create awaits its D1 index write; meanwhile the activity window (1 ms) ends and the
+      // alarm persists it. The create's own save after the await must not undo that.
+      const creating = (instance as unknown as CandidateRpc).create({
+        accountId: account.id,
+        alias,
+        customerUuid: "c",
+        schemaId: null,
+        contract: contract({ activity_window: 0.001, review_window: 60 }) as never,
+      });
+      clock.set(t0 + 5);
+      await instance.alarm();
+      await creating;
+    });
+    const settled = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one());
+    expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 1 });
+  });
+});
+
+describe("Idempotency-Key records", () => {
+  it("are dated by the key's D1 claim in the object too: one expiry decides both", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const alias = freshAlias();
+    await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const key = `k-${crypto.randomUUID()}`;
+    const res = await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: { "Idempotency-Key": key } });
+    expect(res.status).toBe(201);
+    const d1 = await env.DB.prepare(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`).bind(account.id, key).first();
+    const object = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT created_at FROM requests WHERE key = ?`, key).one());
+    expect(object.created_at).toBe(d1!.created_at);
+
+    // An object asked with a later claim judges the key's age by that claim, not by its own clock.
+    const rpc = (stub: unknown) => stub as CandidateRpc;
+    const claimedAt = (d1!.created_at as number) + 24 * 3_600_000;
+    const later = await inCandidate(alias, (instance) =>
+      rpc(instance).recordEvent(account.id, { type: "y", hasValue: false }, { key, fingerprint: "another request", claimedAt }),
+    );
+    expect(later.ok).toBe(true);
+  });
+});

@@ -1,64 +1,93 @@
 /**
- * Per-account rate limiting with the Workers rate-limiting binding (limits in wrangler.toml).
+ * Rate limits, enforced by the Workers rate-limiting binding (limits in wrangler.toml), and the
+ * RateLimit headers that report them (draft-ietf-httpapi-ratelimit-headers, and the widely used
+ * older trio).
  *
- * The binding answers only allowed or not, so the allowance reported in the RateLimit headers is
- * counted here, per isolate, in the same wall-clock-aligned windows the binding uses. Locally (one
- * isolate) it is exact; on Cloudflare, where the binding's own counts are per location and
- * approximate, it is this isolate's view.
+ * - per account: every authenticated /v1 request, with its allowance on every response;
+ * - per client address: failed authentication (see auth.ts), so guessing tokens is slow and a
+ *   flood of bad tokens costs no database lookups.
+ *
+ * The binding answers only allowed or not, so the allowance reported is counted here, per
+ * isolate, in the same wall-clock-aligned windows the binding uses. Locally (one isolate) it is
+ * exact; on Cloudflare, where the binding's own counts are per location and approximate, it is
+ * this isolate's view.
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
 import type { AppEnv } from "./app-env";
 
-const MAX_TRACKED_ACCOUNTS = 10_000;
-/** Account id -> requests this isolate let through in the current window. */
-const windows = new Map<string, { window: number; count: number }>();
+export interface LimitPolicy {
+  name: string;
+  limit: number;
+  periodSeconds: number;
+}
 
-/** Reads change nothing, so they run while the limiter answers (and are discarded if over). */
-const SAFE_METHODS = new Set(["GET", "HEAD"]);
+const MAX_TRACKED_KEYS = 10_000;
 
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const verdict = c.env.RATE_LIMITER.limit({ key: c.var.accountId });
-  let headers: Record<string, string>;
-  if (SAFE_METHODS.has(c.req.method)) {
-    await next();
-    headers = countRequest(c.env, c.var.accountId, (await verdict).success);
-  } else {
-    headers = countRequest(c.env, c.var.accountId, (await verdict).success);
-    await next();
+/** Counts of what one policy let through in the current window, per key, in this isolate. */
+class WindowCounts {
+  private counts = new Map<string, { window: number; count: number }>();
+
+  /** Counts one allowed request for `key`; the allowance left in this window. */
+  count(policy: LimitPolicy, key: string, now: number): number {
+    const window = windowOf(policy, now);
+    let seen = this.counts.get(key);
+    if (!seen || seen.window !== window) {
+      if (this.counts.size >= MAX_TRACKED_KEYS) this.counts.clear();
+      seen = { window, count: 0 };
+      this.counts.set(key, seen);
+    }
+    seen.count++;
+    return Math.max(0, policy.limit - seen.count);
   }
-  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-});
+}
 
-/** Counts the request in this isolate's window; the RateLimit headers, or 429 when refused. */
-function countRequest(env: Env, accountId: string, allowed: boolean): Record<string, string> {
-  const limit = env.RATE_LIMIT_REQUESTS;
-  const periodMs = env.RATE_LIMIT_PERIOD_SECONDS * 1000;
-  const now = Date.now();
-  const window = Math.floor(now / periodMs);
-  let seen = windows.get(accountId);
-  if (!seen || seen.window !== window) {
-    if (windows.size >= MAX_TRACKED_ACCOUNTS) windows.clear();
-    seen = { window, count: 0 };
-    windows.set(accountId, seen);
-  }
-  if (allowed) seen.count++;
-  const remaining = allowed ? Math.max(0, limit - seen.count) : 0;
-  const reset = Math.max(1, Math.ceil(((window + 1) * periodMs - now) / 1000));
+const windowOf = (policy: LimitPolicy, now: number) => Math.floor(now / (policy.periodSeconds * 1000));
 
-  // draft-ietf-httpapi-ratelimit-headers: the structured fields, and the widely used older trio.
-  const headers = {
-    "RateLimit-Policy": `"per-account";q=${limit};w=${periodMs / 1000}`,
-    RateLimit: `"per-account";r=${remaining};t=${reset}`,
-    "RateLimit-Limit": String(limit),
+/** Seconds until the current window of `policy` ends (at least 1). */
+export function secondsToReset(policy: LimitPolicy, now: number): number {
+  const periodMs = policy.periodSeconds * 1000;
+  return Math.max(1, Math.ceil(((windowOf(policy, now) + 1) * periodMs - now) / 1000));
+}
+
+export function rateLimitHeaders(policy: LimitPolicy, remaining: number, now: number): Record<string, string> {
+  const reset = secondsToReset(policy, now);
+  return {
+    "RateLimit-Policy": `"${policy.name}";q=${policy.limit};w=${policy.periodSeconds}`,
+    RateLimit: `"${policy.name}";r=${remaining};t=${reset}`,
+    "RateLimit-Limit": String(policy.limit),
     "RateLimit-Remaining": String(remaining),
     "RateLimit-Reset": String(reset),
   };
-  if (!allowed) {
-    throw new ApiError("RATE_LIMITED", `Too many requests: at most ${limit} every ${periodMs / 1000} seconds per account.`, undefined, {
-      ...headers,
-      "Retry-After": String(reset),
-    });
-  }
-  return headers;
 }
+
+/** The 429 of every policy: its headers, `Retry-After`, and what the limit is. */
+export function rateLimited(policy: LimitPolicy, what: string, now: number): ApiError {
+  return new ApiError(
+    "RATE_LIMITED",
+    `Too many ${what}: at most ${policy.limit} every ${policy.periodSeconds} seconds.`,
+    undefined,
+    { ...rateLimitHeaders(policy, 0, now), "Retry-After": String(secondsToReset(policy, now)) },
+  );
+}
+
+const accountPolicy = (env: Env): LimitPolicy => ({
+  name: "per-account",
+  limit: env.RATE_LIMIT_REQUESTS,
+  periodSeconds: env.RATE_LIMIT_PERIOD_SECONDS,
+});
+const accountCounts = new WindowCounts();
+
+/**
+ * Counts the request against its account's limit before anything else runs: a refused request
+ * does no work. Every response carries the allowance left.
+ */
+export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
+  const policy = accountPolicy(c.env);
+  const { success } = await c.env.RATE_LIMITER.limit({ key: c.var.accountId });
+  const now = Date.now();
+  if (!success) throw rateLimited(policy, "requests for this account", now);
+  const headers = rateLimitHeaders(policy, accountCounts.count(policy, c.var.accountId, now), now);
+  await next();
+  for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+});

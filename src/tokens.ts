@@ -3,6 +3,13 @@
  * No imports, so Node can load this file directly.
  */
 export const TOKEN_PREFIX = "cct_";
+/** Base64url characters after the prefix: 256 random bits. */
+const TOKEN_SECRET_CHARS = 43;
+const TOKEN_FORMAT = new RegExp(`^${TOKEN_PREFIX}[A-Za-z0-9_-]{${TOKEN_SECRET_CHARS}}$`);
+
+/** Whether `text` has the form of a token this service mints; anything else is refused unlooked-up. */
+export const isWellFormedToken = (text: string) => TOKEN_FORMAT.test(text);
+
 /** Characters of a token kept in clear (with the prefix) so people can tell their tokens apart. */
 const VISIBLE_CHARS = 8;
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { call, createAccount } from "../support/api";
 import { useClock } from "../support/clock";
+import { TOKEN_CACHE_MAX_BYTES, tokenCacheStats } from "../../src/auth";
 
 describe("authentication", () => {
   it("answers a missing or malformed Authorization header with 401 MISSING_API_TOKEN", async () => {
@@ -61,5 +62,85 @@ describe("authentication", () => {
     const res = await call("GET", "/v1/schemas", { token: account.token });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("INVALID_API_TOKEN");
+  });
+});
+
+/** A token of the right form that no account has. */
+const unknownToken = () => `cct_${"A".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}`;
+
+/** The local limiter counts in windows of the real clock: start early in one (see rate-limit.test). */
+async function startOfWindow(periodSeconds: number, needSeconds = 10) {
+  const periodMs = periodSeconds * 1000;
+  const left = periodMs - (Date.now() % periodMs);
+  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+/** Runs `fn` with the token table unreachable, so any lookup would be a 500. */
+async function withoutTokenTable<T>(fn: () => Promise<T>): Promise<T> {
+  await env.DB.exec(`ALTER TABLE api_tokens RENAME TO api_tokens_offline`);
+  try {
+    return await fn();
+  } finally {
+    await env.DB.exec(`ALTER TABLE api_tokens_offline RENAME TO api_tokens`);
+  }
+}
+
+describe("abuse of authentication", () => {
+  it("refuses a string that is not a well-formed token without looking it up", async () => {
+    const malformed = ["cct_short", `cct_${"A".repeat(44)}`, `cct_${"A".repeat(42)}+`, "x".repeat(100_000), `CCT_${"A".repeat(43)}`];
+    await withoutTokenTable(async () => {
+      for (const [i, token] of malformed.entries()) {
+        const res = await call("GET", "/v1/schemas", { token, headers: { "CF-Connecting-IP": `192.0.2.${i}` } });
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe("INVALID_API_TOKEN");
+      }
+    });
+  });
+
+  it("caches only tokens that authenticate: a flood of bad ones neither grows the cache nor evicts", async () => {
+    const account = await createAccount();
+    expect((await call("GET", "/v1/schemas", { token: account.token })).status).toBe(200);
+    const before = tokenCacheStats();
+    const flood = Array.from({ length: 200 }, (_, i) =>
+      call("GET", "/v1/schemas", {
+        token: i % 2 ? unknownToken() : "junk".repeat(25_000),
+        headers: { "CF-Connecting-IP": `10.0.${i >> 8}.${i & 255}` },
+      }),
+    );
+    for (const res of await Promise.all(flood)) expect(res.status).toBe(401);
+    expect(tokenCacheStats()).toEqual(before);
+    expect(before.bytes).toBeLessThanOrEqual(TOKEN_CACHE_MAX_BYTES);
+    // The real account's entry survived: it answers from the cache with the token table gone.
+    await withoutTokenTable(async () => {
+      expect((await call("GET", "/v1/schemas", { token: account.token })).status).toBe(200);
+    });
+  });
+
+  it("rate limits failed authentication per client address, then refuses without a lookup", async () => {
+    await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS);
+    const limit = env.AUTH_FAILURE_LIMIT_REQUESTS;
+    const attacker = { "CF-Connecting-IP": `203.0.113.${Math.floor(Math.random() * 250)}` };
+    const account = await createAccount();
+    expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
+
+    const attempts = await Promise.all(
+      Array.from({ length: limit }, (_, i) => call("GET", "/v1/schemas", { token: i % 3 ? unknownToken() : undefined, headers: attacker })),
+    );
+    for (const res of attempts) expect(res.status).toBe(401);
+    const over = await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker });
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    expect(over.headers.get("RateLimit-Policy")).toBe(`"auth-failures-per-address";q=${limit};w=${env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS}`);
+
+    await withoutTokenTable(async () => {
+      // Refused before any lookup (a lookup would fail with the table gone)...
+      expect((await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker })).status).toBe(429);
+      expect((await call("GET", "/v1/schemas", { headers: attacker })).status).toBe(429);
+      // ...while an authenticated client at that address, and every other address, carry on.
+      expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
+    });
+    const elsewhere = await call("GET", "/v1/schemas", { token: unknownToken(), headers: { "CF-Connecting-IP": "198.18.0.1" } });
+    expect(elsewhere.status).toBe(401);
   });
 });

@@ -91,14 +91,23 @@ export function createApp() {
   return app;
 }
 
-/** For 405: which methods the app's routes accept on a concrete path. */
+/**
+ * For 405: which methods the app's routes accept on exactly this path. A trailing slash is another
+ * path (404), as Hono routes it: never a 405 that names the method just refused.
+ */
 function methodsByPath(routes: { method: string; path: string }[]) {
   const patterns = routes
     .filter((r) => r.method !== "ALL")
-    .map((r) => ({ method: r.method, regex: new RegExp(`^${r.path.replace(/:[^/]+/g, "[^/]+")}/?$`) }));
+    .map((r) => ({ method: r.method, regex: pathPattern(r.path) }));
   return (path: string) => {
     const methods = new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method));
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods];
   };
+}
+
+/** `/v1/candidates/:alias` -> a regex matching exactly the concrete paths of that route. */
+function pathPattern(routePath: string): RegExp {
+  const segments = routePath.split("/").map((s) => (s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  return new RegExp(`^${segments.join("/")}$`);
 }

@@ -34,6 +34,32 @@ describe("routing", () => {
     expect(del.headers.get("Allow")).toContain("GET");
   });
 
+  it("treats a trailing slash as another path: 404, never a 405 naming the method used", async () => {
+    const { token } = await createAccount();
+    for (const [method, path] of [
+      ["GET", "/v1/candidates/"],
+      ["POST", "/v1/candidates/"],
+      ["GET", "/v1/schemas/"],
+      ["POST", "/v1/events/"],
+      ["POST", "/v1/candidates/some-alias-1/resolve/"],
+      ["GET", "/v1/openapi.json/"],
+    ]) {
+      const res = await call(method, path, method === "GET" ? { token } : { token, json: {} });
+      expectError(res, 404, "NOT_FOUND");
+      expect(res.headers.get("Allow")).toBeNull();
+    }
+  });
+
+  it("never lists the refused method in Allow", async () => {
+    const { token } = await createAccount();
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      for (const path of ["/v1/schemas", "/v1/schemas/x", "/v1/candidates", "/v1/candidates/some-alias-1", "/v1/candidates/some-alias-1/resolve", "/v1/events", "/v1/openapi.json"]) {
+        const res = await call(method, path, { token });
+        if (res.status === 405) expect(res.headers.get("Allow")!.split(", "), `${method} ${path}`).not.toContain(method);
+      }
+    }
+  });
+
   it("gives every response a Request-Id, including successes", async () => {
     const { token } = await createAccount();
     const res = await call("GET", "/v1/schemas", { token });

@@ -8,5 +8,7 @@ export interface AppEnv {
     requestId: string;
     /** Set when a POST carries an Idempotency-Key and holds it. */
     idempotency?: IdempotentRequest;
+    /** Set when the handler stored the key's response in the same D1 transaction as its change. */
+    idempotencyRecorded?: boolean;
   };
 }

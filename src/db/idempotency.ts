@@ -53,15 +53,29 @@ export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<
   return { kind: "in_progress" };
 }
 
-/** Stores the response of the request that holds the key. */
-export async function completeIdempotencyKey(db: D1Database, c: KeyClaim, status: number, body: string) {
-  await db
+/**
+ * The statement that stores the response of the request holding the key. `onlyIf` (SQL with its
+ * parameters) makes it conditional, for a batch that records the response in the same
+ * transaction as the change it describes, only if that change happened.
+ */
+export function completionStatement(
+  db: D1Database,
+  c: Pick<KeyClaim, "accountId" | "key" | "fingerprint">,
+  status: number,
+  body: string,
+  onlyIf?: { sql: string; params: (string | number)[] },
+) {
+  return db
     .prepare(
       `UPDATE idempotency_keys SET status = ?, body = ?, locked_until = NULL
-       WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL`,
+       WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(status, body, c.accountId, c.key, c.fingerprint)
-    .run();
+    .bind(status, body, c.accountId, c.key, c.fingerprint, ...(onlyIf?.params ?? []));
+}
+
+/** Stores the response of the request that holds the key. */
+export async function completeIdempotencyKey(db: D1Database, c: KeyClaim, status: number, body: string) {
+  await completionStatement(db, c, status, body).run();
 }
 
 /** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */

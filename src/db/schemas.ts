@@ -1,78 +1,78 @@
-/** Typed D1 queries for the schemas table. */
+/** Typed D1 queries for the schemas table. Contracts stay the JSON text they are stored as. */
 import { uuidv7 } from "uuidv7";
 import type { Contract } from "../domain/contract";
+import type { JsonText } from "../domain/json";
 
 export const MAX_SCHEMAS_PER_ACCOUNT = 1000;
 
-export interface SchemaRecord {
-  id: string;
-  accountId: string;
-  contract: Contract;
-  createdAt: number;
-  updatedAt: number;
-}
-
-interface SchemaRow {
+export interface SchemaRow {
   id: string;
   account_id: string;
-  contract: string;
+  contract: JsonText<Contract>;
   created_at: number;
   updated_at: number;
 }
 
-const fromRow = (row: SchemaRow): SchemaRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  contract: JSON.parse(row.contract) as Contract,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Contract;
 
-/** Creates a schema unless the account already holds the maximum; null when it does. */
-export async function insertSchema(db: D1Database, accountId: string, contract: Contract, now: number) {
-  const record: SchemaRecord = { id: uuidv7(), accountId, contract, createdAt: now, updatedAt: now };
-  // One statement, so two concurrent creates cannot both pass the limit.
-  const result = await db
+/**
+ * The statement that creates a schema unless the account already holds the maximum (one
+ * statement, so two concurrent creates cannot both pass the limit); `changes` is 0 when it holds.
+ */
+export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number) {
+  const row: SchemaRow = {
+    id: uuidv7(),
+    account_id: accountId,
+    contract: JSON.stringify(contract) as JsonText<Contract>,
+    created_at: now,
+    updated_at: now,
+  };
+  const statement = db
     .prepare(
       `INSERT INTO schemas (id, account_id, contract, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?4, ?4
        WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5`,
     )
-    .bind(record.id, accountId, JSON.stringify(contract), now, MAX_SCHEMAS_PER_ACCOUNT)
-    .run();
-  return result.meta.changes === 1 ? record : null;
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT);
+  return { row, statement };
 }
 
-export async function listSchemas(db: D1Database, accountId: string): Promise<SchemaRecord[]> {
-  const { results } = await db
-    .prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY created_at DESC, id DESC`)
-    .bind(accountId)
-    .all<SchemaRow>();
-  return results.map(fromRow);
+/** Where a page of the newest-first list starts: after this schema. */
+export interface SchemaCursor {
+  createdAt: number;
+  id: string;
+}
+
+/** A page of the account's schemas, newest first (ties by id), after `cursor`. */
+export async function schemaPage(db: D1Database, accountId: string, cursor: SchemaCursor | null, limit: number) {
+  const { results } = cursor
+    ? await db
+        .prepare(
+          `SELECT * FROM schemas WHERE account_id = ? AND (created_at, id) < (?, ?)
+           ORDER BY created_at DESC, id DESC LIMIT ?`,
+        )
+        .bind(accountId, cursor.createdAt, cursor.id, limit)
+        .all<SchemaRow>()
+    : await db
+        .prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
+        .bind(accountId, limit)
+        .all<SchemaRow>();
+  return results;
 }
 
 export async function getSchema(db: D1Database, accountId: string, id: string) {
-  const row = await db
-    .prepare(`SELECT * FROM schemas WHERE account_id = ? AND id = ?`)
-    .bind(accountId, id)
-    .first<SchemaRow>();
-  return row ? fromRow(row) : null;
+  return db.prepare(`SELECT * FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, id).first<SchemaRow>();
 }
 
 export async function newestSchema(db: D1Database, accountId: string) {
-  const row = await db
-    .prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT 1`)
-    .bind(accountId)
-    .first<SchemaRow>();
-  return row ? fromRow(row) : null;
+  return (await schemaPage(db, accountId, null, 1))[0] ?? null;
 }
 
 export async function updateSchema(db: D1Database, accountId: string, id: string, contract: Contract, now: number) {
-  const row = await db
+  return db
     .prepare(`UPDATE schemas SET contract = ?, updated_at = ? WHERE account_id = ? AND id = ? RETURNING *`)
     .bind(JSON.stringify(contract), now, accountId, id)
     .first<SchemaRow>();
-  return row ? fromRow(row) : null;
 }
 
 /** True when a schema was deleted. */

@@ -4,7 +4,7 @@ import { ContractSchema, type Contract } from "../domain/contract";
 import { STATUSES } from "../domain/timeline";
 import { candidateJson, candidatePageJson } from "../candidate/record";
 import type { CandidateRpc } from "../candidate/object";
-import { newestSchema } from "../db/schemas";
+import { newestSchema, parseContract } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
 import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
@@ -135,7 +135,7 @@ async function contractFor(
   if (body.contract) return { contract: body.contract, schemaId: null };
   if (body.schema_id !== undefined) {
     const schema = await requireSchema(env.DB, accountId, body.schema_id);
-    return { contract: schema.contract, schemaId: schema.id };
+    return { contract: parseContract(schema), schemaId: schema.id };
   }
   const newest = await newestSchema(env.DB, accountId);
   if (!newest) {
@@ -143,7 +143,7 @@ async function contractFor(
       { path: "schema_id", message: "is required: the account has no schema to take the contract from" },
     ]);
   }
-  return { contract: newest.contract, schemaId: newest.id };
+  return { contract: parseContract(newest), schemaId: newest.id };
 }
 
 export const candidatesRouter = createRouter()

@@ -1,27 +1,67 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ContractSchema } from "../domain/contract";
+import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
+import { completionStatement } from "../db/idempotency";
 import {
   BODY_ERRORS,
   createRouter,
   errorResponses,
   POST_ERRORS,
   SchemaSchema,
+  sendJsonText,
   withJsonBody,
   withPostBody,
 } from "./models";
 
+type SchemaView = z.infer<typeof SchemaSchema>;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const schemaView = (s: db.SchemaRecord) => ({
-  id: s.id,
-  user_id: s.accountId,
-  contract: s.contract,
-  created_at: iso(s.createdAt),
-  updated_at: iso(s.updatedAt),
-});
+/** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
+function schemaJson(row: db.SchemaRow) {
+  const [before, after] = [{ id: row.id, user_id: row.account_id }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
+  return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
+}
+
+/** Schemas read from D1 per page of the streamed list: bounds the Worker's memory (64 KiB each at most). */
+const LIST_PAGE_SIZE = 20;
+
+/**
+ * All of the account's schemas, newest first, as one JSON body streamed page by page from D1, so
+ * the Worker holds at most one page however many there are. The first page is read before the
+ * response starts, so a failing database is still a clean 500.
+ */
+async function schemaListStream(database: D1Database, accountId: string): Promise<JsonStream<{ data: SchemaView[] }>> {
+  const encoder = new TextEncoder();
+  let page = await db.schemaPage(database, accountId, null, LIST_PAGE_SIZE);
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(`{"data":[`));
+    },
+    async pull(controller) {
+      if (page.length > 0) {
+        controller.enqueue(encoder.encode((first ? "" : ",") + page.map(schemaJson).join(",")));
+        first = false;
+      }
+      if (page.length < LIST_PAGE_SIZE) {
+        controller.enqueue(encoder.encode("]}"));
+        controller.close();
+        return;
+      }
+      const last = page[page.length - 1];
+      try {
+        page = await db.schemaPage(database, accountId, { createdAt: last.created_at, id: last.id }, LIST_PAGE_SIZE);
+      } catch (error) {
+        console.error(`schema list of account ${accountId} failed midway`, error);
+        controller.error(error); // the client sees a truncated body, never a partial list as whole
+      }
+    },
+  }) as JsonStream<{ data: SchemaView[] }>;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -104,26 +144,35 @@ const remove = createRoute({
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
     const { contract } = c.req.valid("json");
-    const schema = await db.insertSchema(c.env.DB, c.var.accountId, contract, Date.now());
-    if (!schema) {
+    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, Date.now());
+    const body = schemaJson(row);
+    const key = c.var.idempotency;
+    // With an Idempotency-Key, the key's response is stored in the same transaction as the schema
+    // (only if the schema was made): no crash between the two can create the schema twice.
+    const [inserted] = await c.env.DB.batch(
+      key
+        ? [statement, completionStatement(c.env.DB, { accountId: c.var.accountId, ...key }, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
+        : [statement],
+    );
+    if (inserted.meta.changes !== 1) {
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
     }
-    return c.json(schemaView(schema), 201);
+    if (key) c.set("idempotencyRecorded", true);
+    return sendJsonText(c, body, 201);
   })
   .openapi(list, async (c) => {
-    const schemas = await db.listSchemas(c.env.DB, c.var.accountId);
-    return c.json({ data: schemas.map(schemaView) }, 200);
+    return sendJsonText(c, await schemaListStream(c.env.DB, c.var.accountId), 200);
   })
   .openapi(get, async (c) => {
     const schema = await requireSchema(c.env.DB, c.var.accountId, c.req.valid("param").id);
-    return c.json(schemaView(schema), 200);
+    return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const { contract } = c.req.valid("json");
     const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), contract, Date.now());
     if (!schema) throw schemaNotFound(id);
-    return c.json(schemaView(schema), 200);
+    return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");

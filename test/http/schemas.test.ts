@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { env } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { env, SELF } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
-import { client, contract, createAccount } from "../support/api";
+import { call, client, contract, createAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 describe("POST /v1/schemas", () => {
@@ -94,6 +94,47 @@ describe("GET /v1/schemas", () => {
     expect(res.body.data.map((s: any) => s.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(res.body.data.map((s: any) => s.contract.price)).toEqual([2, 1, 0]);
   });
+});
+
+describe("GET /v1/schemas at its limit", () => {
+  it("answers all 1,000 schemas of up to 64 KiB each, newest first, streamed page by page", async () => {
+    const account = await createAccount();
+    // One in ten contracts near the body limit: a body of about 6 MB.
+    const big = JSON.stringify(contract({ fulfillment_condition: { event: "e", match: { pad: "p".repeat(60_000) } } }));
+    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`);
+    const ids = Array.from({ length: 1000 }, () => uuidv7());
+    // Created in ten batches; every page boundary falls among equal created_at values (ties by id).
+    for (let b = 0; b < 10; b++) {
+      await env.DB.batch(ids.slice(b * 100, b * 100 + 100).map((id, i) => stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0)));
+    }
+    const res = await call("GET", "/v1/schemas", { token: account.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(1000);
+    const expected = ids.map((id, n) => ({ id, createdAt: Math.floor(n / 200) }))
+      .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1))
+      .map((x) => x.id);
+    expect(res.body.data.map((s: any) => s.id)).toEqual(expected);
+    expect(res.body.data.filter((s: any) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
+
+    // Page by page: once the first bytes are out, later pages are still to be read from D1.
+    const streamed = await SELF.fetch("https://api.test/v1/schemas", { headers: { Authorization: `Bearer ${account.token}` } });
+    const reader = streamed.body!.getReader();
+    await reader.read();
+    await env.DB.exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
+    try {
+      const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+      let failed = false;
+      try {
+        for (;;) if ((await reader.read()).done) break;
+      } catch {
+        failed = true;
+      }
+      quiet.mockRestore();
+      expect(failed).toBe(true);
+    } finally {
+      await env.DB.exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
+    }
+  }, 60_000);
 });
 
 describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {

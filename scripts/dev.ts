@@ -3,7 +3,7 @@
  * restarts. Applies migrations, makes sure a development account exists, prints its token, then
  * hands over to `wrangler dev` (extra arguments such as `--port 9000 --ip 127.0.0.1` pass through).
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sha256Hex } from "../src/tokens.ts";
 import { createAccount, tokenIsActive, type IssuedToken } from "./lib/accounts.ts";
@@ -42,9 +42,34 @@ async function main() {
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${portOf(args)}/v1/schemas
 `);
-  const child = spawn("npx", ["wrangler", "dev", ...args], { stdio: "inherit", env: WRANGLER_ENV });
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  const wrangler = startWrangler(["dev", ...args]);
+  wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+/**
+ * `wrangler dev` in a process group of its own (it starts workerd and more node processes), so a
+ * signal to this script reaches all of them: `kill <pid>` or Ctrl-C on `npm run dev` leaves no
+ * server holding the port. stdin is not passed on: a background process group reading the
+ * terminal would be stopped by it (wrangler's hotkeys are off; Ctrl-C stops everything).
+ */
+function startWrangler(args: string[]): ChildProcess {
+  const child = spawn("node_modules/.bin/wrangler", args, { stdio: ["ignore", "inherit", "inherit"], env: WRANGLER_ENV, detached: true });
+  const stopGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      stopGroup(signal);
+      // Whatever did not stop within a few seconds is killed.
+      setTimeout(() => stopGroup("SIGKILL"), 5000).unref();
+    });
+  }
+  process.on("exit", () => stopGroup("SIGKILL"));
+  return child;
 }
 
 main().catch((error: unknown) => {

@@ -14,8 +14,8 @@ const API = `http://127.0.0.1:${PORT}`;
 let server: { child: ChildProcess; output: () => string } | undefined;
 
 async function startDev() {
+  // As a process manager or a test harness starts it: no process group of its own.
   const child = spawn("npm", ["run", "dev", "--", "--port", String(PORT), "--ip", "127.0.0.1"], {
-    detached: true, // its own process group, so wrangler and workerd stop with it
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -30,21 +30,26 @@ async function startDev() {
   return output.match(/export TOKEN=(cct_\S+)/)![1];
 }
 
-async function stopDev() {
+/** Processes still serving our port: wrangler and workerd name it on their command lines. */
+async function leftovers(): Promise<string[]> {
+  const { stdout } = await run("ps", ["-eo", "pid,args"]);
+  return stdout.split("\n").filter((line) => line.includes(`--port ${PORT}`) || line.includes(`127.0.0.1:${PORT}`));
+}
+
+/** Stops `npm run dev` as a process manager would: one signal to the pid it started. */
+async function stopDev(signal: NodeJS.Signals = "SIGTERM") {
   if (!server) return;
   const { child } = server;
   server = undefined;
   const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid!, "SIGTERM");
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  try {
-    process.kill(-child.pid!, "SIGKILL");
-  } catch {
-    // already gone
-  }
+  child.kill(signal);
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
 }
 
-after(stopDev);
+after(async () => {
+  await stopDev();
+  for (const line of await leftovers()) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+});
 
 async function api(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(`${API}${path}`, {
@@ -136,4 +141,18 @@ test("a restart keeps the data, the development token and windows still running"
   assert.equal(ended.body.status_since, reviewEnd);
   const listed = await api("GET", "/v1/candidates?status=CONFIRMED", token);
   assert.ok(listed.body.data.some((c: any) => c.candidate_alias === shortAlias));
+});
+
+test("npm run dev stops everything it started on SIGTERM or SIGINT to its pid", async () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    if (!server) await startDev();
+    const pid = server!.child.pid;
+    await stopDev(signal);
+    assert.equal(server, undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(await leftovers(), [], `processes left after ${signal} to ${pid}`);
+    await assert.rejects(fetch(`${API}/v1/openapi.json`), `the port is still served after ${signal}`);
+  }
+  // And the next start finds the port free.
+  assert.match(await startDev(), /^cct_/);
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env } from "cloudflare:test";
 import worker from "../../src/index";
 import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
@@ -159,6 +159,33 @@ describe("Idempotency-Key", () => {
     const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
     expect(read.events).toHaveLength(1);
     expect(read.status).toBe("CONFIRMED");
+  });
+
+  it("creates a schema once when the request dies between the schema and recording its response", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const k = key();
+    const body = { contract: contract({ price: 7 }) };
+    // Recording the key's response fails, as a Worker dying right after the schema write would.
+    await env.DB.exec(
+      `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
+    );
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    let first;
+    try {
+      first = await post(account, "/v1/schemas", body, k);
+    } finally {
+      await env.DB.exec(`DROP TRIGGER die_recording`);
+      errors.mockRestore();
+    }
+    expect(first.status).toBe(500);
+    clock.advance(31_000); // past the lock: a retry may take the key over
+    const retry = await post(account, "/v1/schemas", body, k);
+    expect(retry.status).toBe(201);
+    const again = await post(account, "/v1/schemas", body, k);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(retry.body);
+    expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 
   it("keeps a key 24 hours: after that the same key is a new request", async () => {

@@ -55,6 +55,37 @@ describe("numbers JSON.parse cannot hold", () => {
   });
 });
 
+describe("numbers a 64-bit float cannot hold exactly, and duplicate keys", () => {
+  it("are refused at their path rather than stored as something else", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"e"}`);
+    const cases: [string, string, RegExp][] = [
+      [`{"candidate_alias":"${alias}","type":"e","value":{"id":9007199254740993}}`, "value.id", /stored as 9007199254740992; send it as a string/],
+      [`{"candidate_alias":"${alias}","type":"e","value":[1e-400]}`, "value.0", /stored as 0/],
+      [`{"candidate_alias":"${alias}","type":"e","value":0.30000000000000000001}`, "value", /stored as 0.3/],
+      [`{"candidate_alias":"${alias}","type":"e","value":{"a":1,"a":2}}`, "value.a", /duplicate key/],
+      [`{"candidate_alias":"${alias}","type":"e","type":"f"}`, "type", /duplicate key/],
+      [`{"candidate_alias":"${alias}","type":"e","value":{"__proto__":1,"__proto__":2}}`, "value.__proto__", /duplicate key/],
+    ];
+    for (const [raw, path, message] of cases) {
+      const res = await postRaw(account, "/v1/events", raw);
+      expect(res.status, raw).toBe(400);
+      expect(res.body.error.details).toContainEqual({ path, message: expect.stringMatching(message) });
+    }
+    const schema = await postRaw(account, "/v1/schemas", `{"contract":{"price":1e999,"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`);
+    expect(schema.body.error.details.map((d: any) => d.path).sort()).toEqual(["contract.price", "contract.price"]);
+    expect((await client(account).get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+  });
+
+  it("keep what a float holds, in any notation", async () => {
+    const account = await createAccount();
+    const alias = await candidateWith(account, `{"event":"e"}`);
+    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":[1.0,1E2,-0,0.1,9007199254740992,1.5e-10]}`);
+    expect(res.status).toBe(201);
+    expect(res.body.event.value).toEqual([1, 100, 0, 0.1, 9007199254740992, 1.5e-10]);
+  });
+});
+
 describe("keys that name JavaScript internals", () => {
   it("match by JSON equality, `constructor` included", async () => {
     const account = await createAccount();
@@ -116,55 +147,56 @@ describe("Idempotency-Key and key order", () => {
 
 // ---- properties --------------------------------------------------------------------------------
 
-/** A JSON document as text and as the value a conforming parser gives (null: it must be refused). */
+/** A JSON document as text, the value it denotes, and whether the service must keep it (or refuse it). */
 interface Doc {
   text: string;
   value: unknown;
-  finite: boolean;
+  keepable: boolean;
 }
 
 const edgeKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "a", "");
-const edgeNumber = fc.constantFrom<[string, number]>(
-  ["-0", -0],
-  ["0", 0],
-  ["1e308", 1e308],
-  ["-1.7976931348623157e308", -1.7976931348623157e308],
-  ["5e-324", 5e-324],
-  ["1e999", Infinity],
-  ["-1e999", -Infinity],
-  ["9007199254740993", 2 ** 53], // beyond 2^53: parsed to the nearest double
-  ["0.1", 0.1],
+/** Number literals at the edges: [text, value, whether a 64-bit float holds it exactly]. */
+const edgeNumber = fc.constantFrom<[string, number, boolean]>(
+  ["-0", 0, true],
+  ["0", 0, true],
+  ["1.0", 1, true],
+  ["1E2", 100, true],
+  ["1e308", 1e308, true],
+  ["-1.7976931348623157e308", -1.7976931348623157e308, true],
+  ["5e-324", 5e-324, true],
+  ["0.1", 0.1, true],
+  ["9007199254740992", 2 ** 53, true],
+  ["1e999", Infinity, false],
+  ["-1e999", -Infinity, false],
+  ["1e-400", 0, false], // underflows to 0
+  ["9007199254740993", 2 ** 53, false], // beyond 2^53: would become its neighbour
+  ["0.10000000000000000001", 0.1, false],
 );
 
 const doc: fc.Arbitrary<Doc> = fc.letrec<{ doc: Doc }>((tie) => ({
   doc: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    edgeNumber.map(([text, value]) => ({ text, value, finite: Number.isFinite(value) })),
-    fc.oneof(fc.string({ maxLength: 5 }), edgeKey).map((s) => ({ text: JSON.stringify(s), value: s, finite: true })),
-    fc.constantFrom(null, true, false).map((v) => ({ text: JSON.stringify(v), value: v, finite: true })),
+    edgeNumber.map(([text, value, keepable]) => ({ text, value, keepable })),
+    fc.oneof(fc.string({ maxLength: 5 }), edgeKey).map((s) => ({ text: JSON.stringify(s), value: s, keepable: true })),
+    fc.constantFrom(null, true, false).map((v) => ({ text: JSON.stringify(v), value: v, keepable: true })),
     fc.array(tie("doc"), { maxLength: 3 }).map((items) => ({
       text: `[${items.map((i) => i.text).join(",")}]`,
       value: items.map((i) => i.value),
-      finite: items.every((i) => i.finite),
+      keepable: items.every((i) => i.keepable),
     })),
     fc.array(fc.tuple(edgeKey, tie("doc")), { maxLength: 4 }).map((entries) => {
       const value: Record<string, unknown> = {};
-      // defineProperty, so `__proto__` is an own key as JSON.parse makes it; the last duplicate wins.
+      // defineProperty, so `__proto__` is an own key as JSON.parse makes it.
       for (const [k, v] of entries) Object.defineProperty(value, k, { value: v.value, enumerable: true, configurable: true, writable: true });
+      const keys = entries.map(([k]) => k);
       return {
         text: `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v.text}`).join(",")}}`,
         value,
-        finite: Object.values(value).every(allFinite), // a duplicate key keeps only its last value
+        keepable: entries.every(([, v]) => v.keepable) && new Set(keys).size === keys.length, // no duplicate keys
       };
     }),
   ),
 })).doc;
-
-function allFinite(value: unknown): boolean {
-  if (typeof value === "number") return Number.isFinite(value);
-  if (typeof value !== "object" || value === null) return true;
-  return Object.values(value).every(allFinite);
-}
 
 /** JSON equality, written independently of the service: numbers by value (-0 is 0), keys as data. */
 function jsonEqual(a: unknown, b: unknown): boolean {
@@ -183,8 +215,9 @@ describe("random JSON with edge keys and numbers", () => {
     await fc.assert(
       fc.asyncProperty(doc, async (value) => {
         const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"t","value":${value.text}}`);
-        if (!value.finite) {
+        if (!value.keepable) {
           expect(res.status).toBe(400);
+          expect(res.body.error.code).toBe("VALIDATION_ERROR");
           return;
         }
         expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -197,13 +230,30 @@ describe("random JSON with edge keys and numbers", () => {
     );
   });
 
+  it("conditions keep every key and value: a schema's match comes back as sent, or is refused", async () => {
+    const account = await createAccount();
+    await fc.assert(
+      fc.asyncProperty(doc, async (value) => {
+        const res = await postRaw(account, "/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"k":${value.text}}}}}`);
+        if (!value.keepable) {
+          expect(res.status).toBe(400);
+          return;
+        }
+        expect(res.status).toBe(201);
+        const read = await call("GET", `/v1/schemas/${res.body.id}`, { token: account.token });
+        expect(jsonEqual(read.body.contract.fulfillment_condition.match.k, value.value), value.text).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it("`match` agrees with JSON equality, before and after the object is evicted", async () => {
     const account = await createAccount();
     await fc.assert(
       // Half the time the event carries the expected value itself (as new objects, from its text).
       fc.asyncProperty(doc, fc.option(doc, { nil: undefined }), fc.boolean(), async (expected, other, evict) => {
         const actual = other ?? expected;
-        fc.pre(expected.finite && actual.finite);
+        fc.pre(expected.keepable && actual.keepable);
         const alias = await candidateWith(account, `{"event":"e","match":{"k":${expected.text}}}`);
         if (evict) await evictDurableObject(objectOf(alias));
         const send = (v: Doc) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"k":${v.text}}}`);

@@ -67,7 +67,19 @@ const authFailurePolicy = (env: Env): LimitPolicy => ({
 const blockedAddresses = new Map<string, number>();
 const MAX_BLOCKED_ADDRESSES = 10_000;
 
-const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+/**
+ * The client's address as the limit counts it: an IPv4 address, or an IPv6 /64 (one host usually
+ * holds a whole /64, so counting single IPv6 addresses would let it rotate past the limit).
+ */
+function clientAddress(c: Context<AppEnv>): string {
+  const address = c.req.header("CF-Connecting-IP") ?? "unknown";
+  if (!address.includes(":")) return address;
+  const [head, tail = ""] = address.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
 
 /** 429 without any work when the address used up its failures; else nothing. */
 function refuseIfBlocked(c: Context<AppEnv>, now: number) {

@@ -142,5 +142,10 @@ describe("abuse of authentication", () => {
     });
     const elsewhere = await call("GET", "/v1/schemas", { token: unknownToken(), headers: { "CF-Connecting-IP": "198.18.0.1" } });
     expect(elsewhere.status).toBe(401);
-  });
+    // An IPv6 client is one address per /64: it cannot escape the limit by rotating within it.
+    const v6 = Array.from({ length: limit + 1 }, (_, i) =>
+      call("GET", "/v1/schemas", { token: unknownToken(), headers: { "CF-Connecting-IP": `2001:db8:1:2::${(i + 1).toString(16)}` } }),
+    );
+    expect((await Promise.all(v6)).map((r) => r.status).filter((s) => s === 429)).toHaveLength(1);
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-import type { IdempotentRequest } from "./idempotency";
+import type { HeldKey } from "./idempotency";
 
 /** The Hono environment shared by the app, its middleware and its routes. */
 export interface AppEnv {
@@ -7,7 +7,7 @@ export interface AppEnv {
     accountId: string;
     requestId: string;
     /** Set when a POST carries an Idempotency-Key and holds it. */
-    idempotency?: IdempotentRequest;
+    idempotency?: HeldKey;
     /** Set when the handler stored the key's response in the same D1 transaction as its change. */
     idempotencyRecorded?: boolean;
   };

@@ -15,9 +15,10 @@ import { sha256Hex } from "./tokens";
 import { validationError } from "./validation";
 import {
   claimIdempotencyKey,
-  completeIdempotencyKey,
+  completionStatement,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
+  type Held,
   type KeyClaim,
 } from "./db/idempotency";
 import type { AppEnv } from "./app-env";
@@ -40,6 +41,9 @@ export interface IdempotentRequest {
    */
   claimedAt: number;
 }
+
+/** The key a request holds. */
+export interface HeldKey extends IdempotentRequest, Held {}
 
 /** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
 const replayable = (status: number) => (status >= 200 && status < 300) || status === 404 || status === 409;
@@ -76,12 +80,13 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
       );
   }
 
-  c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: claim.now });
+  c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil });
   await next();
   if (c.var.idempotencyRecorded) return; // the handler stored the response with its change
   try {
-    if (replayable(c.res.status)) await completeIdempotencyKey(c.env.DB, claim, c.res.status, await c.res.clone().text());
-    else await releaseIdempotencyKey(c.env.DB, claim);
+    const held = c.var.idempotency!;
+    if (replayable(c.res.status)) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
+    else await releaseIdempotencyKey(c.env.DB, claim.accountId, held);
   } catch (error) {
     // The response stands. The key stays claimed until its lock lapses; a retry then takes it
     // over, and candidate objects answer it from their own record of the key.

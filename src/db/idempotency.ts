@@ -12,7 +12,8 @@ export interface KeyClaim {
 }
 
 export type ClaimOutcome =
-  | { kind: "claimed" }
+  /** `claimedAt`: when the key's record began, which dates both its records (24 h from then). */
+  | { kind: "claimed"; claimedAt: number; lockedUntil: number }
   | { kind: "replay"; status: number; body: string }
   | { kind: "mismatch" }
   | { kind: "in_progress" };
@@ -25,7 +26,9 @@ interface KeyRow {
 
 /**
  * Claims the key for this request in one round trip. The key is taken when it is new, expired,
- * or held by an earlier request with the same fingerprint that never finished (it crashed).
+ * or held by an earlier request with the same fingerprint that never finished (it crashed). A
+ * takeover keeps the record's creation instant: the key still expires 24 h after it was first
+ * used, in D1 and in the candidate objects alike.
  */
 export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<ClaimOutcome> {
   const [claim, existing] = await db.batch<{ claimed?: number } & Partial<KeyRow>>([
@@ -34,33 +37,46 @@ export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<
         `INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until)
          VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (account_id, key) DO UPDATE SET
-           fingerprint = excluded.fingerprint, created_at = excluded.created_at,
+           fingerprint = excluded.fingerprint,
+           created_at = iif(idempotency_keys.created_at <= ?6, excluded.created_at, idempotency_keys.created_at),
            locked_until = excluded.locked_until, status = NULL, body = NULL
          WHERE idempotency_keys.created_at <= ?6
             OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ?4
                 AND idempotency_keys.fingerprint = excluded.fingerprint)
-         RETURNING 1 AS claimed`,
+         RETURNING created_at AS claimed`,
       )
       .bind(c.accountId, c.key, c.fingerprint, c.now, c.now + c.lockMs, c.now - c.keepMs),
     db
       .prepare(`SELECT fingerprint, status, body FROM idempotency_keys WHERE account_id = ? AND key = ?`)
       .bind(c.accountId, c.key),
   ]);
-  if (claim.results.length > 0) return { kind: "claimed" };
+  if (claim.results.length > 0) return { kind: "claimed", claimedAt: claim.results[0].claimed!, lockedUntil: c.now + c.lockMs };
   const row = existing.results[0] as KeyRow;
   if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
   if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body };
   return { kind: "in_progress" };
 }
 
+/** The claim a request holds: a later takeover of the same key has another `lockedUntil`. */
+export interface Held {
+  key: string;
+  fingerprint: string;
+  lockedUntil: number;
+}
+
+/** The key's row while this request's claim holds it; binds account_id, key, fingerprint, locked_until. */
+const HELD_BY_THIS_REQUEST = `account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL AND locked_until = ?`;
+
 /**
- * The statement that stores the response of the request holding the key. `onlyIf` (SQL with its
- * parameters) makes it conditional, for a batch that records the response in the same
- * transaction as the change it describes, only if that change happened.
+ * The statement that stores the response of the request holding the key (a no-op once a retry
+ * has taken the key over). `onlyIf` (SQL with its parameters) makes it conditional, for a batch
+ * that records the response in the same transaction as the change it describes, only if that
+ * change happened.
  */
 export function completionStatement(
   db: D1Database,
-  c: Pick<KeyClaim, "accountId" | "key" | "fingerprint">,
+  accountId: string,
+  held: Held,
   status: number,
   body: string,
   onlyIf?: { sql: string; params: (string | number)[] },
@@ -68,21 +84,25 @@ export function completionStatement(
   return db
     .prepare(
       `UPDATE idempotency_keys SET status = ?, body = ?, locked_until = NULL
-       WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
+       WHERE ${HELD_BY_THIS_REQUEST}${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(status, body, c.accountId, c.key, c.fingerprint, ...(onlyIf?.params ?? []));
+    .bind(status, body, accountId, held.key, held.fingerprint, held.lockedUntil, ...(onlyIf?.params ?? []));
 }
 
-/** Stores the response of the request that holds the key. */
-export async function completeIdempotencyKey(db: D1Database, c: KeyClaim, status: number, body: string) {
-  await completionStatement(db, c, status, body).run();
+/** Whether this request still holds the key (a retry takes over a claim whose lock lapsed). */
+export async function holdsKey(db: D1Database, accountId: string, held: Held): Promise<boolean> {
+  const row = await db
+    .prepare(`SELECT 1 FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`)
+    .bind(accountId, held.key, held.fingerprint, held.lockedUntil)
+    .first();
+  return row !== null;
 }
 
 /** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */
-export async function releaseIdempotencyKey(db: D1Database, c: KeyClaim) {
+export async function releaseIdempotencyKey(db: D1Database, accountId: string, held: Held) {
   await db
-    .prepare(`DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL`)
-    .bind(c.accountId, c.key, c.fingerprint)
+    .prepare(`DELETE FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`)
+    .bind(accountId, held.key, held.fingerprint, held.lockedUntil)
     .run();
 }
 

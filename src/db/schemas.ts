@@ -2,6 +2,7 @@
 import { uuidv7 } from "uuidv7";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
+import type { Held } from "./idempotency";
 
 export const MAX_SCHEMAS_PER_ACCOUNT = 1000;
 
@@ -17,9 +18,10 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
 
 /**
  * The statement that creates a schema unless the account already holds the maximum (one
- * statement, so two concurrent creates cannot both pass the limit); `changes` is 0 when it holds.
+ * statement, so two concurrent creates cannot both pass the limit), and, with `hold`, only while
+ * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
  */
-export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number) {
+export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number, hold?: Held) {
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
@@ -31,9 +33,14 @@ export function insertSchemaStatement(db: D1Database, accountId: string, contrac
     .prepare(
       `INSERT INTO schemas (id, account_id, contract, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?4, ?4
-       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5`,
+       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${
+         hold
+           ? ` AND EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ?2 AND key = ?6 AND fingerprint = ?7
+                             AND status IS NULL AND locked_until = ?8)`
+           : ""
+       }`,
     )
-    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT);
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, ...(hold ? [hold.key, hold.fingerprint, hold.lockedUntil] : []));
   return { row, statement };
 }
 

@@ -4,7 +4,7 @@ import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
-import { completionStatement } from "../db/idempotency";
+import { completionStatement, holdsKey } from "../db/idempotency";
 import {
   BODY_ERRORS,
   createRouter,
@@ -144,17 +144,24 @@ const remove = createRoute({
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
     const { contract } = c.req.valid("json");
-    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, Date.now());
-    const body = schemaJson(row);
     const key = c.var.idempotency;
-    // With an Idempotency-Key, the key's response is stored in the same transaction as the schema
-    // (only if the schema was made): no crash between the two can create the schema twice.
+    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, Date.now(), key);
+    const body = schemaJson(row);
+    // With an Idempotency-Key, the schema is made only while this request holds the key, and the
+    // key's response is stored in the same transaction: neither a crash between the two nor a
+    // retry that took the key over can create the schema twice.
     const [inserted] = await c.env.DB.batch(
       key
-        ? [statement, completionStatement(c.env.DB, { accountId: c.var.accountId, ...key }, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
+        ? [statement, completionStatement(c.env.DB, c.var.accountId, key, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
         : [statement],
     );
     if (inserted.meta.changes !== 1) {
+      if (key && !(await holdsKey(c.env.DB, c.var.accountId, key))) {
+        throw new ApiError(
+          "IDEMPOTENCY_KEY_IN_USE",
+          "This request outlived its hold on the Idempotency-Key and a retry took the key over. Retry to get that request's response.",
+        );
+      }
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
     }
     if (key) c.set("idempotencyRecorded", true);

@@ -64,6 +64,23 @@ describe("the settled status", () => {
   });
 });
 
+describe("the settled status, saved with an earlier instant", () => {
+  it("stays where it is", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const t0 = clock.now();
+    const alias = freshAlias();
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 1, review_window: 60 }) });
+    clock.set(t0 + 2000);
+    const settled = await inCandidate(alias, async (instance: any) => {
+      await instance.alarm(); // persists PENDING at t0 + 1000
+      instance.save(instance.load(), t0); // a save that carries an instant from before the window end
+      return instance.ctx.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one();
+    });
+    expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 1000 });
+  });
+});
+
 describe("Idempotency-Key records", () => {
   it("are dated by the key's D1 claim in the object too: one expiry decides both", async () => {
     const account = await createAccount();

@@ -11,6 +11,7 @@
 import { parseArgs } from "node:util";
 import { createAccount, createToken, listTokens, revokeToken } from "./lib/accounts.ts";
 import { migrateLocal, type D1Target } from "./lib/d1.ts";
+import { stopOnSignals } from "./lib/wrangler.ts";
 
 const USAGE = `Usage:
   npm run accounts -- create --name NAME [--json] [--remote]
@@ -29,6 +30,7 @@ function required(value: string | undefined, flag: string): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  stopOnSignals();
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -17,9 +17,7 @@
  * BENCH_PROFILE=1 (unminified bundles; a CPU profile of the service per scenario, written to
  * bench/.build/profiles/ for Chrome DevTools, with its top functions printed; results not saved).
  */
-import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { basename, resolve } from "node:path";
 import { cpus, totalmem } from "node:os";
@@ -29,10 +27,9 @@ import { convertV4MiniflareOptions, Miniflare, type V4MiniflareOptions } from "m
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
-import { WRANGLER_ENV } from "./lib/d1.ts";
+import { runWrangler } from "./lib/wrangler.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
 
-const run = promisify(execFile);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Each worker is measured this many times per scenario, interleaved, and the median kept. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -53,9 +50,9 @@ type Target = "service" | "service-miniflare-limiter" | "floor" | "bare";
 async function build(name: Target, config: string, entry?: string): Promise<string> {
   const outdir = `${BUILD}/${name}`;
   // Absolute, as wrangler reads a relative --outdir from the config's folder.
-  const args = ["wrangler", "deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", resolve(outdir), "-c", config];
+  const args = ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", resolve(outdir), "-c", config];
   if (PROFILE) args.push("--no-minify"); // readable function names
-  await run("npx", args, { env: WRANGLER_ENV });
+  await runWrangler(args);
   return `${outdir}/${entry ? basename(entry, ".ts") : config === "wrangler.toml" ? "index" : name}.js`;
 }
 

@@ -3,11 +3,11 @@
  * restarts. Applies migrations, makes sure a development account exists, prints its token, then
  * hands over to `wrangler dev` (extra arguments such as `--port 9000 --ip 127.0.0.1` pass through).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sha256Hex } from "../src/tokens.ts";
 import { createAccount, tokenIsActive, type IssuedToken } from "./lib/accounts.ts";
-import { migrateLocal, WRANGLER_ENV } from "./lib/d1.ts";
+import { migrateLocal } from "./lib/d1.ts";
+import { spawnWrangler, stopOnSignals } from "./lib/wrangler.ts";
 
 const CREDENTIALS = ".wrangler/dev-account.json";
 const local = { remote: false };
@@ -31,6 +31,8 @@ function portOf(args: string[]): string {
 }
 
 async function main() {
+  // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
+  stopOnSignals();
   const args = process.argv.slice(2);
   await migrateLocal();
   const dev = await devCredentials();
@@ -42,34 +44,8 @@ async function main() {
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${portOf(args)}/v1/schemas
 `);
-  const wrangler = startWrangler(["dev", ...args]);
+  const wrangler = spawnWrangler(["dev", ...args], ["ignore", "inherit", "inherit"]);
   wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-}
-
-/**
- * `wrangler dev` in a process group of its own (it starts workerd and more node processes), so a
- * signal to this script reaches all of them: `kill <pid>` or Ctrl-C on `npm run dev` leaves no
- * server holding the port. stdin is not passed on: a background process group reading the
- * terminal would be stopped by it (wrangler's hotkeys are off; Ctrl-C stops everything).
- */
-function startWrangler(args: string[]): ChildProcess {
-  const child = spawn("node_modules/.bin/wrangler", args, { stdio: ["ignore", "inherit", "inherit"], env: WRANGLER_ENV, detached: true });
-  const stopGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // already gone
-    }
-  };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.on(signal, () => {
-      stopGroup(signal);
-      // Whatever did not stop within a few seconds is killed.
-      setTimeout(() => stopGroup("SIGKILL"), 5000).unref();
-    });
-  }
-  process.on("exit", () => stopGroup("SIGKILL"));
-  return child;
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,9 @@ import { z } from "@hono/zod-openapi";
 import { JsonObjectSchema, type JsonObject } from "./json";
 
 export const MAX_WINDOW_SECONDS = 31_536_000; // 365 days
+export const MAX_PRICE = 1e12;
+/** Within 15 significant digits every decimal round-trips through a 64-bit float unchanged. */
+export const MAX_PRICE_DIGITS = 15;
 export const MAX_CONDITION_LEAVES = 32;
 export const MAX_CONDITION_DEPTH = 4; // nested all/any levels above the leaves
 export const MAX_COMPOUND_CHILDREN = 32;
@@ -75,6 +78,8 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
       if (node.event === undefined) {
         ctx.addIssue({ code: "custom", path: ["event"], message: "is required in a condition leaf" });
       }
+      const never = whyLeafCannotHold(node);
+      if (never) ctx.addIssue({ code: "custom", path: [], message: `can never hold: ${never}` });
       return;
     }
     if (compounds.length > 1) {
@@ -96,6 +101,44 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
       "or a compound node `{ all: [...] }` / `{ any: [...] }` (extension).",
   });
 
+/**
+ * Why no event could ever satisfy this leaf, or null (decisions.md §2: such a leaf is a mistake).
+ * `match` needs an object subject and a comparator a number; comparators need a non-empty range.
+ */
+export function whyLeafCannotHold(leaf: ConditionNode): string | null {
+  const comparators = COMPARATORS.filter((c) => leaf[c] !== undefined);
+  if (leaf.match !== undefined && comparators.length > 0) {
+    return `\`match\` needs the subject to be an object and \`${comparators[0]}\` needs it to be a number`;
+  }
+  // The tightest lower and upper bounds, each with whether it is inclusive.
+  const lower = tightest([[leaf.gt, false], [leaf.gte, true], [leaf.eq, true]], (a, b) => a > b);
+  const upper = tightest([[leaf.lt, false], [leaf.lte, true], [leaf.eq, true]], (a, b) => a < b);
+  if (lower && upper && (lower[0] > upper[0] || (lower[0] === upper[0] && !(lower[1] && upper[1])))) {
+    return `no number is ${describeBound(">", lower)} and ${describeBound("<", upper)}`;
+  }
+  return null;
+}
+
+type Bound = [value: number, inclusive: boolean];
+
+/** The bound that constrains most; at equal values the exclusive one. */
+function tightest(bounds: [number | undefined, boolean][], tighter: (a: number, b: number) => boolean): Bound | null {
+  let best: Bound | null = null;
+  for (const [value, inclusive] of bounds) {
+    if (value === undefined) continue;
+    if (!best || tighter(value, best[0]) || (value === best[0] && !inclusive)) best = [value, inclusive];
+  }
+  return best;
+}
+
+const describeBound = (side: ">" | "<", [value, inclusive]: Bound) => `${side}${inclusive ? "=" : ""} ${value}`;
+
+/** Significant digits of a number as JSON writes it (`1200` has 2, `0.0012` has 2, `1.5e-7` has 2). */
+export function significantDigits(n: number): number {
+  const mantissa = JSON.stringify(Math.abs(n)).split("e")[0].replace(".", "");
+  return mantissa.replace(/^0+/, "").replace(/0+$/, "").length;
+}
+
 /** Counts leaves and the deepest nesting of all/any, for the limits of decisions.md §7. */
 export function conditionSize(node: ConditionNode): { leaves: number; depth: number } {
   const kids = node.all ?? node.any;
@@ -116,10 +159,18 @@ export const TimeoutOutcomeSchema = z.enum(["confirm", "fail"]).openapi({
 
 export const ContractSchema = z
   .strictObject({
-    price: z.number().min(0).openapi({
-      description: "Amount owed when the candidate ends CONFIRMED, in the account's currency. Stored as given.",
-      example: 12.5,
-    }),
+    price: z
+      .number()
+      .min(0)
+      .max(MAX_PRICE, { message: "must be at most 10^12 (1000000000000)" })
+      .refine((price) => significantDigits(price) <= MAX_PRICE_DIGITS, {
+        message: `must have at most ${MAX_PRICE_DIGITS} significant digits, so that it is kept and summed exactly`,
+      })
+      .openapi({
+        description:
+          "Amount owed when the candidate ends CONFIRMED, in the account's currency: 0 to 10^12, at most 15 significant digits. Stored exactly as given.",
+        example: 12.5,
+      }),
     activity_window: z
       .number()
       .min(0.001, { message: "must be at least 0.001 (one millisecond)" })

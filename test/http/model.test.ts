@@ -101,7 +101,8 @@ const small = fc.integer({ min: 0, max: 4 });
 const leaf: fc.Arbitrary<Leaf> = fc.oneof(
   eventType.map((event) => ({ event })),
   fc.record({ event: eventType, gte: small }),
-  fc.record({ event: eventType, gte: small, lt: small }),
+  // A leaf that can never hold (lt <= gte) is refused at creation: keep the range non-empty.
+  fc.record({ event: eventType, gte: small, lt: small }).map((l) => (l.lt > l.gte ? l : { ...l, lt: l.gte + 1 })),
   fc.record({ event: eventType, eq: small }),
   fc.record({ event: eventType, match: fc.record({ k: fc.constantFrom("x", "y") }) }),
   fc.record({ event: eventType, field: fc.constant("n"), gte: small }),
@@ -118,8 +119,10 @@ const value: fc.Arbitrary<Json> = fc.oneof(
   fc.record({ k: fc.constantFrom("x", "y", null), n: small }, { requiredKeys: [] }),
   fc.constantFrom(null, "5", true, [5]),
 );
+const eventStep = fc.record({ kind: fc.constant("event" as const), type: eventType, value: fc.option(value, { nil: undefined }) });
 const step = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("event" as const), type: eventType, value: fc.option(value, { nil: undefined }) }) },
+  { weight: 4, arbitrary: eventStep },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), events: fc.array(eventStep, { minLength: 1, maxLength: 5 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant(1)) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("resolve" as const), outcome: fc.constantFrom<Final>("CONFIRMED", "FAILED") }) },
 );
@@ -168,6 +171,23 @@ describe("the service against a reference model", () => {
             expect(res.status).toBe(201);
             expect(res.body.event.matched).toBe(matched);
             expect(res.body.candidate).toMatchObject(model.at(clock.now()));
+          }
+          if (s.kind === "batch") {
+            // All at one instant, in order: each item sees the candidate the one before left.
+            const expected = s.events.map((step) => {
+              const e: ModelEvent = { type: step.type, hasValue: step.value !== undefined, value: step.value, at: clock.now() };
+              const matched = model.wouldMatch(e);
+              model.events.push(e);
+              return { matched, candidate: model.at(clock.now()) };
+            });
+            const items = s.events.map((e) => ({ candidate_alias: alias, type: e.type, ...(e.value !== undefined ? { value: e.value } : {}) }));
+            const res = await api.post("/v1/events/batch", { events: items });
+            expect(res.status).toBe(200);
+            res.body.data.forEach((r: any, i: number) => {
+              expect(r.status).toBe(201);
+              expect(r.event.matched).toBe(expected[i].matched);
+              expect(r.candidate).toMatchObject(expected[i].candidate);
+            });
           }
           if (s.kind === "resolve") {
             const pending = model.at(clock.now()).status === "PENDING";

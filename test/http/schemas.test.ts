@@ -20,10 +20,27 @@ describe("POST /v1/schemas", () => {
     });
   });
 
-  it("keeps price exactly as given", async () => {
-    const api = client(await createAccount());
-    const res = await api.post("/v1/schemas", { contract: contract({ price: 0.1 + 0.2 }) });
-    expect(res.body.contract.price).toBe(0.1 + 0.2);
+  it("keeps price exactly as given, within 10^12 and 15 significant digits", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    for (const price of [0, 0.1, 1e-7, 12345678.9, 123456789012.345, 0.000123456789012345, 1e12]) {
+      const res = await api.post("/v1/schemas", { contract: contract({ price }) });
+      expect(res.status, String(price)).toBe(201);
+      expect(res.body.contract.price).toBe(price);
+    }
+    const refused: [string, RegExp][] = [
+      ["0.30000000000000004", /15 significant digits/],
+      ["1234567890123.45", /at most 10\^12/],
+      ["1000000000001", /at most 10\^12/],
+      ["1234567890.1234567", /15 significant digits/],
+      ["-1", /too small|>=0/i],
+    ];
+    for (const [price, message] of refused) {
+      const raw = JSON.stringify({ contract: contract({ price: 0 }) }).replace('"price":0', `"price":${price}`);
+      const answer = await call("POST", "/v1/schemas", { token: account.token, raw, headers: { "Content-Type": "application/json" } });
+      expect(answer.status, price).toBe(400);
+      expect(answer.body.error.details).toContainEqual({ path: "contract.price", message: expect.stringMatching(message) });
+    }
   });
 
   it.each([
@@ -44,6 +61,9 @@ describe("POST /v1/schemas", () => {
     [{ contract: contract({ fulfillment_condition: { all: Array.from({ length: 33 }, () => ({ event: "a" })) } }) }, "contract.fulfillment_condition.all"],
     [{ contract: contract({ fulfillment_condition: { all: [{ all: [{ all: [{ all: [{ all: [{ event: "a" }] }] }] }] }] } }) }, "contract.fulfillment_condition"],
     [{ contract: contract({ fulfillment_condition: { any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 11 }, () => ({ event: "a" })) })) } }) }, "contract.fulfillment_condition"],
+    [{ contract: contract({ fulfillment_condition: { event: "a", match: { plan: "pro" }, gte: 1 } }) }, "contract.fulfillment_condition"],
+    [{ contract: contract({ fulfillment_condition: { any: [{ event: "a" }, { event: "b", gt: 5, lt: 3 }] } }) }, "contract.fulfillment_condition.any.1"],
+    [{ contract: contract({ fulfillment_condition: { event: "a", eq: 7, lte: 6 } }) }, "contract.fulfillment_condition"],
   ])("rejects an invalid contract %# at %s", async (body, path) => {
     const api = client(await createAccount());
     const res = await api.post("/v1/schemas", body);
@@ -51,6 +71,17 @@ describe("POST /v1/schemas", () => {
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     expect((await api.get("/v1/schemas")).body.data).toEqual([]);
+  });
+
+  it("says why a leaf can never hold, and refuses it in an inline candidate contract too", async () => {
+    const api = client(await createAccount());
+    const leaf = { event: "a", gt: 5, lt: 3 };
+    const schema = await api.post("/v1/schemas", { contract: contract({ fulfillment_condition: leaf }) });
+    expect(schema.body.error.details).toEqual([{ path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 and < 3" }]);
+    const candidate = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "never-holds-1", contract: contract({ fulfillment_condition: leaf }) });
+    expect(candidate.status).toBe(400);
+    expect(candidate.body.error.details[0].path).toBe("contract.fulfillment_condition");
+    expect((await api.get("/v1/candidates/never-holds-1")).status).toBe(404);
   });
 
   it("accepts the limits themselves: 32 leaves, 4 levels, windows of 365 days", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyEvent, compileCondition, leafSatisfied } from "../../src/domain/condition";
-import type { ConditionNode } from "../../src/domain/contract";
+import fc from "fast-check";
+import { whyLeafCannotHold, type ConditionNode } from "../../src/domain/contract";
 import type { Json } from "../../src/domain/json";
 
 const ev = (type: string, ...value: [Json?]) =>
@@ -145,5 +146,47 @@ describe("compound conditions", () => {
     expect(c.leavesByEvent.get("a")).toEqual([0, 2]);
     expect(c.leavesByEvent.get("b")).toEqual([1]);
     expect(applyEvent(c, 0, ev("zzz"))).toEqual({ mask: 0, matched: false, fulfilled: false });
+  });
+});
+
+describe("a leaf that can never hold", () => {
+  it("is recognised: match with a comparator, or an empty numeric range", () => {
+    const never: ConditionNode[] = [
+      { event: "e", match: { a: 1 }, gte: 1 },
+      { event: "e", gt: 5, lt: 3 },
+      { event: "e", gt: 5, lt: 5 },
+      { event: "e", gt: 5, lte: 5 },
+      { event: "e", gte: 5, lt: 5 },
+      { event: "e", eq: 5, gt: 5 },
+      { event: "e", eq: 5, lt: 3 },
+      { event: "e", eq: 5, lte: 4.999 },
+      { event: "e", gt: 1, gte: 1, lte: 1 },
+      { event: "e", gte: 2, lte: 3, lt: 2 },
+    ];
+    for (const leaf of never) expect(whyLeafCannotHold(leaf), JSON.stringify(leaf)).toMatch(/./);
+    const possible: ConditionNode[] = [
+      { event: "e" },
+      { event: "e", match: { a: 1 }, field: "x" },
+      { event: "e", gte: 5, lte: 5 },
+      { event: "e", eq: 5, gte: 5, lte: 5 },
+      { event: "e", gt: 5, lt: 5.000001 },
+      { event: "e", eq: 0, gte: -0 },
+      { event: "e", gt: -1e308, lt: 1e308 },
+      { event: "e", lte: 3, gt: 2, gte: 1 },
+    ];
+    for (const leaf of possible) expect(whyLeafCannotHold(leaf), JSON.stringify(leaf)).toBeNull();
+  });
+
+  it("is never satisfied by any number, as the check promises", () => {
+    fc.assert(
+      fc.property(
+        fc.record({ gt: fc.integer({ min: -3, max: 3 }), gte: fc.integer({ min: -3, max: 3 }), lt: fc.integer({ min: -3, max: 3 }), lte: fc.integer({ min: -3, max: 3 }), eq: fc.integer({ min: -3, max: 3 }) }, { requiredKeys: [] }),
+        (bounds) => {
+          const leaf = { event: "e", ...bounds };
+          const satisfiable = [-3.5, -3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5].some((n) => satisfies(leaf, ev("e", n)));
+          expect(whyLeafCannotHold(leaf) === null).toBe(satisfiable);
+        },
+      ),
+    );
   });
 });

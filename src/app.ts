@@ -10,7 +10,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { requireAccount } from "./auth";
 import { rateLimit } from "./rate-limit";
-import { ApiError, errorBody, type ErrorCode } from "./errors";
+import { ApiError, docsBaseUrl, errorBody, type ErrorCode } from "./errors";
 import { validationHook } from "./validation";
 import type { AppEnv } from "./app-env";
 import { schemasRouter } from "./routes/schemas";
@@ -20,12 +20,9 @@ import { docsRouter } from "./routes/docs";
 
 const OPENAPI_PATH = "/v1/openapi.json";
 
-/** `DOCS_URL` when configured, else this service's own /docs. */
-const docsUrl = (c: Context<AppEnv>) => (c.env.DOCS_URL || `${new URL(c.req.url).origin}/docs`).replace(/\/+$/, "");
-
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
-  return c.json(errorBody(error, docsUrl(c), c.var.requestId), error.status as ApiError["status"] & 400);
+  return c.json(errorBody(error, docsBaseUrl(c.env.DOCS_URL, c.req.url), c.var.requestId), error.status as ApiError["status"] & 400);
 }
 
 /** Hono's own exceptions (from its validators and middleware) mapped onto our codes. */

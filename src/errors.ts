@@ -107,8 +107,8 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: {
     status: 413,
     type: "invalid_request_error",
-    when: "The request body is larger than 64 KiB.",
-    fix: "Send a smaller body. Event values are limited to 8 KiB once serialised.",
+    when: "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+    fix: "Send a smaller body, or split a batch. Event values are limited to 8 KiB once serialised.",
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
@@ -157,18 +157,24 @@ export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
 }
 
-/** The JSON body of every error response. */
-export function errorBody(error: ApiError, docsUrl: string, requestId: string) {
+/** Where error pages live: `DOCS_URL` when configured, else this service's own /docs. */
+export const docsBaseUrl = (configured: string, requestUrl: string) =>
+  (configured || `${new URL(requestUrl).origin}/docs`).replace(/\/+$/, "");
+
+/** The `error` object of an error response (also of a failed batch item). */
+export function errorObject(error: ApiError, docsUrl: string) {
   const info = ERROR_CODES[error.code];
   return {
-    error: {
-      type: info.type,
-      code: error.code,
-      message: error.message,
-      status: info.status,
-      doc_url: `${docsUrl}/errors/${error.code}`,
-      ...(error.details ? { details: error.details } : {}),
-    },
-    request_id: requestId,
+    type: info.type,
+    code: error.code,
+    message: error.message,
+    status: info.status,
+    doc_url: `${docsUrl}/errors/${error.code}`,
+    ...(error.details ? { details: error.details } : {}),
   };
+}
+
+/** The JSON body of every error response. */
+export function errorBody(error: ApiError, docsUrl: string, requestId: string) {
+  return { error: errorObject(error, docsUrl), request_id: requestId };
 }

@@ -89,10 +89,13 @@ export interface CandidateRpc {
     accountId: string,
     event: SubmittedEvent,
     request?: IdempotentRequest,
-  ): Promise<
-    | Answer<{ event: EventView; candidate: CandidateView }>
-    | Failure<"CANDIDATE_NOT_FOUND" | "EVENT_LIMIT_REACHED" | KeyReused>
-  >;
+  ): Promise<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
+  /** Several events, in order, in one transaction: one result per item (a batch's share). */
+  recordEvents(
+    accountId: string,
+    items: EventItem[],
+    request?: IdempotentRequest,
+  ): Promise<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
   resolve(
     accountId: string,
     outcome: FinalStatus,
@@ -100,6 +103,29 @@ export interface CandidateRpc {
   ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
 }
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
+
+export type RecordedEvent = { event: EventView; candidate: CandidateView };
+/** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
+export type EventResult = Answer<RecordedEvent> | Failure<"EVENT_LIMIT_REACHED" | KeyReused>;
+
+/** An event of a batch, with its own Idempotency key (decisions.md §4 "Batches"). */
+export interface EventItem {
+  event: SubmittedEvent;
+  /** The item's `idempotency_key` and a fingerprint of what it asks (its type and value). */
+  key?: { key: string; fingerprint: string };
+}
+
+/**
+ * Item keys share the `requests` table with Idempotency-Key headers. An HTTP header cannot hold
+ * NUL, so this prefix keeps the two apart whatever the keys are.
+ */
+const ITEM_KEY_PREFIX = "\u0000item\u0000";
+
+/** What one item of a batch will do, decided before anything is written. */
+type ItemPlan =
+  | { kind: "done"; result: EventResult }
+  | { kind: "same-as"; index: number }
+  | { kind: "record"; event: SubmittedEvent; matched: boolean; after: StoredState };
 
 export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
   /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */
@@ -157,51 +183,94 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
+    const outcome = await this.recordEvents(accountId, [{ event }], request);
+    return outcome.ok ? outcome.results[0] : outcome;
+  }
+
+  /**
+   * Applies the items in order, as if sent one after the other: each sees the candidate the one
+   * before left. Planned first (reads only), then written in one transaction.
+   */
+  async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest) {
+    type Outcome = Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["recordEvent"]>>>(accountId, request);
+    const earlier = this.replay<Outcome>(accountId, request);
     if (earlier) return earlier;
-    if (state.eventCount >= MAX_EVENTS_PER_CANDIDATE) {
-      return { ok: false, code: "EVENT_LIMIT_REACHED" } as const;
-    }
 
-    let { record, satisfiedMask } = state;
-    let matched = false;
-    if (now < record.timeline.openUntil) {
-      const progress = applyEvent(state.condition, satisfiedMask, event);
-      satisfiedMask = progress.mask;
-      matched = progress.matched;
-      if (progress.fulfilled) {
-        record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
-      }
-    }
-    // Most events change nothing but the event log: the candidate row is rewritten only when the
-    // condition's progress or the timeline moved.
-    const changed = satisfiedMask !== state.satisfiedMask || record !== state.record;
+    const { plans, final } = this.plan(accountId, state, items, now);
     const write = () => {
-      const { event: recorded } = this.ctx.storage.sql
-        .exec<{ event: JsonText<EventView> }>(
-          `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)
-           RETURNING ${EVENT_JSON_SQL} AS event`,
-          uuidv7(),
-          event.type,
-          event.hasValue ? JSON.stringify(event.value) : null,
-          now,
-          matched ? 1 : 0,
-        )
-        .one();
-      const answer = { ok: true, body: recordedEventJson(recorded, candidateJson(record, state.contractJson, now)) } as const;
-      const next = { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 };
-      if (changed) this.save(next, now);
-      else this.state = next;
-      this.remember(accountId, request, answer);
-      return answer;
+      const results: EventResult[] = [];
+      for (const [i, plan] of plans.entries()) {
+        if (plan.kind === "done") results.push(plan.result);
+        else if (plan.kind === "same-as") results.push(results[plan.index]);
+        else {
+          results.push(this.insertEvent(plan, now));
+          const key = items[i].key;
+          if (key) this.rememberKey(accountId, ITEM_KEY_PREFIX + key.key, key.fingerprint, now, results[i]);
+        }
+      }
+      // Most events change nothing but the event log: the candidate row is rewritten only when
+      // the condition's progress or the timeline moved.
+      if (final.satisfiedMask !== state.satisfiedMask || final.record !== state.record) this.save(final, now);
+      else this.state = final;
+      const outcome = { ok: true, results } as const;
+      this.remember(accountId, request, outcome);
+      return outcome;
     };
     // A lone insert is atomic by itself; only several writes need the transaction around them.
-    const result = changed || request ? this.ctx.storage.transactionSync(write) : write();
-    if (record !== state.record) await this.syncIndex();
-    return result;
+    const lone = plans.length === 1 && !request && !items[0].key && final.satisfiedMask === state.satisfiedMask && final.record === state.record;
+    const outcome = lone ? write() : this.ctx.storage.transactionSync(write);
+    if (final.record !== state.record) await this.syncIndex();
+    return outcome;
+  }
+
+  /** What each item will do, and the state after them all. Reads storage, writes nothing. */
+  private plan(accountId: string, state: StoredState, items: EventItem[], now: number) {
+    const plans: ItemPlan[] = [];
+    const keysSeen = new Map<string, { fingerprint: string; index: number }>();
+    let current = state;
+    for (const [index, { event, key }] of items.entries()) {
+      if (key) {
+        const seen = keysSeen.get(key.key);
+        if (seen) {
+          plans.push(seen.fingerprint === key.fingerprint ? { kind: "same-as", index: seen.index } : { kind: "done", result: KEY_REUSED });
+          continue;
+        }
+        const stored = this.storedResult<EventResult>(accountId, ITEM_KEY_PREFIX + key.key, key.fingerprint, now - IDEMPOTENCY_KEEP_MS);
+        if (stored) {
+          plans.push({ kind: "done", result: stored });
+          if (stored.ok) keysSeen.set(key.key, { fingerprint: key.fingerprint, index });
+          continue;
+        }
+      }
+      if (current.eventCount >= MAX_EVENTS_PER_CANDIDATE) {
+        plans.push({ kind: "done", result: { ok: false, code: "EVENT_LIMIT_REACHED" } });
+        continue;
+      }
+      const step = afterEvent(current, event, now);
+      plans.push({ kind: "record", event, ...step });
+      current = step.after;
+      if (key) keysSeen.set(key.key, { fingerprint: key.fingerprint, index });
+    }
+    return { plans, final: current };
+  }
+
+  /** Inserts a planned event; the answer as the API shows it (the candidate right after it). */
+  private insertEvent(plan: Extract<ItemPlan, { kind: "record" }>, now: number): EventResult {
+    const { event: recorded } = this.ctx.storage.sql
+      .exec<{ event: JsonText<EventView> }>(
+        `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)
+         RETURNING ${EVENT_JSON_SQL} AS event`,
+        uuidv7(),
+        plan.event.type,
+        plan.event.hasValue ? JSON.stringify(plan.event.value) : null,
+        now,
+        plan.matched ? 1 : 0,
+      )
+      .one();
+    return { ok: true, body: recordedEventJson(recorded, candidateJson(plan.after.record, plan.after.contractJson, now)) };
   }
 
   /** Ends the review window early with the caller's outcome (decisions.md §3, extension). */
@@ -248,16 +317,21 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    */
   private replay<T>(accountId: string, request: IdempotentRequest | undefined): T | Failure<KeyReused> | undefined {
     if (!request) return undefined;
+    return this.storedResult<T>(accountId, request.key, request.fingerprint, request.claimedAt - IDEMPOTENCY_KEEP_MS);
+  }
+
+  /** The result stored under a key since `after`; 409 when it was for another request; else undefined. */
+  private storedResult<T>(accountId: string, key: string, fingerprint: string, after: number): T | Failure<KeyReused> | undefined {
     const row = this.ctx.storage.sql
       .exec<{ fingerprint: string; result: string }>(
         `SELECT fingerprint, result FROM requests WHERE account_id = ? AND key = ? AND created_at > ?`,
         accountId,
-        request.key,
-        request.claimedAt - IDEMPOTENCY_KEEP_MS,
+        key,
+        after,
       )
       .toArray()[0];
     if (!row) return undefined;
-    if (row.fingerprint !== request.fingerprint) return { ok: false, code: "IDEMPOTENCY_KEY_REUSED" };
+    if (row.fingerprint !== fingerprint) return KEY_REUSED;
     return JSON.parse(row.result) as T;
   }
 
@@ -266,13 +340,16 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * IdempotentRequest.claimedAt); call inside the change's transaction.
    */
   private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown) {
-    if (!request) return;
+    if (request) this.rememberKey(accountId, request.key, request.fingerprint, request.claimedAt, result);
+  }
+
+  private rememberKey(accountId: string, key: string, fingerprint: string, at: number, result: unknown) {
     this.ctx.storage.sql.exec(
       `INSERT OR REPLACE INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
       accountId,
-      request.key,
-      request.fingerprint,
-      request.claimedAt,
+      key,
+      fingerprint,
+      at,
       JSON.stringify(result),
     );
   }
@@ -395,6 +472,23 @@ function settledAt(state: StoredState, now: number): Pick<StoredState, "settledS
     return { settledStatus: reached.status, settledSince: reached.since };
   }
   return { settledStatus: state.settledStatus, settledSince: state.settledSince };
+}
+
+const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
+
+/** The state after one more event at `now`, and whether the event satisfied a leaf. Pure. */
+function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { after: StoredState; matched: boolean } {
+  let { record, satisfiedMask } = state;
+  let matched = false;
+  if (now < record.timeline.openUntil) {
+    const progress = applyEvent(state.condition, satisfiedMask, event);
+    satisfiedMask = progress.mask;
+    matched = progress.matched;
+    if (progress.fulfilled) {
+      record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
+    }
+  }
+  return { after: { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, matched };
 }
 
 /** The earliest of: the next window end, a retry of an index write not yet confirmed. */

@@ -1,19 +1,27 @@
-/** /v1/events: submit an event against a candidate, by alias. */
+/** /v1/events: submit events against candidates, by alias, one at a time or in batches. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { JsonValueSchema } from "../domain/json";
+import canonicalize from "canonicalize";
+import { JsonValueSchema, type JsonText } from "../domain/json";
+import type { SubmittedEvent } from "../domain/condition";
+import type { EventItem, EventResult, RecordedEvent } from "../candidate/object";
+import { ApiError, docsBaseUrl, errorObject } from "../errors";
+import { sha256Hex } from "../tokens";
+import { MAX_BATCH_BODY_BYTES } from "../validation";
 import {
   AliasSchema,
-  POST_ERRORS,
   CandidateSchema,
   createRouter,
+  ErrorBodySchema,
   errorResponses,
   EventSchema,
+  POST_ERRORS,
   sendJsonText,
   withPostBody,
 } from "./models";
 import { candidateFailure, candidateObject } from "./candidates";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
+export const MAX_BATCH_ITEMS = 100;
 
 /** Whether `text` takes more than `max` bytes as UTF-8; encodes it only when its length can't tell. */
 function longerThanUtf8(text: string, max: number): boolean {
@@ -23,18 +31,49 @@ function longerThanUtf8(text: string, max: number): boolean {
   return new TextEncoder().encode(text).length > max;
 }
 
-const EventBody = z
+const eventFields = {
+  candidate_alias: AliasSchema,
+  type: z.string().min(1).max(255).openapi({ description: "Compared with the `event` of condition leaves.", example: "purchase" }),
+  value: JsonValueSchema.optional().openapi({ description: "Any JSON value, at most 8 KiB serialised.", example: { total: 120 } }),
+};
+
+const valueSizeCheck = (body: { value?: unknown }, ctx: z.RefinementCtx) => {
+  if (Object.hasOwn(body, "value") && longerThanUtf8(JSON.stringify(body.value), MAX_EVENT_VALUE_BYTES)) {
+    ctx.addIssue({ code: "custom", path: ["value"], message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON` });
+  }
+};
+
+const EventBody = z.strictObject(eventFields).superRefine(valueSizeCheck).openapi("EventBody");
+
+const BatchItem = z
   .strictObject({
-    candidate_alias: AliasSchema,
-    type: z.string().min(1).max(255).openapi({ description: "Compared with the `event` of condition leaves.", example: "purchase" }),
-    value: JsonValueSchema.optional().openapi({ description: "Any JSON value, at most 8 KiB serialised.", example: { total: 120 } }),
+    ...eventFields,
+    idempotency_key: z.string().min(1).max(255).optional().openapi({
+      description:
+        "Makes this item safe to resend: the same key on the same candidate with the same item within 24 hours " +
+        "answers the first result and records nothing; with another item, this item's result is 409 IDEMPOTENCY_KEY_REUSED.",
+      example: "order-2026-0001-purchase-1",
+    }),
   })
-  .superRefine((body, ctx) => {
-    if (Object.hasOwn(body, "value") && longerThanUtf8(JSON.stringify(body.value), MAX_EVENT_VALUE_BYTES)) {
-      ctx.addIssue({ code: "custom", path: ["value"], message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON` });
-    }
-  })
-  .openapi("EventBody");
+  .superRefine(valueSizeCheck)
+  .openapi("BatchEventItem");
+
+const BatchBody = z
+  .strictObject({ events: z.array(BatchItem).min(1).max(MAX_BATCH_ITEMS) })
+  .openapi("EventBatchBody", { description: `1 to ${MAX_BATCH_ITEMS} events; the body may be up to 1 MiB.` });
+
+const RecordedEventSchema = z.object({ event: EventSchema, candidate: CandidateSchema });
+
+const BatchResultSchema = z
+  .union([
+    RecordedEventSchema.extend({ status: z.literal(201) }),
+    z.object({ status: z.union([z.literal(404), z.literal(409)]), error: ErrorBodySchema.shape.error }),
+  ])
+  .openapi("BatchEventResult", {
+    description:
+      "What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or " +
+      "404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded.",
+  });
 
 const submit = createRoute({
   method: "post",
@@ -46,20 +85,77 @@ const submit = createRoute({
   responses: {
     201: {
       description: "The recorded event and the candidate after it.",
-      content: { "application/json": { schema: z.object({ event: EventSchema, candidate: CandidateSchema }) } },
+      content: { "application/json": { schema: RecordedEventSchema } },
     },
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
   },
 });
 
-export const eventsRouter = createRouter().openapi(submit, async (c) => {
-  const body = c.req.valid("json");
-  const hasValue = Object.hasOwn(body, "value");
-  const result = await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, {
-    type: body.type,
-    hasValue,
-    ...(hasValue ? { value: body.value } : {}),
-  }, c.var.idempotency);
-  if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
-  return sendJsonText(c, result.body, 201);
+const submitBatch = createRoute({
+  method: "post",
+  path: "/batch",
+  tags: ["Events"],
+  summary: "Submit up to 100 events (extension)",
+  description:
+    "Each item is handled as `POST /v1/events` would handle it, and answered in the same order. Items for one alias " +
+    "are applied in batch order; items for different aliases concurrently. One item's failure never affects another's; " +
+    "an invalid item refuses the whole batch (400, nothing recorded). Counts as one request against the rate limit.",
+  ...withPostBody(BatchBody, undefined, MAX_BATCH_BODY_BYTES),
+  responses: {
+    200: {
+      description: "One result per item, in the order of the items.",
+      content: { "application/json": { schema: z.object({ data: z.array(BatchResultSchema) }) } },
+    },
+    ...errorResponses(...POST_ERRORS),
+  },
 });
+
+const submittedEvent = (body: { type: string; value?: unknown }): SubmittedEvent => {
+  const hasValue = Object.hasOwn(body, "value");
+  return { type: body.type, hasValue, ...(hasValue ? { value: body.value as SubmittedEvent["value"] } : {}) };
+};
+
+/** What an item asks, for its key: the same key with another item is refused. */
+const itemFingerprint = (item: z.infer<typeof BatchItem>) =>
+  sha256Hex(canonicalize({ type: item.type, ...(Object.hasOwn(item, "value") ? { value: item.value } : {}) })!);
+
+type BatchResult = z.infer<typeof BatchResultSchema>;
+
+export const eventsRouter = createRouter()
+  .openapi(submit, async (c) => {
+    const body = c.req.valid("json");
+    const result = await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, submittedEvent(body), c.var.idempotency);
+    if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
+    return sendJsonText(c, result.body, 201);
+  })
+  .openapi(submitBatch, async (c) => {
+    const { events } = c.req.valid("json");
+    // One object round trip per alias, carrying that alias's items in batch order; aliases in parallel.
+    const byAlias = new Map<string, { index: number; item: EventItem }[]>();
+    await Promise.all(
+      events.map(async (item, index) => {
+        const key = item.idempotency_key === undefined ? undefined : { key: item.idempotency_key, fingerprint: await itemFingerprint(item) };
+        const entry = { index, item: { event: submittedEvent(item), ...(key ? { key } : {}) } };
+        byAlias.set(item.candidate_alias, [...(byAlias.get(item.candidate_alias) ?? []), entry]);
+      }),
+    );
+    for (const entries of byAlias.values()) entries.sort((a, b) => a.index - b.index);
+    const docsUrl = docsBaseUrl(c.env.DOCS_URL, c.req.url);
+    const results: JsonText<BatchResult>[] = new Array(events.length);
+    await Promise.all(
+      [...byAlias].map(async ([alias, entries]) => {
+        const outcome = await candidateObject(c.env, alias).recordEvents(c.var.accountId, entries.map((e) => e.item), c.var.idempotency);
+        entries.forEach(({ index }, i) => {
+          results[index] = itemResultJson(outcome.ok ? outcome.results[i] : outcome, alias, docsUrl);
+        });
+      }),
+    );
+    return sendJsonText(c, `{"data":[${results.join(",")}]}` as JsonText<{ data: BatchResult[] }>, 200);
+  });
+
+/** One item's result: the 201 answer with its status, or the error `POST /v1/events` would give. */
+function itemResultJson(result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" }, alias: string, docsUrl: string) {
+  if (result.ok) return `{"status":201,${(result.body as JsonText<RecordedEvent>).slice(1)}` as JsonText<BatchResult>;
+  const error = candidateFailure(result.code, alias) as ApiError;
+  return JSON.stringify({ status: error.status, error: errorObject(error, docsUrl) }) as JsonText<BatchResult>;
+}

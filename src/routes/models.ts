@@ -61,8 +61,8 @@ export function errorResponses(...codes: ErrorCode[]) {
  * The request part and middleware of a route that reads a JSON body: the body guards run only on
  * matched routes, so an unknown path is a 404 whatever its body.
  */
-export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
-  middleware: jsonBody,
+export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R, maxBytes?: number) => ({
+  middleware: jsonBody(maxBytes),
   request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
 });
 
@@ -81,8 +81,8 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 } as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
-export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R) => ({
-  middleware: [...jsonBody, idempotency],
+export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R, maxBytes?: number) => ({
+  middleware: [...jsonBody(maxBytes), idempotency],
   request: withJsonBody(schema, request).request,
   parameters: [IDEMPOTENCY_KEY_PARAMETER],
 });

@@ -94,6 +94,7 @@ const routes = fc.oneof(
     ["GET", "/v1/candidates/:p"],
     ["POST", "/v1/candidates/:p/resolve"],
     ["POST", "/v1/events"],
+    ["POST", "/v1/events/batch"],
   ) },
   {
     weight: 1,
@@ -127,6 +128,17 @@ const nearlyValidContract = fc.record(
   },
   { requiredKeys: [] },
 );
+/** A batch item that is usually valid, aimed at the victim's candidate. */
+const nearlyValidItem = fc.record(
+  {
+    candidate_alias: fc.oneof({ weight: 4, arbitrary: fc.constant("ALIAS") }, text, wrongValue),
+    type: fc.oneof({ weight: 4, arbitrary: fc.constant("ping") }, text, wrongValue),
+    value: wrongValue,
+    idempotency_key: fc.oneof(text, wrongValue),
+    extra: wrongValue,
+  },
+  { requiredKeys: [] },
+);
 const deeplyNested = fc.integer({ min: 50, max: 3000 }).map((depth) => `{"value":${"[".repeat(depth)}${"]".repeat(depth)}}`);
 const shapedBody = fc
   .record(
@@ -138,6 +150,7 @@ const shapedBody = fc
       type: fc.oneof(text, wrongValue),
       value: wrongValue,
       outcome: fc.oneof(fc.constantFrom("CONFIRMED", "FAILED", "confirmed"), wrongValue),
+      events: fc.oneof(fc.array(nearlyValidItem, { maxLength: 110 }), wrongValue),
       __proto__: wrongValue,
     },
     { requiredKeys: [] },
@@ -145,6 +158,7 @@ const shapedBody = fc
   .map((b) => JSON.stringify(b));
 const body = fc.oneof(
   shapedBody,
+  fc.array(nearlyValidItem, { minLength: 1, maxLength: 5 }).map((events) => JSON.stringify({ events })),
   fc.jsonValue().map((v) => JSON.stringify(v)),
   fc.string({ unit: "binary", maxLength: 200 }),
   deeplyNested,

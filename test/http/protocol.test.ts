@@ -203,6 +203,7 @@ describe("docs and OpenAPI", () => {
         "POST /v1/candidates",
         "POST /v1/candidates/{candidate_alias}/resolve",
         "POST /v1/events",
+        "POST /v1/events/batch",
         "POST /v1/schemas",
       ].sort(),
     );

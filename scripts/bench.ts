@@ -17,7 +17,7 @@
  * BENCH_PROFILE=1 (unminified bundles; a CPU profile of the service per scenario, written to
  * bench/.build/profiles/ for Chrome DevTools, with its top functions printed; results not saved).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { basename, resolve } from "node:path";
 import { cpus, totalmem } from "node:os";
@@ -41,6 +41,10 @@ const PROFILE = Boolean(process.env.BENCH_PROFILE);
 const INSPECTOR_PORT = 9229;
 /** A partial or profiled run does not replace the results of a full one. */
 const SAVE_RESULTS = !ONLY && !PROFILE;
+
+const BATCH_SIZE = 100;
+const BATCH_SCENARIO = "POST /v1/events/batch, 100 events over 1,000 candidates";
+const SINGLE_EVENT_SCENARIO = "POST /v1/events, 1,000 candidates";
 
 // ---- serving -------------------------------------------------------------------------------------
 
@@ -102,6 +106,30 @@ interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
+  /**
+   * CPU time workerd spent per request (ms): what a request costs, steadier than req/s on a
+   * machine whose speed drifts, since the load generator's own share does not count.
+   */
+  cpu_ms: number;
+}
+
+/** CPU time (ms) used so far by the workerd processes this bench started (Miniflare's children). */
+function workerdCpuMs(): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (name === "workerd" && Number(fields[1]) === process.pid) total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+  }
+  return total;
 }
 
 /** Request counters per shape, kept across warm-up and measurement so aliases are never reused. */
@@ -113,6 +141,7 @@ function load(url: string, shape: Shape, seconds: number): Promise<Measurement> 
     counters.set(shape, i + 1);
     return i;
   };
+  const cpuBefore = workerdCpuMs();
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -142,6 +171,7 @@ function load(url: string, shape: Shape, seconds: number): Promise<Measurement> 
           p99: result.latency.p99,
           non2xx: result.non2xx,
           errors: result.errors,
+          cpu_ms: (workerdCpuMs() - cpuBefore) / Math.max(1, result.requests.total),
         });
       },
     );
@@ -327,13 +357,15 @@ async function main() {
     const event = (alias: string, i: number) => ({ candidate_alias: alias, type: "view", value: { page: i % 50, ref: `r${i}` } });
     const auth = { authorization: `Bearer ${main.token}` };
     const listAuth = { authorization: `Bearer ${lister.token}` };
+    /** The i-th batch: 100 events on 100 different candidates, going round the 1,000. */
+    const batchOf = (i: number) => Array.from({ length: BATCH_SIZE }, (_, k): [string, number] => [spread[(i * BATCH_SIZE + k) % 1000], i * BATCH_SIZE + k]);
     /** One hot candidate at a time: 990 events each, then the next (a candidate holds 1,000). */
     const hotAlias = (i: number) => hot[Math.floor(i / 990) % hot.length];
     let created = 0;
 
     const scenarios: { name: string; service: Shape; floor: Shape }[] = [
       {
-        name: "POST /v1/events, 1,000 candidates",
+        name: SINGLE_EVENT_SCENARIO,
         service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }) },
         floor: { method: "POST", next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }) },
       },
@@ -341,6 +373,14 @@ async function main() {
         name: "POST /v1/events, one hot candidate",
         service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(hotAlias(i), i) }) },
         floor: { method: "POST", next: (i) => ({ path: `/event/${hotAlias(i)}`, body: { type: "view", value: { page: i % 50 } } }) },
+      },
+      {
+        name: BATCH_SCENARIO,
+        service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events/batch", body: { events: batchOf(i).map(([alias, n]) => event(alias, n)) } }) },
+        floor: {
+          method: "POST",
+          next: (i) => ({ path: "/batch", body: { events: batchOf(i).map(([name, n]) => ({ name, type: "view", value: { page: n % 50 } })) } }),
+        },
       },
       {
         name: "GET /v1/candidates/{alias}, 100 events",
@@ -458,23 +498,42 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(
     "\n| scenario | service req/s | p50 ms | p99 ms | non-2xx | floor req/s | bare req/s | service/floor | service/bare " +
-      "| Miniflare limiter: req/s | /floor |",
+      "| Miniflare limiter: req/s | /floor | CPU ms/req: service | floor |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     console.log(
       `| ${r.scenario} | ${f(r.service.rps)} | ${f(r.service.p50, 1)} | ${f(r.service.p99, 1)} | ${r.service.non2xx + r.service.errors} | ` +
         `${f(r.floor.rps)} | ${f(r.bare.rps)} | ${f(r.vs_floor, 2)} | ${f(r.vs_bare, 2)} | ` +
-        `${f(r.service_miniflare_limiter.rps)} | ${f(r.miniflare_limiter_vs_floor, 2)} |`,
+        `${f(r.service_miniflare_limiter.rps)} | ${f(r.miniflare_limiter_vs_floor, 2)} | ${f(r.service.cpu_ms, 2)} | ${f(r.floor.cpu_ms, 2)} |`,
     );
   }
   console.log(`\nservice/floor by round: ${rows.map((r) => `${r.scenario}: ${r.vs_floor_by_round.map((x) => f(x, 2)).join(" ")}`).join("; ")}`);
+  const batch = rows.find((r) => r.scenario === BATCH_SCENARIO);
+  const single = rows.find((r) => r.scenario === SINGLE_EVENT_SCENARIO);
+  const ingestion = batch && {
+    batch_events_per_s: batch.service.rps * BATCH_SIZE,
+    floor_events_per_s: batch.floor.rps * BATCH_SIZE,
+    batch_cpu_ms_per_event: batch.service.cpu_ms / BATCH_SIZE,
+    ...(single
+      ? {
+          single_events_per_s: single.service.rps,
+          single_cpu_ms_per_event: single.service.cpu_ms,
+          batch_vs_single: (batch.service.rps * BATCH_SIZE) / single.service.rps,
+          batch_vs_single_by_cpu: single.service.cpu_ms / (batch.service.cpu_ms / BATCH_SIZE),
+        }
+      : {}),
+  };
+  if (ingestion) console.log(`\nevents/s: ${JSON.stringify(ingestion)}`);
   const targets = [
     ...rows.map((r) => ({ figure: `${r.scenario}: service/floor`, value: r.vs_floor, target: ">= 0.80", met: r.vs_floor >= 0.8 })),
     ...rows.map((r) => {
       const failed = [r.service, r.service_miniflare_limiter].reduce((n, m) => n + m.non2xx + m.errors, 0);
       return { figure: `${r.scenario}: non-2xx (both services)`, value: failed, target: "0", met: failed === 0 };
     }),
+    ...(ingestion?.batch_vs_single === undefined
+      ? []
+      : [{ figure: "events/s: batches vs single posts", value: ingestion.batch_vs_single, target: ">= 3", met: ingestion.batch_vs_single >= 3 }]),
     ...(!SAVE_RESULTS
       ? []
       : [
@@ -496,6 +555,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
         machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) },
         load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup_seconds: WARMUP_SECONDS },
         scenarios: rows,
+        ingestion,
         growth,
         bundle_gzip_kib: bundleGzipKiB,
         targets,

@@ -60,6 +60,12 @@ export default {
         const { type, value } = await request.json<{ type: string; value?: unknown }>();
         return json(await env.FLOOR.getByName(name).insertEvent(type, JSON.stringify(value ?? null)), 201);
       }
+      case "batch": {
+        // The same object inserts a service batch makes, all issued at once.
+        const { events } = await request.json<{ events: { name: string; type: string; value?: unknown }[] }>();
+        const results = await Promise.all(events.map((e) => env.FLOOR.getByName(e.name).insertEvent(e.type, JSON.stringify(e.value ?? null))));
+        return json({ data: results });
+      }
       case "read":
         return json(await env.FLOOR.getByName(name).read());
       case "list": {

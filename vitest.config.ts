@@ -13,6 +13,16 @@ export default defineConfig({
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
           // A smaller per-account limit than wrangler.toml's, so a test can reach it quickly.
           RATE_LIMIT_REQUESTS: TEST_RATE_LIMIT,
+          // Webhooks to the tests' own receiver on 127.0.0.1, retried within seconds.
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_RETRY_SCHEDULE: "1s 1s 1s",
+          WEBHOOK_TIMEOUT_SECONDS: 2,
+        },
+        // Consumers take what is queued at once, so tests wait for deliveries, not for batches.
+        queueConsumers: {
+          "ccs-notifications": { maxBatchTimeout: 0.05, maxRetries: 10 },
+          "ccs-webhook-deliveries": { maxBatchTimeout: 0.05, maxRetries: 20, deadLetterQueue: "ccs-webhook-deliveries-dlq" },
+          "ccs-webhook-deliveries-dlq": { maxBatchTimeout: 0.05 },
         },
         ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
       },
@@ -20,6 +30,7 @@ export default defineConfig({
   ],
   test: {
     setupFiles: ["./test/setup.ts"],
+    globalSetup: ["./test/global-setup.ts"],
     include: ["test/**/*.test.ts"],
   },
 });

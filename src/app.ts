@@ -17,6 +17,8 @@ import { schemasRouter } from "./routes/schemas";
 import { candidatesRouter } from "./routes/candidates";
 import { eventsRouter } from "./routes/events";
 import { docsRouter } from "./routes/docs";
+import { webhooksRouter } from "./routes/webhooks";
+import { notificationsRouter } from "./routes/notifications";
 
 const OPENAPI_PATH = "/v1/openapi.json";
 
@@ -58,6 +60,8 @@ export function createApp() {
   app.route("/v1/schemas", schemasRouter);
   app.route("/v1/candidates", candidatesRouter);
   app.route("/v1/events", eventsRouter);
+  app.route("/v1/webhook_endpoints", webhooksRouter);
+  app.route("/v1/notifications", notificationsRouter);
   app.route("/docs", docsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

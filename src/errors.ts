@@ -62,6 +62,18 @@ export const ERROR_CODES = {
     when: "The candidate alias matches no candidate of your account: it is wrong or belongs to another account.",
     fix: "Check the alias, or list your candidates with `GET /v1/candidates`.",
   },
+  WEBHOOK_ENDPOINT_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The webhook endpoint id matches no endpoint of your account: it is wrong, was deleted, or belongs to another account.",
+    fix: "List your endpoints with `GET /v1/webhook_endpoints` and use one of their ids.",
+  },
+  NOTIFICATION_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The notification id matches no notification of your account: it is wrong, older than the feed keeps (30 days), or belongs to another account.",
+    fix: "Read your notifications with `GET /v1/notifications` and use one of their ids.",
+  },
   METHOD_NOT_ALLOWED: {
     status: 405,
     type: "invalid_request_error",
@@ -77,8 +89,8 @@ export const ERROR_CODES = {
   INVALID_STATE: {
     status: 409,
     type: "invalid_request_error",
-    when: "The candidate is not in a status that allows this operation (a resolve needs status `PENDING`).",
-    fix: "Read the candidate to see its current status before trying again.",
+    when: "The resource is not in a state that allows this operation: a resolve needs a `PENDING` candidate, a resend an enabled webhook endpoint.",
+    fix: "Read the resource to see its current state; resolve only `PENDING` candidates, and enable the endpoint before a resend.",
   },
   EVENT_LIMIT_REACHED: {
     status: 409,
@@ -91,6 +103,12 @@ export const ERROR_CODES = {
     type: "invalid_request_error",
     when: "The account already holds the maximum of 1,000 schemas. Nothing was created.",
     fix: "Delete schemas you no longer use with `DELETE /v1/schemas/{id}`, then try again.",
+  },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The account already has the maximum of 16 webhook endpoints. Nothing was created.",
+    fix: "Delete an endpoint you no longer use with `DELETE /v1/webhook_endpoints/{id}`, or add event types to an existing one.",
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

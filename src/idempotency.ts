@@ -16,7 +16,6 @@ import { validationError } from "./validation";
 import {
   claimIdempotencyKey,
   completionStatement,
-  purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
   type Held,
   type KeyClaim,
@@ -93,14 +92,3 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
   }
 });
-
-/** The hourly cron: deletes expired records in batches, so one run stays short. */
-export async function purgeExpiredKeys(db: D1Database, now: number, maxBatches = 20): Promise<number> {
-  let total = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const deleted = await purgeExpiredIdempotencyKeys(db, now - IDEMPOTENCY_KEEP_MS);
-    total += deleted;
-    if (deleted === 0) break;
-  }
-  return total;
-}

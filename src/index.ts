@@ -1,14 +1,39 @@
-/** Worker entry: the HTTP app, the hourly cron, and the Durable Object class bound as CANDIDATES. */
+/**
+ * Worker entry: the HTTP app, the crons (the sweep every minute, the hourly purge), the queue
+ * consumers (notification fan-out, webhook deliveries and their dead letters), and the Durable
+ * Object class bound as CANDIDATES.
+ */
 import { createApp } from "./app";
-import { purgeExpiredKeys } from "./idempotency";
+import { purgeExpired } from "./purge";
+import { sweep } from "./notifications/sweep";
+import { fanOut, type NotificationMessage } from "./notifications/fanout";
+import { deliverBatch, markDeadLetters, type DeliveryMessage } from "./notifications/delivery";
+import { DELIVERIES_DEAD_LETTER_QUEUE, DELIVERIES_QUEUE, NOTIFICATIONS_QUEUE } from "./notifications/queues";
 
 export { CandidateObject } from "./candidate/object";
+
+/** wrangler.toml's every-minute cron; the other is the hourly purge. */
+export const SWEEP_CRON = "* * * * *";
 
 const app = createApp();
 
 export default {
   fetch: app.fetch,
-  async scheduled(_controller, env) {
-    await purgeExpiredKeys(env.DB, Date.now());
+  async scheduled(controller, env) {
+    if (controller.cron === SWEEP_CRON) await sweep(env, Date.now());
+    else await purgeExpired(env.DB, Date.now());
+  },
+  async queue(batch, env) {
+    switch (batch.queue) {
+      case NOTIFICATIONS_QUEUE:
+        return fanOut(env, batch as MessageBatch<NotificationMessage>);
+      case DELIVERIES_QUEUE:
+        return deliverBatch(env, batch as MessageBatch<DeliveryMessage>);
+      case DELIVERIES_DEAD_LETTER_QUEUE:
+        return markDeadLetters(env, batch as MessageBatch<DeliveryMessage>);
+      default:
+        console.error(`queue ${batch.queue}: no consumer; ${batch.messages.length} messages retried`);
+        batch.retryAll();
+    }
   },
 } satisfies ExportedHandler<Env>;

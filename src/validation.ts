@@ -43,10 +43,14 @@ export function validationHook(result: { success: boolean; error?: ZodError }) {
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
-/** Media type, size, syntax, depth and Unicode checks for POST and PATCH bodies: route middleware, in order. */
-export const jsonBody = (maxBytes = MAX_BODY_BYTES) => [
+/**
+ * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
+ * order. An `optional` body may be left out entirely (no Content-Type either): it reads as `{}`.
+ */
+export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxBytes?: number; optional?: boolean } = {}) => [
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) {
+    const absent = optional && c.req.raw.body === null && c.req.header("Content-Type") === undefined;
+    if (!absent && !JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) {
       throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
     }
     await next();
@@ -58,7 +62,7 @@ export const jsonBody = (maxBytes = MAX_BODY_BYTES) => [
     },
   }),
   createMiddleware<AppEnv>(async (c, next) => {
-    const text = await c.req.text();
+    const text = optional && c.req.raw.body === null ? "{}" : await c.req.text();
     let body: unknown;
     try {
       body = JSON.parse(text);

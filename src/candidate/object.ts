@@ -4,40 +4,48 @@
  * gate serialises concurrent creates and events. Each change is one storage transaction, made
  * before any other I/O, so concurrent requests always see a consistent candidate.
  *
- * The D1 list index is written before answering (so lists read their own writes); if that write
- * fails, the alarm retries it until the index has caught up (`indexed_version`).
+ * Every status the candidate enters is recorded as a notification in the same transaction as the
+ * change that causes it (an event, a resolve, or the alarm that persists a window end): an
+ * outbox. Downstream copies are then brought up to date (`syncDownstream`): the D1 list index
+ * and notifications feed in one D1 transaction, then the notifications queue. If that fails, the
+ * alarm retries it; the copies may lag, never disagree, and lose nothing.
  */
 import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
 import { applyEvent, compileCondition, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
 import type { Contract } from "../domain/contract";
+import type { JsonText } from "../domain/json";
 import {
   fulfilledAt,
   nextBoundary,
   resolvedAt,
   statusAt,
   timelineAtCreation,
+  transitionsSince,
   type FinalStatus,
   type Status,
+  type Timeline,
 } from "../domain/timeline";
-import { upsertCandidateIndex } from "../db/candidates";
+import { candidateIndexStatement } from "../db/candidates";
+import { feedInsertStatement } from "../db/notifications";
 import { IDEMPOTENCY_KEEP_MS, type IdempotentRequest } from "../idempotency";
+import { causeOf, notificationId, notificationJson, notificationType, type Cause } from "../notifications/notification";
+import type { NotificationMessage } from "../notifications/fanout";
 import {
   candidateJson,
   candidateWithEventsJson,
   contractJson,
-  EVENT_JSON_SQL,
   recordedEventJson,
   type CandidateRecord,
   type CandidateView,
   type CandidateWithEvents,
   type EventView,
 } from "./record";
-import type { JsonText } from "../domain/json";
+import { asStored, CandidateStore, recordOf } from "./storage";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
-/** How soon the alarm retries a failed write to the D1 index. */
-const INDEX_RETRY_MS = 2000;
+/** How soon the alarm retries a failed write downstream (D1 index and feed, queue). */
+const DOWNSTREAM_RETRY_MS = 2000;
 
 interface StoredState {
   record: CandidateRecord;
@@ -48,20 +56,14 @@ interface StoredState {
   satisfiedMask: number;
   /** Events recorded: the highest `seq`, as events are never deleted. */
   eventCount: number;
-  /** The status the stored state has caught up to; alarms advance it at each window end. */
+  /** The status the stored state has caught up to, and notified; only ever moves forward. */
   settledStatus: Status;
   settledSince: number;
   /** Highest record version known to be in the D1 index. */
   indexedVersion: number;
+  /** Whether notifications wait in the outbox for the feed and the queue. */
+  unflushed: boolean;
 }
-
-type CandidateRow = {
-  record: string;
-  satisfied_mask: number;
-  settled_status: Status;
-  settled_since: number;
-  indexed_version: number;
-};
 
 export interface NewCandidate {
   accountId: string;
@@ -74,35 +76,8 @@ export interface NewCandidate {
 type Failure<C extends string> = { ok: false; code: C };
 /** Success: the response body, serialised once, here. */
 type Answer<T> = { ok: true; body: JsonText<T> };
-
-/**
- * The object's RPC surface. Declared by hand because the runtime's generated stub type cannot
- * expand the recursive contract type; the class below is checked against it.
- */
-export interface CandidateRpc {
-  create(
-    input: NewCandidate,
-    request?: IdempotentRequest,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
-  get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
-  recordEvent(
-    accountId: string,
-    event: SubmittedEvent,
-    request?: IdempotentRequest,
-  ): Promise<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
-  /** Several events, in order, in one transaction: one result per item (a batch's share). */
-  recordEvents(
-    accountId: string,
-    items: EventItem[],
-    request?: IdempotentRequest,
-  ): Promise<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
-  resolve(
-    accountId: string,
-    outcome: FinalStatus,
-    request?: IdempotentRequest,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
-}
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
+const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
 
 export type RecordedEvent = { event: EventView; candidate: CandidateView };
 /** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
@@ -116,6 +91,32 @@ export interface EventItem {
 }
 
 /**
+ * The object's RPC surface. Declared by hand because the runtime's generated stub type cannot
+ * expand the recursive contract type; the class below is checked against it.
+ */
+export interface CandidateRpc {
+  create(input: NewCandidate, request?: IdempotentRequest): Promise<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
+  get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
+  recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest): Promise<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
+  /** Several events, in order, in one transaction: one result per item (a batch's share). */
+  recordEvents(
+    accountId: string,
+    items: EventItem[],
+    request?: IdempotentRequest,
+  ): Promise<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
+  resolve(
+    accountId: string,
+    outcome: FinalStatus,
+    request?: IdempotentRequest,
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
+  /** The sweep's wake-up: settle what time decided, and rewrite the index row and feed. */
+  settle(): Promise<void>;
+}
+
+/** The candidate's Durable Object, named by its alias (see CandidateRpc for why the cast). */
+export const candidateObject = (env: Env, alias: string) => env.CANDIDATES.getByName(alias) as unknown as CandidateRpc;
+
+/**
  * Item keys share the `requests` table with Idempotency-Key headers. An HTTP header cannot hold
  * NUL, so this prefix keeps the two apart whatever the keys are.
  */
@@ -125,25 +126,14 @@ const ITEM_KEY_PREFIX = "\u0000item\u0000";
 type ItemPlan =
   | { kind: "done"; result: EventResult }
   | { kind: "same-as"; index: number }
-  | { kind: "record"; event: SubmittedEvent; matched: boolean; after: StoredState };
+  | { kind: "record"; id: string; event: SubmittedEvent; matched: boolean; after: StoredState };
 
 export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
+  private readonly store = new CandidateStore(this.ctx.storage.sql);
   /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */
   private state: StoredState | null | undefined;
   /** The alarm time this instance last set (undefined: unknown, so the next save sets it). */
   private armedAt: number | null | undefined;
-
-  /**
-   * Tables are created with the candidate, never before: an object asked about an alias that has
-   * no candidate (a read, an event, a resolve) must store nothing.
-   */
-  private createTables() {
-    this.ctx.storage.sql.exec(TABLES);
-  }
-
-  private hasTables(): boolean {
-    return this.ctx.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'candidate'`).toArray().length > 0;
-  }
 
   async create(input: NewCandidate, request?: IdempotentRequest) {
     const now = Date.now();
@@ -154,20 +144,15 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     }
     // Built from exactly what storage will give back, so the condition compiled now is the one
     // compiled after an eviction.
-    const record = asStored<CandidateRecord>({
-      id: uuidv7(),
-      ...input,
-      timeline: timelineAtCreation(input.contract, now),
-      version: 1,
-    });
-    const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0 });
+    const record = asStored<CandidateRecord>({ id: uuidv7(), ...input, timeline: timelineAtCreation(input.contract, now), version: 1 });
+    const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0, unflushed: false });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
-      this.createTables();
+      this.store.createTables();
       this.save(state, now);
       this.remember(input.accountId, request, result);
     });
-    await this.syncIndex();
+    await this.syncDownstream();
     return result;
   }
 
@@ -175,11 +160,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    // One row per event, joined here: concatenated in SQL, 1,000 events of 8 KiB would make one
-    // value over the 2 MB that Cloudflare allows a SQLite string.
-    const rows = this.ctx.storage.sql.exec(`SELECT ${EVENT_JSON_SQL} FROM events ORDER BY seq`).raw();
-    const events = Array.from(rows, ([event]) => event as JsonText<EventView>);
-    return { ok: true, body: candidateWithEventsJson(candidateJson(state.record, state.contractJson, now), events) } as const;
+    return { ok: true, body: candidateWithEventsJson(candidateJson(state.record, state.contractJson, now), this.store.eventsJson()) } as const;
   }
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
@@ -200,21 +181,26 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (earlier) return earlier;
 
     const { plans, final } = this.plan(accountId, state, items, now);
+    const fulfilledBy = plans.find((p) => p.kind === "record" && p.after.record !== state.record && p.after.record === final.record);
     const write = () => {
       const results: EventResult[] = [];
       for (const [i, plan] of plans.entries()) {
         if (plan.kind === "done") results.push(plan.result);
         else if (plan.kind === "same-as") results.push(results[plan.index]);
         else {
-          results.push(this.insertEvent(plan, now));
+          const event = this.store.insertEvent(plan.id, plan.event.type, plan.event.hasValue ? JSON.stringify(plan.event.value) : null, now, plan.matched);
+          results.push({ ok: true, body: recordedEventJson(event, candidateJson(plan.after.record, plan.after.contractJson, now)) });
           const key = items[i].key;
-          if (key) this.rememberKey(accountId, ITEM_KEY_PREFIX + key.key, key.fingerprint, now, results[i]);
+          if (key) this.store.rememberKey(accountId, ITEM_KEY_PREFIX + key.key, key.fingerprint, now, results[i]);
         }
       }
       // Most events change nothing but the event log: the candidate row is rewritten only when
       // the condition's progress or the timeline moved.
-      if (final.satisfiedMask !== state.satisfiedMask || final.record !== state.record) this.save(final, now);
-      else this.state = final;
+      if (final.satisfiedMask !== state.satisfiedMask || final.record !== state.record) {
+        this.save(final, now, fulfilledBy?.kind === "record" ? { kind: "event", event_id: fulfilledBy.id } : undefined);
+      } else {
+        this.state = final;
+      }
       const outcome = { ok: true, results } as const;
       this.remember(accountId, request, outcome);
       return outcome;
@@ -222,7 +208,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const lone = plans.length === 1 && !request && !items[0].key && final.satisfiedMask === state.satisfiedMask && final.record === state.record;
     const outcome = lone ? write() : this.ctx.storage.transactionSync(write);
-    if (final.record !== state.record) await this.syncIndex();
+    await this.syncDownstream();
     return outcome;
   }
 
@@ -250,27 +236,11 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         continue;
       }
       const step = afterEvent(current, event, now);
-      plans.push({ kind: "record", event, ...step });
+      plans.push({ kind: "record", id: uuidv7(), event, ...step });
       current = step.after;
       if (key) keysSeen.set(key.key, { fingerprint: key.fingerprint, index });
     }
     return { plans, final: current };
-  }
-
-  /** Inserts a planned event; the answer as the API shows it (the candidate right after it). */
-  private insertEvent(plan: Extract<ItemPlan, { kind: "record" }>, now: number): EventResult {
-    const { event: recorded } = this.ctx.storage.sql
-      .exec<{ event: JsonText<EventView> }>(
-        `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?)
-         RETURNING ${EVENT_JSON_SQL} AS event`,
-        uuidv7(),
-        plan.event.type,
-        plan.event.hasValue ? JSON.stringify(plan.event.value) : null,
-        now,
-        plan.matched ? 1 : 0,
-      )
-      .one();
-    return { ok: true, body: recordedEventJson(recorded, candidateJson(plan.after.record, plan.after.contractJson, now)) };
   }
 
   /** Ends the review window early with the caller's outcome (decisions.md §3, extension). */
@@ -280,35 +250,37 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
     const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request);
     if (earlier) return earlier;
-    const { status } = statusAt(state.record.timeline, now);
-    if (status !== "PENDING") {
-      return { ok: false, code: "INVALID_STATE" } as const;
-    }
-    const record = {
-      ...state.record,
-      timeline: resolvedAt(state.record.timeline, outcome, now),
-      version: state.record.version + 1,
-    };
+    if (statusAt(state.record.timeline, now).status !== "PENDING") return { ok: false, code: "INVALID_STATE" } as const;
+    const record = { ...state.record, timeline: resolvedAt(state.record.timeline, outcome, now) };
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.ctx.storage.transactionSync(() => {
-      this.save({ ...state, record }, now);
+      this.save({ ...state, record }, now, { kind: "resolved" });
       this.remember(accountId, request, result);
     });
-    await this.syncIndex();
+    await this.syncDownstream();
     return result;
   }
 
   /**
-   * Window ends: persist the status the timeline already decided, and retry an index write that
-   * failed. Idempotent, since alarms are at-least-once and may fire late, early or twice.
+   * Window ends: persist (and notify) the status the timeline already decided, and retry a
+   * downstream write that failed. Idempotent: alarms are at-least-once, and fire late or twice.
    */
   async alarm() {
     this.armedAt = undefined; // this alarm is spent: save() must arm the next one
+    await this.catchUp(false);
+  }
+
+  async settle() {
+    await this.catchUp(true);
+  }
+
+  /** Settles the status up to now; `rewrite` writes the index row even if it seems current. */
+  private async catchUp(rewrite: boolean) {
     const state = this.load();
     if (!state) return;
     const now = Date.now();
-    this.save(state, now);
-    await this.syncIndex();
+    this.ctx.storage.transactionSync(() => this.save(state, now));
+    await this.syncDownstream(rewrite);
   }
 
   /**
@@ -322,14 +294,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   /** The result stored under a key since `after`; 409 when it was for another request; else undefined. */
   private storedResult<T>(accountId: string, key: string, fingerprint: string, after: number): T | Failure<KeyReused> | undefined {
-    const row = this.ctx.storage.sql
-      .exec<{ fingerprint: string; result: string }>(
-        `SELECT fingerprint, result FROM requests WHERE account_id = ? AND key = ? AND created_at > ?`,
-        accountId,
-        key,
-        after,
-      )
-      .toArray()[0];
+    const row = this.store.keyedResult(accountId, key, after);
     if (!row) return undefined;
     if (row.fingerprint !== fingerprint) return KEY_REUSED;
     return JSON.parse(row.result) as T;
@@ -340,18 +305,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * IdempotentRequest.claimedAt); call inside the change's transaction.
    */
   private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown) {
-    if (request) this.rememberKey(accountId, request.key, request.fingerprint, request.claimedAt, result);
-  }
-
-  private rememberKey(accountId: string, key: string, fingerprint: string, at: number, result: unknown) {
-    this.ctx.storage.sql.exec(
-      `INSERT OR REPLACE INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
-      accountId,
-      key,
-      fingerprint,
-      at,
-      JSON.stringify(result),
-    );
+    if (request) this.store.rememberKey(accountId, request.key, request.fingerprint, request.claimedAt, result);
   }
 
   /** The candidate if it exists and belongs to `accountId`; another account's is as absent. */
@@ -362,37 +316,50 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   private load(): StoredState | null {
     if (this.state !== undefined) return this.state;
-    if (!this.hasTables()) return (this.state = null);
-    this.createTables(); // tables added since this object was created; a no-op when all exist
-    const row = this.ctx.storage.sql.exec<CandidateRow>(`SELECT * FROM candidate`).toArray()[0];
+    const row = this.store.candidate();
     if (!row) return (this.state = null);
-    this.state = stateOf(JSON.parse(row.record) as CandidateRecord, {
+    this.state = stateOf(recordOf(row), {
       satisfiedMask: row.satisfied_mask,
-      eventCount: this.ctx.storage.sql.exec<{ n: number }>(`SELECT COALESCE(MAX(seq), 0) AS n FROM events`).one().n,
+      eventCount: row.event_count,
       settledStatus: row.settled_status,
       settledSince: row.settled_since,
       indexedVersion: row.indexed_version,
+      unflushed: row.unflushed > 0,
     });
     return this.state;
   }
 
   /**
-   * Stores the candidate, catching its settled status up to instant `now` (the status changes a
-   * request or an alarm makes are persisted at their exact boundary instant), and arms the alarm
-   * in the same atomic write, so a due window end or index retry is never lost to an eviction.
+   * Stores the candidate, called inside the change's transaction. It catches the settled status
+   * up to instant `now`, recording a notification for each status entered at its exact boundary
+   * instant (`cause`: the request's own change at `now`, if it made one), bumps the version when
+   * what the index shows moved, and arms the alarm in the same atomic write, so a due window end
+   * or downstream retry is never lost to an eviction.
    */
-  private save(state: StoredState, now: number) {
-    const next: StoredState = { ...state, ...settledAt(state, now) };
-    this.ctx.storage.sql.exec(
-      `INSERT OR REPLACE INTO candidate
-         (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version)
-       VALUES (1, ?, ?, ?, ?, ?)`,
-      JSON.stringify(next.record),
-      next.satisfiedMask,
-      next.settledStatus,
-      next.settledSince,
-      next.indexedVersion,
-    );
+  private save(state: StoredState, now: number, cause?: Cause) {
+    const before = this.state;
+    let next = state;
+    const entered = transitionsSince(state.record.timeline, state.settledStatus, now);
+    for (const transition of entered) {
+      const id = notificationId(next.record.id, transition.status);
+      const candidate = candidateJson(next.record, next.contractJson, transition.at);
+      const payload = notificationJson(id, transition, candidate, causeOf(transition, cause, now));
+      this.store.recordNotification({ id, type: notificationType(transition.status), payload });
+    }
+    if (entered.length > 0) {
+      const last = entered[entered.length - 1];
+      next = { ...next, settledStatus: last.status, settledSince: last.at, unflushed: true };
+    }
+    if (before && (entered.length > 0 || timelineMoved(before.record.timeline, next.record.timeline))) {
+      next = { ...next, record: { ...next.record, version: before.record.version + 1 } };
+    }
+    this.store.writeCandidate({
+      record: JSON.stringify(next.record),
+      satisfied_mask: next.satisfiedMask,
+      settled_status: next.settledStatus,
+      settled_since: next.settledSince,
+      indexed_version: next.indexedVersion,
+    });
     // Not awaited on purpose: queued with the write above, and the output gate holds the response
     // until both are durable.
     const due = nextAlarm(next, now);
@@ -404,77 +371,48 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     this.state = next;
   }
 
-  /** Brings the D1 index up to the current version; on failure the armed alarm retries. */
-  private async syncIndex() {
-    const { record, indexedVersion } = this.load()!;
-    if (indexedVersion >= record.version) return;
+  /**
+   * Brings the downstream copies up to date: the D1 index row and the notifications feed in one
+   * D1 transaction (both idempotent), then the notifications queue. A crash or failure between
+   * any two steps is retried by the alarm: a notification may be sent twice, never lost.
+   * `rewrite` writes the index row even when its version looks current (the sweep found it stale).
+   */
+  private async syncDownstream(rewrite = false) {
+    const state = this.load()!;
+    if (!rewrite && state.indexedVersion >= state.record.version && !state.unflushed) return;
+    const { record, settledStatus } = state;
+    const notifications = this.store.unflushedNotifications();
     try {
-      await upsertCandidateIndex(this.env.DB, record);
+      await this.env.DB.batch([
+        candidateIndexStatement(this.env.DB, record, settledStatus),
+        ...notifications.map((n) => feedInsertStatement(this.env.DB, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
+      ]);
+      if (notifications.length > 0) {
+        await this.env.NOTIFICATIONS.sendBatch(
+          notifications.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type } satisfies NotificationMessage })),
+        );
+      }
     } catch (error) {
-      console.error(`candidate ${record.id}: index write failed; the alarm retries it`, error);
+      console.error(`candidate ${record.id}: downstream write failed; the alarm retries it`, error);
       return;
     }
-    // Other requests and the alarm may have run during the await: save what is current now.
-    const current = this.load()!;
-    if (current.indexedVersion < record.version) this.save({ ...current, indexedVersion: record.version }, Date.now());
+    // Other requests and the alarm may have run during the awaits: save what is current now.
+    this.ctx.storage.transactionSync(() => {
+      this.store.markFlushed(notifications.map((n) => n.id));
+      const current = this.load()!;
+      const unflushed = this.store.unflushedNotifications().length > 0;
+      this.save({ ...current, indexedVersion: Math.max(current.indexedVersion, record.version), unflushed }, Date.now());
+    });
   }
 }
-
-const TABLES = `
-  CREATE TABLE IF NOT EXISTS candidate (
-    singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
-    record          TEXT NOT NULL,
-    satisfied_mask  INTEGER NOT NULL,
-    settled_status  TEXT NOT NULL,
-    settled_since   INTEGER NOT NULL,
-    indexed_version INTEGER NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS events (
-    seq         INTEGER PRIMARY KEY,
-    id          TEXT NOT NULL,
-    type        TEXT NOT NULL,
-    value       TEXT,
-    received_at INTEGER NOT NULL,
-    matched     INTEGER NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS requests (
-    account_id  TEXT NOT NULL,
-    key         TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    created_at  INTEGER NOT NULL, -- the key's D1 claim instant
-    result      TEXT NOT NULL,
-    PRIMARY KEY (account_id, key)
-  );`;
-
-/** A value as it comes back from storage: JSON has no Infinity, -0 or `undefined`. */
-const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** The in-memory state of a stored record; the condition is compiled from the stored contract. */
 function stateOf(record: CandidateRecord, stored: Omit<StoredState, "record" | "condition" | "contractJson">): StoredState {
-  return {
-    record,
-    condition: compileCondition(record.contract.fulfillment_condition),
-    contractJson: contractJson(record.contract),
-    ...stored,
-  };
+  return { record, condition: compileCondition(record.contract.fulfillment_condition), contractJson: contractJson(record.contract), ...stored };
 }
 
-const STATUS_RANK: Record<Status, number> = { OPEN: 0, PENDING: 1, CONFIRMED: 2, FAILED: 2 };
-
-/**
- * The settled status at `now`: the status the timeline gives, unless the stored one is already
- * further along. It only ever moves forward, whoever saves and with whatever instant: a request
- * that saves after an await must not write back a window end the alarm persisted meanwhile.
- */
-function settledAt(state: StoredState, now: number): Pick<StoredState, "settledStatus" | "settledSince"> {
-  const reached = statusAt(state.record.timeline, now);
-  if (STATUS_RANK[reached.status] > STATUS_RANK[state.settledStatus]) {
-    return { settledStatus: reached.status, settledSince: reached.since };
-  }
-  return { settledStatus: state.settledStatus, settledSince: state.settledSince };
-}
-
-const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
+const timelineMoved = (a: Timeline, b: Timeline) =>
+  a.openUntil !== b.openUntil || a.pendingUntil !== b.pendingUntil || a.finalStatus !== b.finalStatus;
 
 /** The state after one more event at `now`, and whether the event satisfied a leaf. Pure. */
 function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { after: StoredState; matched: boolean } {
@@ -484,16 +422,14 @@ function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { a
     const progress = applyEvent(state.condition, satisfiedMask, event);
     satisfiedMask = progress.mask;
     matched = progress.matched;
-    if (progress.fulfilled) {
-      record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now), version: record.version + 1 };
-    }
+    if (progress.fulfilled) record = { ...record, timeline: fulfilledAt(record.timeline, record.contract, now) };
   }
   return { after: { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, matched };
 }
 
-/** The earliest of: the next window end, a retry of an index write not yet confirmed. */
+/** The earliest of: the next window end, a retry of a downstream write not yet confirmed. */
 function nextAlarm(state: StoredState, now: number): number | null {
   const boundary = nextBoundary(state.record.timeline, now);
-  if (state.indexedVersion >= state.record.version) return boundary;
-  return Math.min(boundary ?? Infinity, now + INDEX_RETRY_MS);
+  if (state.indexedVersion >= state.record.version && !state.unflushed) return boundary;
+  return Math.min(boundary ?? Infinity, now + DOWNSTREAM_RETRY_MS);
 }

@@ -37,21 +37,23 @@ const fromRow = (row: ListedRow): ListedCandidate => ({
 });
 
 /**
- * Writes the candidate's index row. A write carrying an older version than the stored row is
- * ignored, so retried and reordered writes from the object are harmless.
+ * The statement that writes the candidate's index row, with the status its object has settled.
+ * A write carrying an older version than the stored row is ignored, so retried and reordered
+ * writes from the object are harmless (an equal version rewrites the same row: the sweep's repair).
  */
-export async function upsertCandidateIndex(db: D1Database, c: CandidateRecord): Promise<void> {
-  await db
+export function candidateIndexStatement(db: D1Database, c: CandidateRecord, settledStatus: Status) {
+  return db
     .prepare(
       `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
-                               created_at, open_until, pending_until, final_status, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               created_at, open_until, pending_until, final_status, version, settled_status)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET
          open_until = excluded.open_until,
          pending_until = excluded.pending_until,
          final_status = excluded.final_status,
-         version = excluded.version
-       WHERE excluded.version > candidates.version`,
+         version = excluded.version,
+         settled_status = excluded.settled_status
+       WHERE excluded.version >= candidates.version`,
     )
     .bind(
       c.id,
@@ -65,8 +67,17 @@ export async function upsertCandidateIndex(db: D1Database, c: CandidateRecord): 
       c.timeline.pendingUntil,
       c.timeline.finalStatus,
       c.version,
-    )
-    .run();
+      settledStatus,
+    );
+}
+
+/** Candidates whose settled status was due to move before `dueBefore`: what the sweep wakes. */
+export async function candidatesDueToSettle(db: D1Database, dueBefore: number, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare(`SELECT alias FROM candidates WHERE settle_due_at <= ? ORDER BY settle_due_at LIMIT ?`)
+    .bind(dueBefore, limit)
+    .all<{ alias: string }>();
+  return results.map((r) => r.alias);
 }
 
 /** The SQL twin of `statusAt` in domain/timeline.ts: the rows that have `status` at instant `now`. */

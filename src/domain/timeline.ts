@@ -59,6 +59,31 @@ export function statusAt(timeline: Timeline, t: number): StatusView {
   return { status: timeline.finalStatus, since: timeline.pendingUntil, scheduledOutcome: timeline.finalStatus };
 }
 
+/** How far along the lifecycle a status is: it only ever moves to a higher rank. */
+export const STATUS_RANK: Record<Status, number> = { OPEN: 0, PENDING: 1, CONFIRMED: 2, FAILED: 2 };
+
+export interface Transition {
+  /** The status entered. */
+  status: Exclude<Status, "OPEN">;
+  /** The exact boundary instant it was entered. */
+  at: number;
+}
+
+/**
+ * The statuses a candidate entered after `settled`, up to instant `t`, in order: PENDING at the
+ * end of the activity window (unless the review window is 0) and the final status at the end of
+ * the review window. What is recorded once per status: the notifications.
+ */
+export function transitionsSince(timeline: Timeline, settled: Status, t: number): Transition[] {
+  const entered: Transition[] = [];
+  const rank = STATUS_RANK[settled];
+  if (rank < 1 && timeline.openUntil <= t && timeline.openUntil < timeline.pendingUntil) {
+    entered.push({ status: "PENDING", at: timeline.openUntil });
+  }
+  if (rank < 2 && timeline.pendingUntil <= t) entered.push({ status: timeline.finalStatus, at: timeline.pendingUntil });
+  return entered;
+}
+
 /** The next instant after `t` at which the status changes, or null once it is final. */
 export function nextBoundary(timeline: Timeline, t: number): number | null {
   if (t < timeline.openUntil) return timeline.openUntil;

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { STATUSES } from "../domain/timeline";
 import { candidateJson, candidatePageJson } from "../candidate/record";
-import type { CandidateRpc } from "../candidate/object";
+import { candidateObject } from "../candidate/object";
 import { newestSchema, parseContract } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
 import { ApiError, type ErrorCode } from "../errors";
@@ -20,10 +20,6 @@ import {
   sendJsonText,
   withPostBody,
 } from "./models";
-
-/** The candidate's Durable Object, named by its alias (see CandidateRpc for why the cast). */
-export const candidateObject = (env: Env, alias: string) =>
-  env.CANDIDATES.getByName(alias) as unknown as CandidateRpc;
 
 const FAILURE_MESSAGES = {
   CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
@@ -120,7 +116,7 @@ const resolve = createRoute({
   path: "/{candidate_alias}/resolve",
   tags: ["Candidates"],
   summary: "Resolve a PENDING candidate now (extension)",
-  ...withPostBody(ResolveBody, { params: AliasParam }),
+  ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
   responses: {
     200: candidateResponse("The candidate, now final."),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),

@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
-import type { EventItem, EventResult, RecordedEvent } from "../candidate/object";
+import { candidateObject, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
 import { ApiError, docsBaseUrl, errorObject } from "../errors";
 import { sha256Hex } from "../tokens";
 import { MAX_BATCH_BODY_BYTES } from "../validation";
@@ -18,7 +18,7 @@ import {
   sendJsonText,
   withPostBody,
 } from "./models";
-import { candidateFailure, candidateObject } from "./candidates";
+import { candidateFailure } from "./candidates";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 export const MAX_BATCH_ITEMS = 100;
@@ -100,7 +100,7 @@ const submitBatch = createRoute({
     "Each item is handled as `POST /v1/events` would handle it, and answered in the same order. Items for one alias " +
     "are applied in batch order; items for different aliases concurrently. One item's failure never affects another's; " +
     "an invalid item refuses the whole batch (400, nothing recorded). Counts as one request against the rate limit.",
-  ...withPostBody(BatchBody, undefined, MAX_BATCH_BODY_BYTES),
+  ...withPostBody(BatchBody, { maxBytes: MAX_BATCH_BODY_BYTES }),
   responses: {
     200: {
       description: "One result per item, in the order of the items.",

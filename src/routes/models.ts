@@ -21,7 +21,7 @@ export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validat
 export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body: JsonText<T> | JsonStream<T>, status: S) =>
   c.body(body, status, { "Content-Type": "application/json" }) as unknown as Response & TypedResponse<JSONParsed<T>, S, "json">;
 
-const timestamp = (description: string) =>
+export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
 export const ErrorBodySchema = z
@@ -57,13 +57,23 @@ export function errorResponses(...codes: ErrorCode[]) {
   );
 }
 
+/** How a route takes its JSON body. */
+export interface BodyOptions<R extends object> {
+  /** Path or query parameters of the route, as `request` takes them. */
+  request?: R;
+  /** Largest body accepted (default 64 KiB). */
+  maxBytes?: number;
+  /** The body may be left out (it is then `{}`). */
+  optional?: boolean;
+}
+
 /**
  * The request part and middleware of a route that reads a JSON body: the body guards run only on
  * matched routes, so an unknown path is a 404 whatever its body.
  */
-export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R, maxBytes?: number) => ({
-  middleware: jsonBody(maxBytes),
-  request: { ...(request as R), body: { required: true, content: { "application/json": { schema } } } },
+export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, { request, maxBytes, optional = false }: BodyOptions<R> = {}) => ({
+  middleware: jsonBody({ maxBytes, optional }),
+  request: { ...(request as R), body: { required: !optional, content: { "application/json": { schema } } } },
 });
 
 /**
@@ -81,11 +91,10 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 } as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
-export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, request?: R, maxBytes?: number) => ({
-  middleware: [...jsonBody(maxBytes), idempotency],
-  request: withJsonBody(schema, request).request,
-  parameters: [IDEMPOTENCY_KEY_PARAMETER],
-});
+export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> = {}) => {
+  const { middleware, request } = withJsonBody(schema, options);
+  return { middleware: [...middleware, idempotency], request, parameters: [IDEMPOTENCY_KEY_PARAMETER] };
+};
 
 /** Errors of every route that reads a JSON body. */
 export const BODY_ERRORS: ErrorCode[] = ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];

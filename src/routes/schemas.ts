@@ -127,7 +127,7 @@ const update = createRoute({
   tags: ["Schemas"],
   summary: "Replace a schema's contract (extension)",
   description: "Existing candidates keep the contract they were created with.",
-  ...withJsonBody(SchemaBody, { params: IdParam }),
+  ...withJsonBody(SchemaBody, { request: { params: IdParam } }),
   responses: { 200: schemaResponse("The updated schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND") },
 });
 

@@ -205,6 +205,16 @@ describe("docs and OpenAPI", () => {
         "POST /v1/events",
         "POST /v1/events/batch",
         "POST /v1/schemas",
+        "DELETE /v1/webhook_endpoints/{id}",
+        "GET /v1/notifications",
+        "GET /v1/notifications/{id}",
+        "GET /v1/webhook_endpoints",
+        "GET /v1/webhook_endpoints/{id}",
+        "GET /v1/webhook_endpoints/{id}/deliveries",
+        "PATCH /v1/webhook_endpoints/{id}",
+        "POST /v1/notifications/{id}/resend",
+        "POST /v1/webhook_endpoints",
+        "POST /v1/webhook_endpoints/{id}/rotate_secret",
       ].sort(),
     );
     for (const ops of Object.values(doc.paths) as any[]) {

@@ -113,7 +113,7 @@ describe("the D1 list index", () => {
       await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
     expect((await api.get(`/v1/candidates`)).body.data).toEqual([]);
-    expect(String(logged.mock.calls[0]?.[0])).toMatch(/index write failed/);
+    expect(String(logged.mock.calls[0]?.[0])).toMatch(/downstream write failed/);
     logged.mockRestore();
     clock.advance(2000);
     await runDurableObjectAlarm(objectOf(alias));

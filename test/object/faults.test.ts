@@ -12,7 +12,7 @@ import {
 import { call, client, contract, createAccount, freshAlias, type TestAccount, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
-import { upsertCandidateIndex } from "../../src/db/candidates";
+import { candidateIndexStatement } from "../../src/db/candidates";
 
 async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
   const alias = freshAlias();
@@ -129,7 +129,7 @@ describe("an alarm that throws", () => {
     clock.set(t0 + 61_000);
     // Fail the alarm after its first write, as a storage or network fault would.
     await inCandidate(alias, (instance: any) => {
-      instance.syncIndex = async () => {
+      instance.syncDownstream = async () => {
         throw new Error("injected fault");
       };
     });
@@ -164,7 +164,7 @@ describe("the D1 index unavailable when a change is accepted", () => {
     }
     expect(accepted.status).toBe(201);
     expect(accepted.body.candidate.status).toBe("PENDING");
-    expect(errorLog.join("\n")).toMatch(/index write failed; the alarm retries it/);
+    expect(errorLog.join("\n")).toMatch(/downstream write failed; the alarm retries it/);
     expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("PENDING");
     // The index still holds the version before the event.
     expect((await api.get(`/v1/candidates?status=PENDING`)).body.data).toEqual([]);
@@ -184,7 +184,8 @@ describe("the D1 index unavailable when a change is accepted", () => {
     // Replay the creation-time index row (version 1) as a late, duplicated write would.
     await inCandidate(alias, async (instance: any) => {
       const current = instance.load().record;
-      await upsertCandidateIndex(env.DB, { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 });
+      const stale = { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 };
+      await candidateIndexStatement(env.DB, stale, "OPEN").run();
     });
     const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);

@@ -1,0 +1,162 @@
+/**
+ * A candidate object's SQLite storage: its tables and every statement run against them. The
+ * object (object.ts) decides what to write and when; this module is how.
+ */
+import type { JsonText } from "../domain/json";
+import type { Status } from "../domain/timeline";
+import type { NotificationType } from "../notifications/notification";
+import { EVENT_JSON_SQL, type CandidateRecord, type EventView } from "./record";
+
+const TABLES = `
+  CREATE TABLE IF NOT EXISTS candidate (
+    singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
+    record          TEXT NOT NULL,
+    satisfied_mask  INTEGER NOT NULL,
+    settled_status  TEXT NOT NULL,
+    settled_since   INTEGER NOT NULL,
+    indexed_version INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS events (
+    seq         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    value       TEXT,
+    received_at INTEGER NOT NULL,
+    matched     INTEGER NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS requests (
+    account_id  TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    created_at  INTEGER NOT NULL, -- a header key's D1 claim instant; an item key's own
+    result      TEXT NOT NULL,
+    PRIMARY KEY (account_id, key)
+  );
+  -- Notifications recorded with the change that caused them, until the D1 feed and the queue
+  -- have them (flushed).
+  CREATE TABLE IF NOT EXISTS outbox (
+    id      TEXT PRIMARY KEY,
+    type    TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    flushed INTEGER NOT NULL DEFAULT 0
+  );`;
+
+/** The table added last: an object without it was created before it, and gets the new tables. */
+const NEWEST_TABLE = "outbox";
+
+// Types, not interfaces: SQL rows need the implicit index signature of a type literal.
+export type CandidateRow = {
+  record: string;
+  satisfied_mask: number;
+  settled_status: Status;
+  settled_since: number;
+  indexed_version: number;
+};
+
+export type OutboxRow = {
+  id: string;
+  type: NotificationType;
+  payload: string;
+};
+
+export class CandidateStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /**
+   * The stored candidate with its event count and whether notifications wait in the outbox, or
+   * undefined when there is none. Tables are created with the candidate, never before (an object
+   * asked about an alias that has no candidate must store nothing); tables added since an object
+   * was created are added here.
+   */
+  candidate(): (CandidateRow & { event_count: number; unflushed: number }) | undefined {
+    const tables = new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((t) => t.name));
+    if (!tables.has("candidate")) return undefined;
+    if (!tables.has(NEWEST_TABLE)) this.createTables();
+    return this.sql
+      .exec<CandidateRow & { event_count: number; unflushed: number }>(
+        `SELECT candidate.*, (SELECT COALESCE(MAX(seq), 0) FROM events) AS event_count,
+                (SELECT COUNT(*) FROM outbox WHERE flushed = 0) AS unflushed
+         FROM candidate`,
+      )
+      .toArray()[0];
+  }
+
+  /** Creates the tables (a no-op for those that exist). */
+  createTables() {
+    this.sql.exec(TABLES);
+  }
+
+  writeCandidate(row: CandidateRow) {
+    this.sql.exec(
+      `INSERT OR REPLACE INTO candidate (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version)
+       VALUES (1, ?, ?, ?, ?, ?)`,
+      row.record,
+      row.satisfied_mask,
+      row.settled_status,
+      row.settled_since,
+      row.indexed_version,
+    );
+  }
+
+  /** Inserts an event; its JSON as the API shows it (EVENT_JSON_SQL). */
+  insertEvent(id: string, type: string, valueJson: string | null, receivedAt: number, matched: boolean): JsonText<EventView> {
+    return this.sql
+      .exec<{ event: JsonText<EventView> }>(
+        `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?) RETURNING ${EVENT_JSON_SQL} AS event`,
+        id,
+        type,
+        valueJson,
+        receivedAt,
+        matched ? 1 : 0,
+      )
+      .one().event;
+  }
+
+  /** Every event as the API shows it, oldest first, one row each. */
+  eventsJson(): JsonText<EventView>[] {
+    // One row per event, joined by the caller: concatenated in SQL, 1,000 events of 8 KiB would
+    // make one value over the 2 MB that Cloudflare allows a SQLite string.
+    return Array.from(this.sql.exec(`SELECT ${EVENT_JSON_SQL} FROM events ORDER BY seq`).raw(), ([event]) => event as JsonText<EventView>);
+  }
+
+  /** The result stored under an idempotency key since `after`, with what it answered. */
+  keyedResult(accountId: string, key: string, after: number): { fingerprint: string; result: string } | undefined {
+    return this.sql
+      .exec<{ fingerprint: string; result: string }>(
+        `SELECT fingerprint, result FROM requests WHERE account_id = ? AND key = ? AND created_at > ?`,
+        accountId,
+        key,
+        after,
+      )
+      .toArray()[0];
+  }
+
+  rememberKey(accountId: string, key: string, fingerprint: string, at: number, result: unknown) {
+    this.sql.exec(
+      `INSERT OR REPLACE INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
+      accountId,
+      key,
+      fingerprint,
+      at,
+      JSON.stringify(result),
+    );
+  }
+
+  /** Records a notification once: a second write of the same id changes nothing. */
+  recordNotification(row: OutboxRow) {
+    this.sql.exec(`INSERT OR IGNORE INTO outbox (id, type, payload) VALUES (?, ?, ?)`, row.id, row.type, row.payload);
+  }
+
+  unflushedNotifications(): OutboxRow[] {
+    return this.sql.exec<OutboxRow>(`SELECT id, type, payload FROM outbox WHERE flushed = 0 ORDER BY rowid`).toArray();
+  }
+
+  markFlushed(ids: string[]) {
+    for (const id of ids) this.sql.exec(`UPDATE outbox SET flushed = 1 WHERE id = ?`, id);
+  }
+}
+
+/** A record as it comes back from storage: JSON has no Infinity, -0 or `undefined`. */
+export const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+export const recordOf = (row: CandidateRow) => JSON.parse(row.record) as CandidateRecord;

@@ -1,0 +1,72 @@
+/** Typed D1 queries for the notifications feed (migrations/0004_notifications.sql). */
+import type { JsonText } from "../domain/json";
+import type { Notification, NotificationType } from "../notifications/notification";
+
+/** Notifications are kept in the feed this long after they reach it. */
+export const FEED_RETENTION_MS = 30 * 24 * 3_600_000;
+
+export interface FeedEntry {
+  id: string;
+  type: NotificationType;
+  payload: string;
+  accountId: string;
+  alias: string;
+}
+
+/** Appends a notification to the feed; a second write of the same id is ignored. */
+export function feedInsertStatement(db: D1Database, n: FeedEntry, now: number) {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO notifications (id, account_id, type, candidate_alias, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(n.id, n.accountId, n.type, n.alias, now, n.payload);
+}
+
+export interface FeedQuery {
+  after?: string;
+  type?: NotificationType;
+  candidateAlias?: string;
+  limit: number;
+}
+
+/** A page of the account's feed, oldest first, in the order recorded. */
+export async function feedPage(db: D1Database, accountId: string, q: FeedQuery) {
+  const where = ["account_id = ?1"];
+  const params: (string | number)[] = [accountId];
+  if (q.type) where.push(`type = ?${params.push(q.type)}`);
+  if (q.candidateAlias !== undefined) where.push(`candidate_alias = ?${params.push(q.candidateAlias)}`);
+  const page = (afterSql: string) =>
+    db
+      .prepare(`SELECT id, payload FROM notifications WHERE ${[...where, afterSql].join(" AND ")} ORDER BY seq LIMIT ?${params.length + 1}`)
+      .bind(...params, q.limit + 1, ...(q.after === undefined ? [] : [q.after]));
+  if (q.after === undefined) {
+    const { results } = await page("1").all<{ id: string; payload: JsonText<Notification> }>();
+    return toPage(results, q.limit, true);
+  }
+  // The cursor is an id of this account's feed; its seq orders what comes after it.
+  const afterSeq = `seq > (SELECT seq FROM notifications WHERE id = ?${params.length + 2} AND account_id = ?1)`;
+  const cursor = db.prepare(`SELECT 1 FROM notifications WHERE id = ? AND account_id = ?`).bind(q.after, accountId);
+  const [rows, found] = await db.batch<{ id: string; payload: JsonText<Notification> }>([page(afterSeq), cursor]);
+  return toPage(rows.results, q.limit, found.results.length > 0);
+}
+
+function toPage(rows: { id: string; payload: JsonText<Notification> }[], limit: number, cursorValid: boolean) {
+  const shown = rows.slice(0, limit);
+  return { payloads: shown.map((r) => r.payload), nextCursor: rows.length > limit ? shown[shown.length - 1].id : null, cursorValid };
+}
+
+export async function feedEntry(db: D1Database, accountId: string, id: string) {
+  return db
+    .prepare(`SELECT id, type, payload FROM notifications WHERE id = ? AND account_id = ?`)
+    .bind(id, accountId)
+    .first<{ id: string; type: NotificationType; payload: JsonText<Notification> }>();
+}
+
+/** Deletes up to `batch` notifications past the retention; returns how many went. */
+export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
+  const result = await db
+    .prepare(`DELETE FROM notifications WHERE rowid IN (SELECT rowid FROM notifications WHERE recorded_at <= ? LIMIT ?)`)
+    .bind(now - FEED_RETENTION_MS, batch)
+    .run();
+  return result.meta.changes;
+}

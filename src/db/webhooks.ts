@@ -1,0 +1,178 @@
+/** Typed D1 queries for webhook endpoints and their delivery attempts (migrations/0004). */
+import type { NotificationType } from "../notifications/notification";
+
+export const MAX_WEBHOOK_ENDPOINTS = 16;
+
+export interface EndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  description: string | null;
+  enabled_events: string; // JSON array
+  status: "enabled" | "disabled";
+  secret: string;
+  previous_secret: string | null;
+  previous_expires_at: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NewEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  description: string | null;
+  enabledEvents: NotificationType[];
+  secret: string;
+  now: number;
+}
+
+/** Creates an endpoint unless the account holds the maximum already (one statement: no race). */
+export async function insertEndpoint(db: D1Database, e: NewEndpoint): Promise<EndpointRow | null> {
+  return db
+    .prepare(
+      `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7
+       WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8
+       RETURNING *`,
+    )
+    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS)
+    .first<EndpointRow>();
+}
+
+export async function listEndpoints(db: D1Database, accountId: string): Promise<EndpointRow[]> {
+  const { results } = await db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC`).bind(accountId).all<EndpointRow>();
+  return results;
+}
+
+export async function getEndpoint(db: D1Database, accountId: string, id: string) {
+  return db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? AND id = ?`).bind(accountId, id).first<EndpointRow>();
+}
+
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  enabledEvents?: NotificationType[];
+  status?: "enabled" | "disabled";
+}
+
+/** Applies the given changes; re-enabling clears the failure streak. Null when there is no such endpoint. */
+export async function updateEndpoint(db: D1Database, accountId: string, id: string, c: EndpointChanges, now: number) {
+  const changes: [column: string, value: string | number | null][] = [["updated_at", now]];
+  if (c.url !== undefined) changes.push(["url", c.url]);
+  if (c.description !== undefined) changes.push(["description", c.description]);
+  if (c.enabledEvents !== undefined) changes.push(["enabled_events", JSON.stringify(c.enabledEvents)]);
+  if (c.status !== undefined) changes.push(["status", c.status]);
+  if (c.status === "enabled") changes.push(["failing_since", null]);
+  const sets = changes.map(([column]) => `${column} = ?`);
+  const params = changes.map(([, value]) => value);
+  return db
+    .prepare(`UPDATE webhook_endpoints SET ${sets.join(", ")} WHERE account_id = ? AND id = ? RETURNING *`)
+    .bind(...params, accountId, id)
+    .first<EndpointRow>();
+}
+
+/** Deletes the endpoint and its delivery log; false when there is no such endpoint. */
+export async function deleteEndpoint(db: D1Database, accountId: string, id: string): Promise<boolean> {
+  const [deleted] = await db.batch([
+    db.prepare(`DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?`).bind(accountId, id),
+    db.prepare(`DELETE FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ?`).bind(accountId, id),
+  ]);
+  return deleted.meta.changes === 1;
+}
+
+/** A new signing secret; the current one keeps signing beside it until `previousUntil`. */
+export async function rotateSecret(db: D1Database, accountId: string, id: string, secret: string, previousUntil: number, now: number) {
+  return db
+    .prepare(
+      `UPDATE webhook_endpoints SET previous_secret = secret, previous_expires_at = ?, secret = ?, updated_at = ?
+       WHERE account_id = ? AND id = ? RETURNING *`,
+    )
+    .bind(previousUntil, secret, now, accountId, id)
+    .first<EndpointRow>();
+}
+
+/** The account's enabled endpoints that take notifications of this type. */
+export async function subscribedEndpoints(db: D1Database, accountId: string, type: NotificationType) {
+  const { results } = await db
+    .prepare(
+      `SELECT id FROM webhook_endpoints
+       WHERE account_id = ? AND status = 'enabled' AND EXISTS (SELECT 1 FROM json_each(enabled_events) WHERE value = ?)`,
+    )
+    .bind(accountId, type)
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  account_id: string;
+  notification_id: string;
+  type: NotificationType;
+  attempt: number;
+  status: "pending" | "succeeded" | "failed";
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  attempted_at: number;
+  next_attempt_at: number | null;
+}
+
+/** Records an attempt and what it means for its endpoint, in one D1 transaction. */
+export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { disable: boolean }) {
+  const succeeded = a.status === "succeeded";
+  await db.batch([
+    db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
+                                         response_status, error, duration_ms, attempted_at, next_attempt_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(a.id, a.delivery_id, a.endpoint_id, a.account_id, a.notification_id, a.type, a.attempt, a.status,
+        a.response_status, a.error, a.duration_ms, a.attempted_at, a.next_attempt_at),
+    succeeded
+      ? db.prepare(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).bind(a.endpoint_id)
+      : db
+          .prepare(
+            `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?),
+               status = iif(?, 'disabled', status), updated_at = iif(?, ?, updated_at)
+             WHERE id = ?`,
+          )
+          .bind(a.attempted_at, endpoint.disable ? 1 : 0, endpoint.disable ? 1 : 0, a.attempted_at, a.endpoint_id),
+  ]);
+}
+
+/** Marks the last attempt of a delivery failed (the dead-letter queue's consumer). */
+export async function markDeliveryFailed(db: D1Database, deliveryId: string, error: string) {
+  await db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error, ?)
+       WHERE delivery_id = ? AND attempt = (SELECT MAX(attempt) FROM webhook_deliveries WHERE delivery_id = ?) AND status = 'pending'`,
+    )
+    .bind(error, deliveryId, deliveryId)
+    .run();
+}
+
+/** A page of an endpoint's attempts, newest first. */
+export async function attemptsPage(db: D1Database, accountId: string, endpointId: string, after: string | undefined, limit: number) {
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? ${after === undefined ? "" : "AND id < ?"}
+       ORDER BY id DESC LIMIT ?`,
+    )
+    .bind(accountId, endpointId, ...(after === undefined ? [] : [after]), limit + 1)
+    .all<AttemptRow>();
+  return { rows: results.slice(0, limit), nextCursor: results.length > limit ? results[limit - 1].id : null };
+}
+
+/** Deletes up to `batch` attempts older than `before`; returns how many went. */
+export async function purgeOldAttempts(db: D1Database, before: number, batch = 5000) {
+  const result = await db
+    .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`)
+    .bind(before, batch)
+    .run();
+  return result.meta.changes;
+}

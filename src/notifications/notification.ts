@@ -1,0 +1,48 @@
+/**
+ * Notifications (decisions.md §8): one per status a candidate enters, with a stable id, the
+ * transition instant, the candidate as of that instant and its cause. Pure: the candidate object
+ * records them, the feed and webhooks carry the same JSON text.
+ */
+import type { JsonText } from "../domain/json";
+import type { Transition } from "../domain/timeline";
+import type { CandidateView } from "../candidate/record";
+
+export const NOTIFICATION_TYPES = ["candidate.pending", "candidate.confirmed", "candidate.failed"] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+export type Cause =
+  | { kind: "event"; event_id: string }
+  | { kind: "activity_window_ended" }
+  | { kind: "review_window_ended" }
+  | { kind: "resolved" };
+
+export interface Notification {
+  id: string;
+  type: NotificationType;
+  timestamp: string;
+  data: { candidate: CandidateView; cause: Cause };
+}
+
+export const notificationType = (status: Transition["status"]) => `candidate.${status.toLowerCase()}` as NotificationType;
+
+/**
+ * A transition's id: a candidate enters each status at most once, so its id and the status name
+ * it. Recording the same transition twice gives the same id, so it is recorded once.
+ */
+export const notificationId = (candidateId: string, status: Transition["status"]) =>
+  `ntf_${candidateId.replaceAll("-", "")}_${status.toLowerCase()}`;
+
+/**
+ * The cause of a transition: the request that made it, when it made one at this instant (an
+ * event that fulfilled the condition, a resolve); else the end of the window that decided it.
+ */
+export function causeOf(transition: Transition, requestCause: Cause | undefined, now: number): Cause {
+  if (requestCause && transition.at === now) return requestCause;
+  return { kind: transition.status === "PENDING" ? "activity_window_ended" : "review_window_ended" };
+}
+
+/** The notification as JSON text, with the candidate (as of the instant) spliced in. */
+export function notificationJson(id: string, transition: Transition, candidate: JsonText<CandidateView>, cause: Cause) {
+  const head = JSON.stringify({ id, type: notificationType(transition.status), timestamp: new Date(transition.at).toISOString() });
+  return `${head.slice(0, -1)},"data":{"candidate":${candidate},"cause":${JSON.stringify(cause)}}}` as JsonText<Notification>;
+}

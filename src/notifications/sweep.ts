@@ -1,0 +1,33 @@
+/**
+ * The sweep (cron, every minute): candidates whose boundary passed without their settled status
+ * recorded get their object woken, which records (and notifies) what time decided. Alarms do
+ * this at the boundary; the sweep catches what they missed (an alarm lost while the service was
+ * down, an object that never woke), within a couple of minutes. The object decides; the sweep
+ * only wakes it.
+ */
+import { candidatesDueToSettle } from "../db/candidates";
+import { candidateObject } from "../candidate/object";
+
+/** How long after a boundary the sweep leaves it to the candidate's own alarm. */
+export const SWEEP_GRACE_MS = 30_000;
+/** Candidates woken per run at most (the next run takes the rest), and how many at once. */
+const SWEEP_LIMIT = 1000;
+const SWEEP_CONCURRENCY = 25;
+
+export async function sweep(env: Env, now: number): Promise<number> {
+  const aliases = await candidatesDueToSettle(env.DB, now - SWEEP_GRACE_MS, SWEEP_LIMIT);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SWEEP_CONCURRENCY }, async () => {
+      while (next < aliases.length) {
+        const alias = aliases[next++];
+        try {
+          await candidateObject(env, alias).settle();
+        } catch (error) {
+          console.error(`sweep: candidate ${alias} could not be settled; the next run retries it`, error);
+        }
+      }
+    }),
+  );
+  return aliases.length;
+}

@@ -1,0 +1,19 @@
+/**
+ * The hourly purge: Idempotency-Key records past their 24 hours, and notifications and delivery
+ * attempts past their 30 days. Each in batches, so one run stays short (the next takes the rest).
+ */
+import { purgeExpiredIdempotencyKeys } from "./db/idempotency";
+import { FEED_RETENTION_MS, purgeOldNotifications } from "./db/notifications";
+import { purgeOldAttempts } from "./db/webhooks";
+import { IDEMPOTENCY_KEEP_MS } from "./idempotency";
+
+export async function purgeExpired(db: D1Database, now: number, maxBatches = 20) {
+  const purges = [
+    () => purgeExpiredIdempotencyKeys(db, now - IDEMPOTENCY_KEEP_MS),
+    () => purgeOldNotifications(db, now),
+    () => purgeOldAttempts(db, now - FEED_RETENTION_MS),
+  ];
+  for (const purge of purges) {
+    for (let batch = 0; batch < maxBatches && (await purge()) > 0; batch++);
+  }
+}

@@ -1,0 +1,116 @@
+/** /v1/notifications (decisions.md §8): the feed of the account's notifications, and resends. */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { JsonText } from "../domain/json";
+import { ApiError } from "../errors";
+import { feedEntry, feedPage } from "../db/notifications";
+import { deliveryMessage } from "../notifications/fanout";
+import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
+import { validationError } from "../validation";
+import { CandidateSchema, createRouter, errorResponses, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
+import { requireEndpoint } from "./webhooks";
+
+const CauseSchema = z
+  .discriminatedUnion("kind", [
+    z.object({ kind: z.literal("event"), event_id: z.string().uuid().openapi({ description: "The event that fulfilled the condition." }) }),
+    z.object({ kind: z.literal("activity_window_ended") }),
+    z.object({ kind: z.literal("review_window_ended") }),
+    z.object({ kind: z.literal("resolved") }),
+  ])
+  .openapi("NotificationCause");
+
+export const NotificationSchema = z
+  .object({
+    id: z.string().openapi({ description: "Stable: the same transition always has this id (deliveries carry it as `webhook-id`).", example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }),
+    type: z.enum(NOTIFICATION_TYPES),
+    timestamp: timestamp("The transition's instant: the candidate's `status_since`."),
+    data: z.object({
+      candidate: CandidateSchema.openapi({ description: "The candidate as of that instant, without events." }),
+      cause: CauseSchema,
+    }),
+  })
+  .openapi("Notification");
+
+const FeedQuery = z.strictObject({
+  after: z.string().min(1).max(255).optional().openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen)." }),
+  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
+  type: z.enum(NOTIFICATION_TYPES).optional(),
+  candidate_alias: z.string().min(8).max(255).optional(),
+});
+const IdParam = z.object({ id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }) });
+const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) }).openapi("ResendBody");
+
+const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
+
+const list = createRoute({
+  method: "get",
+  path: "/",
+  tags: ["Notifications"],
+  summary: "Read the notifications feed, oldest first (extension)",
+  description:
+    "Every notification of the account in the order recorded, kept 30 days. Tailing it with `after` set to the last id seen " +
+    "gives every notification exactly once.",
+  request: { query: FeedQuery },
+  responses: {
+    200: {
+      description: "A page of notifications; `next_cursor` is the last id when more exist, else null.",
+      content: { "application/json": { schema: z.object({ data: z.array(NotificationSchema), next_cursor: z.string().nullable() }) } },
+    },
+    ...errorResponses("VALIDATION_ERROR"),
+  },
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/{id}",
+  tags: ["Notifications"],
+  summary: "Get a notification (extension)",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The notification, as delivered.", content: { "application/json": { schema: NotificationSchema } } },
+    ...errorResponses("NOTIFICATION_NOT_FOUND"),
+  },
+});
+
+const resend = createRoute({
+  method: "post",
+  path: "/{id}/resend",
+  tags: ["Notifications"],
+  summary: "Deliver a notification once more to an endpoint (extension)",
+  description: "One more delivery, now, to an enabled endpoint of the account, whatever types it takes.",
+  ...withPostBody(ResendBody, { request: { params: IdParam } }),
+  responses: {
+    202: {
+      description: "The delivery is queued; its attempts appear in the endpoint's deliveries.",
+      content: { "application/json": { schema: z.object({ delivery_id: z.string().uuid(), notification_id: z.string(), webhook_endpoint_id: z.string().uuid() }) } },
+    },
+    ...errorResponses(...POST_ERRORS, "NOTIFICATION_NOT_FOUND", "WEBHOOK_ENDPOINT_NOT_FOUND", "INVALID_STATE"),
+  },
+});
+
+export const notificationsRouter = createRouter()
+  .openapi(list, async (c) => {
+    const q = c.req.valid("query");
+    const page = await feedPage(c.env.DB, c.var.accountId, { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit });
+    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of a notification in this account's feed" }]);
+    const body = `{"data":[${page.payloads.join(",")}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
+    return sendJsonText(c, body as JsonText<{ data: Notification[]; next_cursor: string | null }>, 200);
+  })
+  .openapi(get, async (c) => {
+    const { id } = c.req.valid("param");
+    const entry = await feedEntry(c.env.DB, c.var.accountId, id);
+    if (!entry) throw notificationNotFound(id);
+    return sendJsonText(c, entry.payload, 200);
+  })
+  .openapi(resend, async (c) => {
+    const { id } = c.req.valid("param");
+    const { webhook_endpoint_id: endpointId } = c.req.valid("json");
+    const entry = await feedEntry(c.env.DB, c.var.accountId, id);
+    if (!entry) throw notificationNotFound(id);
+    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, endpointId);
+    if (endpoint.status !== "enabled") {
+      throw new ApiError("INVALID_STATE", `Webhook endpoint '${endpointId}' is disabled: enable it (PATCH status "enabled") before a resend.`);
+    }
+    const message = deliveryMessage(entry.id, c.var.accountId, endpoint.id);
+    await c.env.DELIVERIES.send(message);
+    return c.json({ delivery_id: message.delivery_id, notification_id: entry.id, webhook_endpoint_id: endpoint.id }, 202);
+  });

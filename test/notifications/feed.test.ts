@@ -1,0 +1,104 @@
+/** GET /v1/notifications (decisions.md §8): the feed, in the order recorded, per account only. */
+import { describe, expect, it } from "vitest";
+import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
+import worker from "../../src/index";
+import { client, contract, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+import { useClock } from "../support/clock";
+
+/** `count` candidates, each fulfilled by an event: one candidate.pending each, in that order. */
+async function notifications(account: TestAccount, count: number) {
+  const aliases: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const alias = freshAlias(`feed${i}`);
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 0 }) });
+    await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    aliases.push(alias);
+  }
+  return aliases;
+}
+
+describe("GET /v1/notifications", () => {
+  it("lists the account's notifications oldest first, pages with after, filters by type and alias", async () => {
+    const account = await createAccount();
+    const aliases = await notifications(account, 5);
+    const api = client(account);
+    const all = (await api.get("/v1/notifications")).body;
+    expect(all.next_cursor).toBeNull();
+    expect(all.data.map((n: any) => n.data.candidate.candidate_alias)).toEqual(aliases);
+    expect(all.data.every((n: any) => n.type === "candidate.confirmed")).toBe(true);
+
+    const first = (await api.get("/v1/notifications?limit=2")).body;
+    expect(first.data.map((n: any) => n.id)).toEqual(all.data.slice(0, 2).map((n: any) => n.id));
+    expect(first.next_cursor).toBe(all.data[1].id);
+    const second = (await api.get(`/v1/notifications?limit=2&after=${first.next_cursor}`)).body;
+    expect(second.data.map((n: any) => n.id)).toEqual(all.data.slice(2, 4).map((n: any) => n.id));
+    const last = (await api.get(`/v1/notifications?limit=2&after=${second.next_cursor}`)).body;
+    expect(last).toEqual({ data: [all.data[4]], next_cursor: null });
+
+    expect((await api.get(`/v1/notifications?candidate_alias=${aliases[3]}`)).body.data).toEqual([all.data[3]]);
+    expect((await api.get("/v1/notifications?type=candidate.pending")).body.data).toEqual([]);
+    expect((await api.get(`/v1/notifications/${all.data[2].id}`)).body).toEqual(all.data[2]);
+  });
+
+  it("tailed with after = the last id seen, gives every notification exactly once, as they come", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const seen: string[] = [];
+    let last: string | undefined;
+    const tail = async () => {
+      const page = (await client(account).get(`/v1/notifications?limit=3${last ? `&after=${last}` : ""}`)).body;
+      for (const n of page.data) seen.push(n.id);
+      if (page.data.length > 0) last = page.data[page.data.length - 1].id;
+    };
+    const aliases: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      aliases.push(...(await notifications(account, 2)));
+      const alias = freshAlias();
+      await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 1, review_window: 1 }) });
+      clock.advance(2500);
+      await runDurableObjectAlarm(objectOf(alias)); // both windows ended: two notifications at once
+      await tail();
+      await tail();
+    }
+    const everything = (await client(account).get("/v1/notifications?limit=100")).body.data.map((n: any) => n.id);
+    expect(everything).toHaveLength(16);
+    expect(seen).toEqual(everything);
+  });
+
+  it("shows one account's notifications only; another's ids are unknown", async () => {
+    const owner = await createAccount();
+    const [alias] = await notifications(owner, 1);
+    const theirs = (await client(owner).get("/v1/notifications")).body.data[0];
+    const intruder = await createAccount();
+    const api = client(intruder);
+    expect((await api.get("/v1/notifications")).body).toEqual({ data: [], next_cursor: null });
+    expect((await api.get(`/v1/notifications?candidate_alias=${alias}`)).body.data).toEqual([]);
+    const get = await api.get(`/v1/notifications/${theirs.id}`);
+    const missing = await api.get(`/v1/notifications/ntf_${"0".repeat(32)}_confirmed`);
+    expect(get.status).toBe(404);
+    expect(get.body.error.code).toBe("NOTIFICATION_NOT_FOUND");
+    expect(get.body.error.message.replace(theirs.id, "ID")).toBe(missing.body.error.message.replace(`ntf_${"0".repeat(32)}_confirmed`, "ID"));
+    const after = await api.get(`/v1/notifications?after=${theirs.id}`);
+    expect(after.status).toBe(400);
+    expect(after.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
+  });
+
+  it("validates its query", async () => {
+    const api = client(await createAccount());
+    for (const [query, path] of [["limit=0", "limit"], ["limit=101", "limit"], ["type=candidate.open", "type"], ["candidate_alias=short", "candidate_alias"], ["other=1", "other"]]) {
+      const res = await api.get(`/v1/notifications?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+    }
+  });
+
+  it("keeps notifications 30 days: the hourly purge removes older ones", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    await notifications(account, 1);
+    clock.advance(30 * 24 * 3_600_000 + 1000);
+    await notifications(account, 1);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    expect((await client(account).get("/v1/notifications")).body.data).toHaveLength(1);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * `npm run dev`: the service on local D1 and Durable Objects, state kept in .wrangler/ across
  * restarts. Applies migrations, makes sure a development account exists, prints its token, then
- * hands over to `wrangler dev` (extra arguments such as `--port 9000 --ip 127.0.0.1` pass through).
+ * runs `wrangler dev` (extra arguments such as `--port 9000 --ip 127.0.0.1` pass through) and
+ * fires its cron triggers on schedule, which `wrangler dev` does not do by itself.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { sha256Hex } from "../src/tokens.ts";
@@ -24,16 +25,45 @@ async function devCredentials(): Promise<IssuedToken> {
   return issued;
 }
 
-function portOf(args: string[]): string {
-  const i = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
-  if (i < 0) return "8787";
-  return args[i].includes("=") ? args[i].split("=")[1] : (args[i + 1] ?? "8787");
+/** The value of a wrangler option (`--port 9000` or `--port=9000`), or its default. */
+function option(args: string[], name: string, fallback: string): string {
+  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
+  if (i < 0) return fallback;
+  return args[i].includes("=") ? args[i].split("=")[1] : (args[i + 1] ?? fallback);
+}
+
+/** wrangler.toml's crons: the sweep every minute, the purge at minute 23 of every hour. */
+const SWEEP_CRON = "* * * * *";
+const PURGE_CRON = "23 * * * *";
+
+/**
+ * `wrangler dev` never fires cron triggers by itself; it serves them at /cdn-cgi/handler/scheduled.
+ * This runs them on their schedule against the local server: the sweep as soon as the server
+ * answers (a window may have ended while it was down) and at every minute, the purge hourly.
+ */
+function driveCrons(origin: string) {
+  const trigger = (cron: string) =>
+    fetch(`${origin}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}`).catch(() => {
+      // the server is restarting or stopping: the next tick tries again
+    });
+  const everyMinute = () => {
+    void trigger(SWEEP_CRON);
+    if (new Date().getMinutes() === 23) void trigger(PURGE_CRON);
+    setTimeout(everyMinute, 60_000 - (Date.now() % 60_000)).unref();
+  };
+  const whenReady = async () => {
+    const ready = await fetch(`${origin}/v1/openapi.json`).then((r) => r.ok, () => false);
+    if (!ready) return void setTimeout(whenReady, 500).unref();
+    everyMinute();
+  };
+  void whenReady();
 }
 
 async function main() {
   // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
   stopOnSignals();
   const args = process.argv.slice(2);
+  const origin = `http://${option(args, "--ip", "localhost")}:${option(args, "--port", "8787")}`;
   await migrateLocal();
   const dev = await devCredentials();
   console.log(`
@@ -42,10 +72,12 @@ async function main() {
   token    ${dev.token}
 
   export TOKEN=${dev.token}
-  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:${portOf(args)}/v1/schemas
+  curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/schemas
 `);
-  const wrangler = spawnWrangler(["dev", ...args], ["ignore", "inherit", "inherit"]);
+  // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
+  const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...args], ["ignore", "inherit", "inherit"]);
   wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  driveCrons(origin);
 }
 
 main().catch((error: unknown) => {

@@ -29,6 +29,7 @@ import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
 import { runWrangler } from "./lib/wrangler.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
+import { benchNotifications, type NotificationBench } from "./lib/notification-bench.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Each worker is measured this many times per scenario, interleaved, and the median kept. */
@@ -45,6 +46,7 @@ const SAVE_RESULTS = !ONLY && !PROFILE;
 const BATCH_SIZE = 100;
 const BATCH_SCENARIO = "POST /v1/events/batch, 100 events over 1,000 candidates";
 const SINGLE_EVENT_SCENARIO = "POST /v1/events, 1,000 candidates";
+const NOTIFICATION_SCENARIO = "webhooks: 1,000 candidates crossing a boundary at one instant";
 
 // ---- serving -------------------------------------------------------------------------------------
 
@@ -298,7 +300,8 @@ async function main() {
 
   // Rate limiting stays on, with a limit the load never reaches.
   const unlimited = 1_000_000_000;
-  const unlimitedVars = (o: WorkerOptions) => ({ ...(o.bindings as Record<string, unknown>), RATE_LIMIT_REQUESTS: unlimited });
+  // Webhooks go to a receiver on this machine.
+  const unlimitedVars = (o: WorkerOptions) => ({ ...(o.bindings as Record<string, unknown>), RATE_LIMIT_REQUESTS: unlimited, WEBHOOK_ALLOW_LOOPBACK: "true" });
   const service = await serve(
     await workerFor("service", "wrangler.toml", {
       entry: "bench/workers/memory-limited.ts",
@@ -442,7 +445,14 @@ async function main() {
       });
     }
 
-    if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024);
+    let notifications: NotificationBench | undefined;
+    if (!ONLY || NOTIFICATION_SCENARIO.includes(ONLY)) {
+      console.log(`${NOTIFICATION_SCENARIO}:`);
+      const owner = await insertAccountWithToken(serviceDb, "bench-webhooks");
+      notifications = await benchNotifications({ url: service.url, token: owner.token }, floor.url, 1000, (line) => console.log(line));
+    }
+
+    if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024, notifications);
     console.log("growth…");
     // The 1st versus the 1,000th event on one candidate: per-position latency over fresh candidates.
     const growthAliases = Array.from({ length: 5 }, (_, i) => `growth-${i}-${Date.now()}`);
@@ -480,7 +490,7 @@ async function main() {
     };
 
     const bundleGzipKiB = gzipSync(readFileSync(service.scriptPath)).length / 1024;
-    report(rows, growth, bundleGzipKiB);
+    report(rows, growth, bundleGzipKiB, notifications);
   } finally {
     await Promise.all([service.mf.dispose(), miniflareLimited.mf.dispose(), floor.mf.dispose(), bare.mf.dispose()]);
   }
@@ -494,7 +504,7 @@ function saveProfile(scenario: string, profile: Awaited<ReturnType<Awaited<Retur
   for (const { share, frame } of topSelfTime(profile, 12)) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
 }
 
-function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number) {
+function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number, notifications?: NotificationBench) {
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(
     "\n| scenario | service req/s | p50 ms | p99 ms | non-2xx | floor req/s | bare req/s | service/floor | service/bare " +
@@ -525,6 +535,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
       : {}),
   };
   if (ingestion) console.log(`\nevents/s: ${JSON.stringify(ingestion)}`);
+  if (notifications) console.log(`\n${NOTIFICATION_SCENARIO}: ${JSON.stringify(notifications)}`);
   const targets = [
     ...rows.map((r) => ({ figure: `${r.scenario}: service/floor`, value: r.vs_floor, target: ">= 0.80", met: r.vs_floor >= 0.8 })),
     ...rows.map((r) => {
@@ -534,6 +545,17 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
     ...(ingestion?.batch_vs_single === undefined
       ? []
       : [{ figure: "events/s: batches vs single posts", value: ingestion.batch_vs_single, target: ">= 3", met: ingestion.batch_vs_single >= 3 }]),
+    ...(notifications
+      ? [
+          {
+            figure: "webhooks: delivered and verified, of 1,000",
+            value: Math.min(notifications.delivered, notifications.verified),
+            target: "1000",
+            met: notifications.delivered === notifications.candidates && notifications.verified === notifications.candidates,
+          },
+          { figure: "webhooks: last received after the boundary, s", value: notifications.last_after_boundary_s, target: "<= 30", met: notifications.last_after_boundary_s <= 30 },
+        ]
+      : []),
     ...(!SAVE_RESULTS
       ? []
       : [
@@ -556,6 +578,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
         load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup_seconds: WARMUP_SECONDS },
         scenarios: rows,
         ingestion,
+        notifications,
         growth,
         bundle_gzip_kib: bundleGzipKiB,
         targets,

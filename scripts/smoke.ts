@@ -1,12 +1,15 @@
 /**
  * Smoke run of the service as a new user meets it: `npm run dev` from the README, the printed
- * token, the curl walk-through, the accounts CLI, and a restart that keeps every candidate and its
- * pending window end. Run with `npm run smoke` (node's test runner); it uses its own port.
+ * token, the curl walk-through, the accounts CLI, webhooks to a receiver on this machine, restarts
+ * that keep every candidate and its pending window end (and its notification), and a stop that
+ * leaves nothing running. Run with `npm run smoke` (node's test runner); it uses its own port.
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { Webhook } from "standardwebhooks";
+import { startReceiver, type Received } from "./lib/webhook-receiver.ts";
 
 const run = promisify(execFile);
 const PORT = 8700 + Math.floor(Math.random() * 80);
@@ -141,6 +144,85 @@ test("a restart keeps the data, the development token and windows still running"
   assert.equal(ended.body.status_since, reviewEnd);
   const listed = await api("GET", "/v1/candidates?status=CONFIRMED", token);
   assert.ok(listed.body.data.some((c: any) => c.candidate_alias === shortAlias));
+});
+
+/**
+ * Waits until `name` at the receiver has at least `count` deliveries about candidate `alias` (the
+ * account's other candidates, from this run or earlier ones, may notify the endpoint too).
+ */
+async function deliveries(receiver: Awaited<ReturnType<typeof startReceiver>>, name: string, alias: string, count: number, timeoutMs: number) {
+  const about = () => receiver.received(name).filter((d: Received) => JSON.parse(d.body).data.candidate.candidate_alias === alias);
+  const deadline = Date.now() + timeoutMs;
+  while (about().length < count) {
+    if (Date.now() > deadline) throw new Error(`${name}: ${about().length} of ${count} deliveries about ${alias} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return about();
+}
+
+/** An account of its own for the webhook tests: no other candidate of it notifies its endpoints. */
+let hooksToken = "";
+
+test("webhooks reach a receiver on this machine, signed, and a failed attempt is retried", async () => {
+  if (!server) token = await startDev();
+  hooksToken = (await accounts("create", "--name", "Smoke webhooks")).token;
+  const hooks = hooksToken;
+  const receiver = await startReceiver();
+  try {
+    // The receiver fails the first delivery; later ones succeed.
+    const endpoint = await api("POST", "/v1/webhook_endpoints", hooks, { url: `${receiver.url}/smoke/500,200` });
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    const hooked = `${alias}-hooks`;
+    const contract = { price: 5, activity_window: 600, review_window: 3, fulfillment_condition: { event: "purchase" }, timeout_outcome: "fail" };
+    assert.equal((await api("POST", "/v1/candidates", hooks, { customer_uuid: "cust_42", candidate_alias: hooked, contract })).status, 201);
+    const hit = await api("POST", "/v1/events", hooks, { candidate_alias: hooked, type: "purchase" });
+    assert.equal(hit.body.candidate.status, "PENDING");
+
+    // candidate.pending (failed, then retried after 5 s) and candidate.confirmed (3 s later).
+    const received = await deliveries(receiver, "smoke", hooked, 3, 60_000);
+    const webhook = new Webhook(endpoint.body.secret);
+    const verified = received.map((d) => webhook.verify(d.body, d.headers) as { id: string; type: string; data: any });
+    const pending = verified.filter((n) => n.type === "candidate.pending");
+    const confirmed = verified.filter((n) => n.type === "candidate.confirmed");
+    assert.equal(pending.length, 2, "the pending notification, delivered twice");
+    assert.equal(pending[0].id, pending[1].id);
+    assert.equal(pending[0].data.cause.event_id, hit.body.event.id);
+    assert.equal(confirmed.length, 1);
+    assert.equal(confirmed[0].data.candidate.status, "CONFIRMED");
+
+    const log = await api("GET", `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`, hooks);
+    const attempts = log.body.data.filter((a: any) => a.notification_id === pending[0].id).map((a: any) => [a.attempt, a.status, a.response_status]);
+    assert.deepEqual(attempts, [[2, "succeeded", 200], [1, "pending", 500]]);
+    const feed = await api("GET", `/v1/notifications?candidate_alias=${hooked}`, hooks);
+    assert.deepEqual(feed.body.data.map((n: any) => n.id), [pending[0].id, confirmed[0].id]);
+  } finally {
+    await receiver.close();
+  }
+});
+
+test("a window that ends while the dev server is down is notified once it is back", async () => {
+  if (!server) token = await startDev();
+  const devToken = token;
+  const hooks = hooksToken;
+  const receiver = await startReceiver();
+  try {
+    const endpoint = await api("POST", "/v1/webhook_endpoints", hooks, { url: `${receiver.url}/restart/200`, enabled_events: ["candidate.pending"] });
+    const later = `${alias}-while-down`;
+    const contract = { price: 5, activity_window: 3, review_window: 600, fulfillment_condition: { event: "never" }, timeout_outcome: "confirm" };
+    const created = await api("POST", "/v1/candidates", hooks, { customer_uuid: "cust_42", candidate_alias: later, contract });
+    await stopDev();
+    // Down when the activity window ends, and past the sweep's grace before coming back.
+    const ended = Date.parse(created.body.activity_ends_at);
+    await new Promise((r) => setTimeout(r, Math.max(0, ended + 11_000 - Date.now())));
+    assert.equal(await startDev(), devToken);
+    const [delivery] = await deliveries(receiver, "restart", later, 1, 90_000);
+    const notification = new Webhook(endpoint.body.secret).verify(delivery.body, delivery.headers) as any;
+    assert.equal(notification.type, "candidate.pending");
+    assert.equal(notification.timestamp, created.body.activity_ends_at);
+    assert.deepEqual(notification.data.cause, { kind: "activity_window_ended" });
+  } finally {
+    await receiver.close();
+  }
 });
 
 test("npm run dev stops everything it started on SIGTERM or SIGINT to its pid", async () => {

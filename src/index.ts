@@ -5,15 +5,14 @@
  */
 import { createApp } from "./app";
 import { purgeExpired } from "./purge";
-import { sweep } from "./notifications/sweep";
+import { sweep, SWEEP_CRON } from "./notifications/sweep";
 import { fanOut, type NotificationMessage } from "./notifications/fanout";
 import { deliverBatch, markDeadLetters, type DeliveryMessage } from "./notifications/delivery";
 import { DELIVERIES_DEAD_LETTER_QUEUE, DELIVERIES_QUEUE, NOTIFICATIONS_QUEUE } from "./notifications/queues";
 
+// Only handlers and Durable Object classes may be exported here: workerd takes every export of
+// the entry module for an entrypoint.
 export { CandidateObject } from "./candidate/object";
-
-/** wrangler.toml's every-minute cron; the other is the hourly purge. */
-export const SWEEP_CRON = "* * * * *";
 
 const app = createApp();
 

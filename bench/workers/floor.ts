@@ -66,6 +66,14 @@ export default {
         const results = await Promise.all(events.map((e) => env.FLOOR.getByName(e.name).insertEvent(e.type, JSON.stringify(e.value ?? null))));
         return json({ data: results });
       }
+      case "post-many": {
+        // The notification bench's floor: as many bare POSTs as there are webhooks, all at once.
+        const body = await request.text();
+        const target = url.searchParams.get("url")!;
+        const n = Number(url.searchParams.get("n"));
+        await Promise.all(Array.from({ length: n }, () => fetch(target, { method: "POST", body, headers: { "content-type": "application/json" } })));
+        return json({ ok: true });
+      }
       case "read":
         return json(await env.FLOOR.getByName(name).read());
       case "list": {

@@ -8,8 +8,11 @@
 import { candidatesDueToSettle } from "../db/candidates";
 import { candidateObject } from "../candidate/object";
 
+/** wrangler.toml's every-minute cron, which runs the sweep; the other is the hourly purge. */
+export const SWEEP_CRON = "* * * * *";
+
 /** How long after a boundary the sweep leaves it to the candidate's own alarm. */
-export const SWEEP_GRACE_MS = 30_000;
+export const SWEEP_GRACE_MS = 10_000;
 /** Candidates woken per run at most (the next run takes the rest), and how many at once. */
 const SWEEP_LIMIT = 1000;
 const SWEEP_CONCURRENCY = 25;

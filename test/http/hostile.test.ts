@@ -12,6 +12,8 @@ import { ERROR_CODES } from "../../src/errors";
 let victim: TestAccount;
 let alias: string;
 let schemaId: string;
+let endpointId: string;
+let notificationId: string;
 
 beforeAll(async () => {
   victim = await createAccount();
@@ -20,17 +22,32 @@ beforeAll(async () => {
   alias = freshAlias();
   await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: alias });
   await api.post("/v1/events", { candidate_alias: alias, type: "ping", value: { a: 1 } });
+  // An endpoint nobody answers at, and a notification of another candidate to resend.
+  endpointId = (await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hostile", enabled_events: ["candidate.failed"] })).body.id;
+  const notified = freshAlias();
+  await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: notified, contract: contract({ review_window: 0 }) });
+  await api.post("/v1/events", { candidate_alias: notified, type: "purchase", value: 500 });
+  notificationId = (await api.get("/v1/notifications")).body.data[0].id;
 });
 
-/** Everything stored for the account, read straight from D1 and the candidate's object. */
+/**
+ * Everything requests store for the account, read straight from D1 and the candidate's object.
+ * (Delivery attempts are not: the queue consumer writes them in the background, whenever.)
+ */
 async function storedState() {
-  const schemas = await env.DB.prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY id`).bind(victim.id).all();
-  const candidates = await env.DB.prepare(`SELECT * FROM candidates WHERE account_id = ? ORDER BY id`).bind(victim.id).all();
+  const rows = async (table: string) =>
+    (await env.DB.prepare(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`).bind(victim.id).all()).results;
   const object = await inCandidate(alias, (_instance, state) => ({
     candidate: state.storage.sql.exec(`SELECT * FROM candidate`).toArray(),
     events: state.storage.sql.exec(`SELECT * FROM events ORDER BY seq`).toArray(),
   }));
-  return { schemas: schemas.results, candidates: candidates.results, object };
+  return {
+    schemas: await rows("schemas"),
+    candidates: await rows("candidates"),
+    endpoints: await rows("webhook_endpoints"),
+    notifications: await rows("notifications"),
+    object,
+  };
 }
 
 function expectDocumentedResponse(res: { status: number; headers: Headers; body: any }, method = "GET") {
@@ -78,8 +95,7 @@ const text = fc.oneof(nasty, fc.string({ unit: "binary", maxLength: 40 }), fc.st
 const pathSegment = fc.oneof(
   text.map(encodeURIComponent),
   nasty, // raw, malformed escapes included
-  fc.constant("ALIAS"),
-  fc.constant("SCHEMA"),
+  fc.constantFrom("ALIAS", "SCHEMA", "ENDPOINT", "NOTIFICATION"),
 );
 
 const routes = fc.oneof(
@@ -95,6 +111,16 @@ const routes = fc.oneof(
     ["POST", "/v1/candidates/:p/resolve"],
     ["POST", "/v1/events"],
     ["POST", "/v1/events/batch"],
+    ["POST", "/v1/webhook_endpoints"],
+    ["GET", "/v1/webhook_endpoints"],
+    ["GET", "/v1/webhook_endpoints/:p"],
+    ["PATCH", "/v1/webhook_endpoints/:p"],
+    ["DELETE", "/v1/webhook_endpoints/:p"],
+    ["POST", "/v1/webhook_endpoints/:p/rotate_secret"],
+    ["GET", "/v1/webhook_endpoints/:p/deliveries"],
+    ["GET", "/v1/notifications"],
+    ["GET", "/v1/notifications/:p"],
+    ["POST", "/v1/notifications/:p/resend"],
   ) },
   {
     weight: 1,
@@ -150,6 +176,11 @@ const shapedBody = fc
       type: fc.oneof(text, wrongValue),
       value: wrongValue,
       outcome: fc.oneof(fc.constantFrom("CONFIRMED", "FAILED", "confirmed"), wrongValue),
+      url: fc.oneof(fc.constantFrom("https://example.com/h", "http://127.0.0.1:9/h", "http://example.com", "javascript:alert(1)"), text, wrongValue),
+      description: fc.oneof(text, wrongValue),
+      enabled_events: fc.oneof(fc.constantFrom(["candidate.pending"], [], ["candidate.open"]), wrongValue),
+      status: fc.oneof(fc.constantFrom("enabled", "disabled", "paused"), wrongValue),
+      webhook_endpoint_id: fc.oneof(fc.constant("ENDPOINT"), text, wrongValue),
       events: fc.oneof(fc.array(nearlyValidItem, { maxLength: 110 }), wrongValue),
       __proto__: wrongValue,
     },
@@ -189,8 +220,8 @@ const headers = fc.record(
   { requiredKeys: ["Content-Type"] },
 );
 const query = fc.dictionary(
-  fc.oneof(fc.constantFrom("status", "limit", "after", "customer_uuid"), fc.string({ maxLength: 10 })),
-  fc.oneof(text, fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS")),
+  fc.oneof(fc.constantFrom("status", "limit", "after", "customer_uuid", "type", "candidate_alias"), fc.string({ maxLength: 10 })),
+  fc.oneof(text, fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS", "NOTIFICATION", "candidate.confirmed")),
   { maxKeys: 4 },
 );
 
@@ -204,21 +235,25 @@ describe("hostile input on every endpoint", () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ route: [method, template], segments, query, headers, body }) => {
         let i = 0;
-        const fill = (s: string) => (s === "ALIAS" ? encodeURIComponent(alias) : s === "SCHEMA" ? schemaId : s);
+        const ids: Record<string, string> = { ALIAS: encodeURIComponent(alias), SCHEMA: schemaId, ENDPOINT: endpointId, NOTIFICATION: notificationId };
+        const fill = (s: string) => ids[s] ?? s;
         const path = template.replace(/:p/g, () => fill(segments[i++]));
         const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, fill(v)])).toString();
         const raw = ["GET", "HEAD"].includes(method)
           ? undefined
-          : body.replaceAll('"ALIAS"', JSON.stringify(alias)).replaceAll('"SCHEMA"', JSON.stringify(schemaId));
+          : body
+              .replaceAll('"ALIAS"', JSON.stringify(alias))
+              .replaceAll('"SCHEMA"', JSON.stringify(schemaId))
+              .replaceAll('"ENDPOINT"', JSON.stringify(endpointId));
         const res = await call(method, `${path}${search ? `?${search}` : ""}`, { token: victim.token, headers, raw });
         expectDocumentedResponse(res, method);
         const after = await storedState();
         if (res.status >= 400) expect(after).toEqual(state); // a rejected request changed nothing
         state = after; // a rare valid change (a DELETE of the schema, say) becomes the new baseline
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
-  });
+  }, 60_000);
 
   it("answers any Authorization header without a 5xx, and 401 unless it carries the token", async () => {
     let client = 0; // each from its own address, below the limit on failed authentication

@@ -228,7 +228,7 @@ describe("random JSON with edge keys and numbers", () => {
       }),
       { numRuns: 120 },
     );
-  });
+  }, 30_000);
 
   it("conditions keep every key and value: a schema's match comes back as sent, or is refused", async () => {
     const account = await createAccount();
@@ -245,7 +245,7 @@ describe("random JSON with edge keys and numbers", () => {
       }),
       { numRuns: 60 },
     );
-  });
+  }, 30_000);
 
   it("`match` agrees with JSON equality, before and after the object is evicted", async () => {
     const account = await createAccount();
@@ -266,5 +266,5 @@ describe("random JSON with edge keys and numbers", () => {
       }),
       { numRuns: 80 },
     );
-  });
+  }, 30_000);
 });

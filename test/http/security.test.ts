@@ -13,17 +13,23 @@ async function ownerWithData() {
   const schema = (await api.post("/v1/schemas", { contract: contract({ activity_window: 1 }) })).body;
   const alias = freshAlias("owned");
   const created = (await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id })).body;
+  // An endpoint that refuses deliveries (so its log has attempts), then a transition to notify.
+  const endpoint = (await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/owner-hooks", enabled_events: ["candidate.failed"] })).body;
   await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }); // now PENDING
-  return { owner, schemaId: schema.id as string, alias, cursor: created.id as string };
+  const notification = (await api.get("/v1/notifications")).body.data[0];
+  return { owner, schemaId: schema.id as string, alias, cursor: created.id as string, endpointId: endpoint.id as string, notificationId: notification.id as string };
 }
 
 /** What the owner has, as the owner sees it. */
-async function snapshot(owner: TestAccount, alias: string) {
+async function snapshot(owner: TestAccount, alias: string, endpointId: string) {
   const api = client(owner);
   return {
     schemas: (await api.get("/v1/schemas")).body,
     candidates: (await api.get("/v1/candidates")).body,
     candidate: (await api.get(`/v1/candidates/${alias}`)).body,
+    endpoints: (await api.get("/v1/webhook_endpoints")).body,
+    deliveries: (await api.get(`/v1/webhook_endpoints/${endpointId}/deliveries`)).body,
+    notifications: (await api.get("/v1/notifications")).body,
   };
 }
 
@@ -35,38 +41,62 @@ function normalise(res: ApiResponse, id: string, placeholder = "ID") {
 
 describe("another account's resources", () => {
   it("answer exactly as missing ones do, on every endpoint, and stay unchanged", async () => {
-    const { owner, schemaId, alias, cursor } = await ownerWithData();
-    const before = await snapshot(owner, alias);
+    const { owner, schemaId, alias, cursor, endpointId, notificationId } = await ownerWithData();
+    const before = await snapshot(owner, alias, endpointId);
     const intruder = await createAccount();
+    const intruderEndpoint = (await client(intruder).post("/v1/webhook_endpoints", { url: "https://example.com/intruder" })).body.id;
+    const intruderAlias = freshAlias("intruder");
+    await client(intruder).post("/v1/candidates", { customer_uuid: "i", candidate_alias: intruderAlias, contract: contract({ review_window: 0 }) });
+    await client(intruder).post("/v1/events", { candidate_alias: intruderAlias, type: "purchase", value: 500 });
+    const intruderNotification = (await client(intruder).get("/v1/notifications")).body.data[0].id;
     const missingSchema = uuidv7();
     const missingAlias = freshAlias("missing");
     const missingCursor = uuidv7();
+    const missingEndpoint = uuidv7();
+    const missingNotification = `ntf_${uuidv7().replaceAll("-", "")}_pending`;
 
-    const cases: [string, (schema: string, alias: string, cursor: string) => [string, string, unknown?]][] = [
-      ["read a schema", (s) => ["GET", `/v1/schemas/${s}`]],
-      ["update a schema", (s) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
-      ["delete a schema", (s) => ["DELETE", `/v1/schemas/${s}`]],
-      ["create a candidate from a schema", (s) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
-      ["read a candidate", (_s, a) => ["GET", `/v1/candidates/${a}`]],
-      ["send an event", (_s, a) => ["POST", "/v1/events", { candidate_alias: a, type: "purchase", value: 1 }]],
-      ["resolve a candidate", (_s, a) => ["POST", `/v1/candidates/${a}/resolve`, { outcome: "FAILED" }]],
-      ["page after a cursor", (_s, _a, c) => ["GET", `/v1/candidates?after=${c}`]],
+    type Ids = { s: string; a: string; c: string; e: string; n: string };
+    const owned: Ids = { s: schemaId, a: alias, c: cursor, e: endpointId, n: notificationId };
+    const missing: Ids = { s: missingSchema, a: missingAlias, c: missingCursor, e: missingEndpoint, n: missingNotification };
+    const cases: [string, (ids: Ids) => [string, string, unknown?]][] = [
+      ["read a schema", ({ s }) => ["GET", `/v1/schemas/${s}`]],
+      ["update a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
+      ["delete a schema", ({ s }) => ["DELETE", `/v1/schemas/${s}`]],
+      ["create a candidate from a schema", ({ s }) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
+      ["read a candidate", ({ a }) => ["GET", `/v1/candidates/${a}`]],
+      ["send an event", ({ a }) => ["POST", "/v1/events", { candidate_alias: a, type: "purchase", value: 1 }]],
+      ["send a batch", ({ a }) => ["POST", "/v1/events/batch", { events: [{ candidate_alias: a, type: "purchase", value: 1 }] }]],
+      ["resolve a candidate", ({ a }) => ["POST", `/v1/candidates/${a}/resolve`, { outcome: "FAILED" }]],
+      ["page after a cursor", ({ c }) => ["GET", `/v1/candidates?after=${c}`]],
+      ["read an endpoint", ({ e }) => ["GET", `/v1/webhook_endpoints/${e}`]],
+      ["update an endpoint", ({ e }) => ["PATCH", `/v1/webhook_endpoints/${e}`, { url: "https://example.com/stolen" }]],
+      ["delete an endpoint", ({ e }) => ["DELETE", `/v1/webhook_endpoints/${e}`]],
+      ["rotate an endpoint's secret", ({ e }) => ["POST", `/v1/webhook_endpoints/${e}/rotate_secret`, {}]],
+      ["read an endpoint's deliveries", ({ e }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries`]],
+      ["read a notification", ({ n }) => ["GET", `/v1/notifications/${n}`]],
+      ["page the feed after a notification", ({ n }) => ["GET", `/v1/notifications?after=${n}`]],
+      ["resend a notification to one's own endpoint", ({ n }) => ["POST", `/v1/notifications/${n}/resend`, { webhook_endpoint_id: intruderEndpoint }]],
+      ["resend to another's endpoint", ({ e }) => ["POST", `/v1/notifications/${intruderNotification}/resend`, { webhook_endpoint_id: e }]],
     ];
     for (const [name, build] of cases) {
-      const [method, path, json] = build(schemaId, alias, cursor);
+      const [method, path, json] = build(owned);
       const foreign = await call(method, path, { token: intruder.token, json });
-      const [m2, p2, j2] = build(missingSchema, missingAlias, missingCursor);
-      const missing = await call(m2, p2, { token: intruder.token, json: j2 });
-      expect(foreign.status, name).toBeGreaterThanOrEqual(400);
-      const real = [schemaId, alias, cursor].find((id) => JSON.stringify(foreign.body).includes(id)) ?? "";
-      const fake = [missingSchema, missingAlias, missingCursor].find((id) => JSON.stringify(missing.body).includes(id)) ?? "";
-      expect(normalise(foreign, real), name).toEqual(normalise(missing, fake));
+      const [m2, p2, j2] = build(missing);
+      const absent = await call(m2, p2, { token: intruder.token, json: j2 });
+      // A batch answers 200 with a result per item: the item is the one refused.
+      expect(path.endsWith("/batch") ? foreign.body.data[0].status : foreign.status, name).toBeGreaterThanOrEqual(400);
+      const real = Object.values(owned).find((id) => JSON.stringify(foreign.body).includes(id)) ?? "";
+      const fake = Object.values(missing).find((id) => JSON.stringify(absent.body).includes(id)) ?? "";
+      expect(normalise(foreign, real), name).toEqual(normalise(absent, fake));
     }
 
     // Lists filtered by the owner's customer show the intruder nothing, as for any unknown customer.
     const byCustomer = await call("GET", "/v1/candidates?customer_uuid=owner-customer", { token: intruder.token });
     expect(byCustomer.body).toEqual({ data: [], next_cursor: null });
     expect((await call("GET", "/v1/schemas", { token: intruder.token })).body).toEqual({ data: [] });
+    expect((await call("GET", `/v1/notifications?candidate_alias=${alias}`, { token: intruder.token })).body).toEqual({ data: [], next_cursor: null });
+    expect((await call("GET", "/v1/webhook_endpoints", { token: intruder.token })).body.data.map((e: any) => e.id)).toEqual([intruderEndpoint]);
+    expect((await call("GET", "/v1/notifications", { token: intruder.token })).body.data.map((n: any) => n.id)).toEqual([intruderNotification]);
 
     // The one documented exception: aliases are global, so creating the same alias conflicts.
     const taken = await call("POST", "/v1/candidates", {
@@ -77,7 +107,7 @@ describe("another account's resources", () => {
     expect(taken.body.error.code).toBe("CANDIDATE_ALIAS_TAKEN");
     expect(JSON.stringify(taken.body)).not.toContain("owner-customer");
 
-    expect(await snapshot(owner, alias)).toEqual(before);
+    expect(await snapshot(owner, alias, endpointId)).toEqual(before);
   });
 
   it("never replays another account's response for the same Idempotency-Key", async () => {

@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
-import worker, { SWEEP_CRON } from "../../src/index";
+import worker from "../../src/index";
+import { SWEEP_CRON } from "../../src/notifications/sweep";
 import { client, contract, createAccount, freshAlias, inCandidate, objectOf, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
@@ -133,7 +134,7 @@ describe("one id per transition", () => {
     const t0 = clock.now();
     const { alias } = await candidate(account, { review_window: 120 });
     await inCandidate(alias, (_i, state) => state.storage.deleteAlarm()); // as if lost while the service was down
-    clock.set(t0 + 60_000 + 10_000); // inside the sweep's grace: left to the alarm
+    clock.set(t0 + 60_000 + 5_000); // inside the sweep's grace: left to the alarm
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     expect(await feedOf(account, alias)).toEqual([]);
     clock.set(t0 + 60_000 + 45_000);

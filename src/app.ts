@@ -19,6 +19,7 @@ import { eventsRouter } from "./routes/events";
 import { docsRouter } from "./routes/docs";
 import { webhooksRouter } from "./routes/webhooks";
 import { notificationsRouter } from "./routes/notifications";
+import { summaryRouter } from "./routes/summary";
 
 const OPENAPI_PATH = "/v1/openapi.json";
 
@@ -62,6 +63,7 @@ export function createApp() {
   app.route("/v1/events", eventsRouter);
   app.route("/v1/webhook_endpoints", webhooksRouter);
   app.route("/v1/notifications", notificationsRouter);
+  app.route("/v1/summary", summaryRouter);
   app.route("/docs", docsRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -3,6 +3,7 @@ import type { CandidateBasics, CandidateRecord } from "../candidate/record";
 import type { JsonText } from "../domain/json";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
+import { decimalParts } from "../domain/decimal";
 
 /** The columns a list page reads. */
 interface ListedRow {
@@ -45,8 +46,9 @@ export function candidateIndexStatement(db: D1Database, c: CandidateRecord, sett
   return db
     .prepare(
       `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
-                               created_at, open_until, pending_until, final_status, version, settled_status)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               created_at, open_until, pending_until, final_status, version, settled_status,
+                               price_units, price_scale)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET
          open_until = excluded.open_until,
          pending_until = excluded.pending_until,
@@ -68,8 +70,15 @@ export function candidateIndexStatement(db: D1Database, c: CandidateRecord, sett
       c.timeline.finalStatus,
       c.version,
       settledStatus,
+      ...priceColumns(c.contract.price),
     );
 }
+
+/** The exact price as the index stores it (see domain/decimal.ts). */
+const priceColumns = (price: number) => {
+  const { units, scale } = decimalParts(price);
+  return [units, scale] as const;
+};
 
 /** Candidates whose settled status was due to move before `dueBefore`: what the sweep wakes. */
 export async function candidatesDueToSettle(db: D1Database, dueBefore: number, limit: number): Promise<string[]> {
@@ -80,22 +89,24 @@ export async function candidatesDueToSettle(db: D1Database, dueBefore: number, l
   return results.map((r) => r.alias);
 }
 
-/** The SQL twin of `statusAt` in domain/timeline.ts: the rows that have `status` at instant `now`. */
-function statusAtSql(status: Status, now: number): [string, number[]] {
-  switch (status) {
-    case "OPEN":
-      return ["open_until > ?", [now]];
-    case "PENDING":
-      return ["open_until <= ? AND pending_until > ?", [now, now]];
-    case "CONFIRMED":
-    case "FAILED":
-      return [`pending_until <= ? AND final_status = '${status}'`, [now]];
-  }
+/**
+ * The SQL twins of `statusAt` in domain/timeline.ts, over the timeline columns: the status at
+ * instant ?now and when it began. Only lagging rows (settle_due_at <= now) need them: every other
+ * row is in its settled status, since its settled_since.
+ */
+const STATUS_AT_SQL = `iif(open_until > :now, 'OPEN', iif(pending_until > :now, 'PENDING', final_status))`;
+const STATUS_SINCE_AT_SQL = `iif(open_until > :now, created_at, iif(pending_until > :now, open_until, pending_until))`;
+
+/** An instant range, either side open. */
+export interface InstantRange {
+  gte?: number;
+  lt?: number;
 }
 
 export interface CandidateListQuery {
   status?: Status;
   customerUuid?: string;
+  statusSince?: InstantRange;
   after?: string;
   limit: number;
 }
@@ -107,25 +118,64 @@ export interface CandidatePage {
   cursorValid: boolean;
 }
 
-/** The SQL and parameters of a list page (one row more than `limit`, to know if there is a next). */
-export function listPageQuery(accountId: string, query: CandidateListQuery, now: number): [string, (string | number)[]] {
-  const where = ["account_id = ?"];
-  const params: (string | number)[] = [accountId];
-  if (query.status) {
-    const [sql, values] = statusAtSql(query.status, now);
-    where.push(sql);
-    params.push(...values);
-  }
+/** Named parameters of a list query (D1 binds `?N`; see `bindNamed`). */
+type Params = Record<string, string | number>;
+
+/**
+ * The SQL and parameters of a list page (one row more than `limit`, to know if there is a next).
+ *
+ * Unfiltered (but for customer), one index walked newest first. With a status or a status_since
+ * range, the union of (a) each wanted settled status's rows that are not lagging, walked newest
+ * first on its own index, the range tested on the index entry, and (b) the account's lagging rows,
+ * whose status is computed: each part takes at most a page, so a page costs the same whatever the
+ * account holds and however rare the status.
+ */
+export function listPageQuery(accountId: string, query: CandidateListQuery, now: number): [string, Params] {
+  const params: Params = { account: accountId, now, limit: query.limit + 1 };
+  const common = ["account_id = :account"];
   if (query.customerUuid !== undefined) {
-    where.push("customer_uuid = ?");
-    params.push(query.customerUuid);
+    common.push("customer_uuid = :customer");
+    params.customer = query.customerUuid;
   }
   if (query.after !== undefined) {
-    where.push("id < ?");
-    params.push(query.after);
+    common.push("id < :after");
+    params.after = query.after;
   }
-  const sql = `SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ?`;
-  return [sql, [...params, query.limit + 1]];
+  const page = (where: string[], index = "") =>
+    `SELECT ${LISTED_COLUMNS} FROM candidates ${index} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT :limit`;
+  const range = query.statusSince ?? {};
+  if (!query.status && range.gte === undefined && range.lt === undefined) return [page(common), params];
+
+  if (range.gte !== undefined) params.gte = range.gte;
+  if (range.lt !== undefined) params.lt = range.lt;
+  const inRange = (since: string) => [
+    ...(range.gte === undefined ? [] : [`${since} >= :gte`]),
+    ...(range.lt === undefined ? [] : [`${since} < :lt`]),
+  ];
+  const statuses = query.status ? [query.status] : STATUSES_IN_ORDER;
+  const settledParts = statuses.map((status) =>
+    page([...common, `settled_status = '${status}'`, "(settle_due_at IS NULL OR settle_due_at > :now)", ...inRange("settled_since")]),
+  );
+  // The lagging rows are few (the sweep settles them within a minute): always found on their index.
+  const lagging = page(
+    [...common, "settle_due_at <= :now", `${STATUS_AT_SQL} IN (${statuses.map((s) => `'${s}'`).join(", ")})`, ...inRange(STATUS_SINCE_AT_SQL)],
+    "INDEXED BY candidates_lagging",
+  );
+  const union = [...settledParts, lagging].map((part) => `SELECT * FROM (${part})`).join(" UNION ALL ");
+  return [`${union} ORDER BY id DESC LIMIT :limit`, params];
+}
+
+const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
+
+/** Binds named parameters (`:name`) as D1's numbered ones: each name used, once, in order. */
+export function bindNamed(db: D1Database, sql: string, params: Params): D1PreparedStatement {
+  const used: string[] = [];
+  const numbered = sql.replace(/:([a-z]+)/g, (_, name: string) => {
+    if (!(name in params)) throw new Error(`no parameter :${name}`);
+    if (!used.includes(name)) used.push(name);
+    return `?${used.indexOf(name) + 1}`;
+  });
+  return db.prepare(numbered).bind(...used.map((name) => params[name]));
 }
 
 /** A page of the account's candidates, newest first, with status filtered as of `now`. */
@@ -136,7 +186,7 @@ export async function listCandidates(
   now: number,
 ): Promise<CandidatePage> {
   const [sql, params] = listPageQuery(accountId, query, now);
-  const page = db.prepare(sql).bind(...params);
+  const page = bindNamed(db, sql, params);
   if (query.after === undefined) {
     const { results } = await page.all<ListedRow>();
     return toPage(results, query.limit, true);

@@ -12,6 +12,7 @@ import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
 import {
   AliasSchema,
+  InstantSchema,
   POST_ERRORS,
   CandidateSchema,
   CandidateWithEventsSchema,
@@ -57,6 +58,14 @@ const AliasParam = z.object({
 const ListQuery = z.strictObject({
   status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now." }),
   customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates." }),
+  status_since_gte: InstantSchema.optional().openapi({
+    description: "Extension. Only candidates whose current status began at or after this instant.",
+    example: "2026-11-01T00:00:00.000Z",
+  }),
+  status_since_lt: InstantSchema.optional().openapi({
+    description: "Extension. Only candidates whose current status began before this instant.",
+    example: "2026-12-01T00:00:00.000Z",
+  }),
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
   limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
 });
@@ -168,7 +177,13 @@ export const candidatesRouter = createRouter()
     const page = await listCandidates(
       c.env.DB,
       c.var.accountId,
-      { status: query.status, customerUuid: query.customer_uuid, after: query.after, limit: query.limit },
+      {
+        status: query.status,
+        customerUuid: query.customer_uuid,
+        statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
+        after: query.after,
+        limit: query.limit,
+      },
       now,
     );
     if (!page.cursorValid) {

@@ -24,6 +24,12 @@ export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body
 export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
+/** An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. */
+export const InstantSchema = z.iso
+  .datetime({ offset: true, message: "must be an ISO 8601 date and time with a time zone, like 2026-11-01T00:00:00Z" })
+  .transform((text) => Date.parse(text))
+  .openapi({ type: "string", format: "date-time" });
+
 export const ErrorBodySchema = z
   .object({
     error: z.object({

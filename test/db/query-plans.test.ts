@@ -5,27 +5,42 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { listPageQuery } from "../../src/db/candidates";
+import { bindNamed, listPageQuery } from "../../src/db/candidates";
 import { STATUSES } from "../../src/domain/timeline";
 
-async function plan(sql: string, params: (string | number)[]): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
-    .bind(...params)
-    .all<{ detail: string }>();
+async function plan(sql: string, params: Record<string, string | number>): Promise<string[]> {
+  const { results } = await bindNamed(env.DB, `EXPLAIN QUERY PLAN ${sql}`, params).all<{ detail: string }>();
   return results.map((r) => r.detail);
 }
 
 describe("candidate list queries", () => {
+  const ranges = [undefined, { gte: 1_700_000_000_000 }, { gte: 1_700_000_000_000, lt: 1_800_000_000_000 }];
   const shapes = [undefined, ...STATUSES].flatMap((status) =>
     [undefined, "cust_42"].flatMap((customerUuid) =>
-      [undefined, "0190aaaa-0000-7000-8000-000000000000"].map((after) => ({ status, customerUuid, after, limit: 50 })),
+      [undefined, "0190aaaa-0000-7000-8000-000000000000"].flatMap((after) =>
+        ranges.map((statusSince) => ({ status, customerUuid, after, statusSince, limit: 50 })),
+      ),
     ),
   );
 
-  it.each(shapes)("%o searches one index in page order", async (query) => {
+  it.each(shapes)("%o searches indexes only, each part at most a page", async (query) => {
     const [sql, params] = listPageQuery("account", query, Date.now());
     const steps = await plan(sql, params);
-    const index = query.customerUuid === undefined ? "candidates_by_account" : "candidates_by_customer";
-    expect(steps).toEqual([expect.stringMatching(new RegExp(`^SEARCH candidates USING INDEX ${index} \\(account_id=\\?`))]);
+    const searches = steps.filter((s) => /^(SEARCH|SCAN) candidates/.test(s));
+    expect(searches.every((s) => s.startsWith("SEARCH candidates USING INDEX") || s.startsWith("SEARCH candidates USING COVERING INDEX")), steps.join("\n")).toBe(true);
+    const customer = query.customerUuid !== undefined;
+    if (!query.status && !query.statusSince) {
+      // One index walked in page order: no sort.
+      expect(steps).toEqual([expect.stringMatching(new RegExp(`^SEARCH candidates USING INDEX ${customer ? "candidates_by_customer" : "candidates_by_account"} \\(account_id=\\?`))]);
+      return;
+    }
+    const settled = searches.slice(0, -1);
+    expect(settled).toHaveLength(query.status ? 1 : 4);
+    for (const step of settled) {
+      // Each settled status on its own index: walked newest first, or, with a range, read in it.
+      expect(step).toMatch(customer ? /candidates_(by_customer_settled|customer_billing) \(account_id=\? AND customer_uuid=\? AND settled_status=\?/ : /candidates_(by_settled|billing) \(account_id=\? AND settled_status=\?/);
+      if (!query.statusSince) expect(step).toMatch(/candidates_by(_customer)?_settled/);
+    }
+    expect(searches.at(-1)).toMatch(/^SEARCH candidates USING INDEX candidates_lagging \(account_id=\? AND settle_due_at<\?\)/);
   });
 });

@@ -215,6 +215,7 @@ describe("docs and OpenAPI", () => {
         "POST /v1/notifications/{id}/resend",
         "POST /v1/webhook_endpoints",
         "POST /v1/webhook_endpoints/{id}/rotate_secret",
+        "GET /v1/summary",
       ].sort(),
     );
     for (const ops of Object.values(doc.paths) as any[]) {

@@ -210,6 +210,7 @@ describe("one id per transition", () => {
     clock.set(t0 + 120_000);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const row = await env.DB.prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
+    if ((row as any).settled_status !== "FAILED") console.log("LOG", errorLog.join("\n"));
     expect(row).toEqual({ settled_status: "FAILED", settle_due_at: null });
     expect(await feedOf(account, alias)).toHaveLength(1);
   });

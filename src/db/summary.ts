@@ -1,0 +1,90 @@
+/**
+ * Typed D1 queries for the billing summary (decisions.md §9, migrations/0005_billing.sql). They
+ * return what D1 knows, by settled status; domain/billing.ts makes it exact at the instant.
+ */
+import type { FinalStatus, Status } from "../domain/timeline";
+import type { InstantRange } from "./candidates";
+import { bindNamed } from "./candidates";
+
+/** Candidates in one settled status and scheduled outcome, with their prices summed at one scale. */
+export interface TotalsRow {
+  customer_uuid: string;
+  settled_status: Status;
+  final_status: FinalStatus;
+  price_scale: number;
+  count: number;
+  units_hi: number;
+  units_lo: number;
+}
+
+/** A candidate whose boundary passed since its settled status: its status now is computed. */
+export interface LaggingRow {
+  customer_uuid: string;
+  settled_status: Status;
+  final_status: FinalStatus;
+  created_at: number;
+  open_until: number;
+  pending_until: number;
+  price_units: number;
+  price_scale: number;
+}
+
+export interface SummaryQuery {
+  customerUuid?: string;
+  range?: InstantRange;
+  /** Per customer, a page of them in customer_uuid order. */
+  byCustomer?: { after?: string; limit: number };
+}
+
+const SUMS = "COUNT(*) AS count, SUM(price_units / 100000000) AS units_hi, SUM(price_units % 100000000) AS units_lo";
+
+/**
+ * The rows the summary adds up, in one D1 round trip: `settled`, the totals by settled status
+ * (without a range: the kept totals, lagging rows included; with one: the rows in the range, read
+ * off an index, lagging rows excluded), and `lagging`, the account's lagging rows.
+ */
+export async function summaryRows(db: D1Database, accountId: string, q: SummaryQuery, now: number) {
+  const params: Record<string, string | number> = { account: accountId, now };
+  if (q.customerUuid !== undefined) params.customer = q.customerUuid;
+  const customerFilter = q.customerUuid === undefined ? [] : ["customer_uuid = :customer"];
+  const ranged = q.range && (q.range.gte !== undefined || q.range.lt !== undefined);
+  if (q.range?.gte !== undefined) params.gte = q.range.gte;
+  if (q.range?.lt !== undefined) params.lt = q.range.lt;
+  if (q.byCustomer) {
+    params.after = q.byCustomer.after ?? "";
+    params.limit = q.byCustomer.limit + 1;
+  }
+
+  let settled: string;
+  if (!ranged) {
+    // Kept by triggers per account ('') and per customer.
+    const customers = q.byCustomer
+      ? [`customer_uuid IN (SELECT DISTINCT customer_uuid FROM candidate_totals WHERE account_id = :account
+            AND customer_uuid > :after ${q.customerUuid === undefined ? "" : "AND customer_uuid = :customer"}
+            ORDER BY customer_uuid LIMIT :limit)`]
+      : [q.customerUuid === undefined ? "customer_uuid = ''" : "customer_uuid = :customer"];
+    settled = `SELECT customer_uuid, settled_status, final_status, price_scale, count, units_hi, units_lo
+               FROM candidate_totals WHERE account_id = :account AND ${customers.join(" AND ")} AND count > 0`;
+  } else {
+    const inRange = [
+      "account_id = :account",
+      ...customerFilter,
+      "settled_status IN ('OPEN', 'PENDING', 'CONFIRMED', 'FAILED')",
+      ...(params.gte === undefined ? [] : ["settled_since >= :gte"]),
+      ...(params.lt === undefined ? [] : ["settled_since < :lt"]),
+      "(settle_due_at IS NULL OR settle_due_at > :now)",
+    ].join(" AND ");
+    settled = q.byCustomer
+      ? `SELECT customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
+         WHERE ${inRange} AND customer_uuid IN (SELECT DISTINCT customer_uuid FROM candidates
+           WHERE ${inRange} AND customer_uuid > :after ORDER BY customer_uuid LIMIT :limit)
+         GROUP BY customer_uuid, settled_status, final_status, price_scale`
+      : `SELECT '' AS customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
+         WHERE ${inRange} GROUP BY settled_status, final_status, price_scale`;
+  }
+  const lagging = `SELECT customer_uuid, settled_status, final_status, created_at, open_until, pending_until, price_units, price_scale
+                   FROM candidates INDEXED BY candidates_lagging
+                   WHERE account_id = :account AND settle_due_at <= :now ${customerFilter.map((f) => `AND ${f}`).join(" ")}`;
+  const [settledRows, laggingRows] = await db.batch([bindNamed(db, settled, params), bindNamed(db, lagging, params)]);
+  return { settled: settledRows.results as TotalsRow[], lagging: laggingRows.results as LaggingRow[] };
+}

@@ -46,6 +46,7 @@ import { asStored, CandidateStore, recordOf } from "./storage";
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
 /** How soon the alarm retries a failed write downstream (D1 index and feed, queue). */
 const DOWNSTREAM_RETRY_MS = 2000;
+const MAX_DOWNSTREAM_RETRY_MS = 5 * 60_000;
 
 interface StoredState {
   record: CandidateRecord;
@@ -122,6 +123,9 @@ export const candidateObject = (env: Env, alias: string) => env.CANDIDATES.getBy
  */
 const ITEM_KEY_PREFIX = "\u0000item\u0000";
 
+/** Where the i-th result of a keyed request's events is kept (header keys hold no NUL). */
+const itemResultKey = (key: string, i: number) => `${key}\u0000${i}`;
+
 /** What one item of a batch will do, decided before anything is written. */
 type ItemPlan =
   | { kind: "done"; result: EventResult }
@@ -134,6 +138,22 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   private state: StoredState | null | undefined;
   /** The alarm time this instance last set (undefined: unknown, so the next save sets it). */
   private armedAt: number | null | undefined;
+  /** Downstream writes failed in a row: their retries back off (from 2 s to 5 min). */
+  private downstreamFailures = 0;
+
+  /**
+   * A storage transaction. If it throws, storage rolls back, and so must memory: the state and
+   * alarm this instance holds are dropped, so the next call reloads what storage kept.
+   */
+  private transaction<T>(change: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(change);
+    } catch (error) {
+      this.state = undefined;
+      this.armedAt = undefined;
+      throw error;
+    }
+  }
 
   async create(input: NewCandidate, request?: IdempotentRequest) {
     const now = Date.now();
@@ -147,7 +167,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const record = asStored<CandidateRecord>({ id: uuidv7(), ...input, timeline: timelineAtCreation(input.contract, now), version: 1 });
     const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0, unflushed: false });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.store.createTables();
       this.save(state, now);
       this.remember(input.accountId, request, result);
@@ -173,11 +193,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * before left. Planned first (reads only), then written in one transaction.
    */
   async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest) {
-    type Outcome = Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const earlier = this.replay<Outcome>(accountId, request);
+    const earlier = this.replayResults(accountId, request);
     if (earlier) return earlier;
 
     const { plans, final } = this.plan(accountId, state, items, now);
@@ -201,13 +220,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       } else {
         this.state = final;
       }
-      const outcome = { ok: true, results } as const;
-      this.remember(accountId, request, outcome);
-      return outcome;
+      this.rememberResults(accountId, request, results);
+      return { ok: true, results } as const;
     };
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const lone = plans.length === 1 && !request && !items[0].key && final.satisfiedMask === state.satisfiedMask && final.record === state.record;
-    const outcome = lone ? write() : this.ctx.storage.transactionSync(write);
+    const outcome = lone ? write() : this.transaction(write);
     await this.syncDownstream();
     return outcome;
   }
@@ -253,7 +271,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (statusAt(state.record.timeline, now).status !== "PENDING") return { ok: false, code: "INVALID_STATE" } as const;
     const record = { ...state.record, timeline: resolvedAt(state.record.timeline, outcome, now) };
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.save({ ...state, record }, now, { kind: "resolved" });
       this.remember(accountId, request, result);
     });
@@ -279,7 +297,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state = this.load();
     if (!state) return;
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => this.save(state, now));
+    this.transaction(() => this.save(state, now));
     await this.syncDownstream(rewrite);
   }
 
@@ -298,6 +316,25 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (!row) return undefined;
     if (row.fingerprint !== fingerprint) return KEY_REUSED;
     return JSON.parse(row.result) as T;
+  }
+
+  /**
+   * Events' results under the request's Idempotency-Key, one row each (a batch's share of 100
+   * answers could exceed what one stored value may hold), under a head row saying how many.
+   */
+  private rememberResults(accountId: string, request: IdempotentRequest | undefined, results: EventResult[]) {
+    if (!request) return;
+    this.remember(accountId, request, { ok: true, count: results.length });
+    results.forEach((result, i) => this.store.rememberKey(accountId, itemResultKey(request.key, i), request.fingerprint, request.claimedAt, result));
+  }
+
+  private replayResults(accountId: string, request: IdempotentRequest | undefined) {
+    const head = this.replay<{ ok: true; count: number }>(accountId, request);
+    if (!head?.ok) return head;
+    const results = Array.from({ length: head.count }, (_, i) =>
+      this.storedResult<EventResult>(accountId, itemResultKey(request!.key, i), request!.fingerprint, request!.claimedAt - IDEMPOTENCY_KEEP_MS)!,
+    );
+    return { ok: true, results } as const;
   }
 
   /**
@@ -339,18 +376,22 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   private save(state: StoredState, now: number, cause?: Cause) {
     const before = this.state;
     let next = state;
-    const entered = transitionsSince(state.record.timeline, state.settledStatus, now);
-    for (const transition of entered) {
-      const id = notificationId(next.record.id, transition.status);
-      const candidate = candidateJson(next.record, next.contractJson, transition.at);
-      const payload = notificationJson(id, transition, candidate, causeOf(transition, cause, now));
-      this.store.recordNotification({ id, type: notificationType(transition.status), payload });
+    // What time decided before this change, as the candidate was then (a late alarm's PENDING is
+    // notified with the timeline it had, not with the resolve that follows it); then what the
+    // change itself entered at `now`.
+    const stages: [CandidateRecord, Cause | undefined][] = before ? [[before.record, undefined], [state.record, cause]] : [[state.record, cause]];
+    let entered = 0;
+    for (const [record, stageCause] of stages) {
+      for (const transition of transitionsSince(record.timeline, next.settledStatus, now)) {
+        const id = notificationId(record.id, transition.status);
+        const candidate = candidateJson(record, next.contractJson, transition.at);
+        const payload = notificationJson(id, transition, candidate, causeOf(transition, stageCause, now));
+        this.store.recordNotification({ id, type: notificationType(transition.status), payload });
+        next = { ...next, settledStatus: transition.status, settledSince: transition.at, unflushed: true };
+        entered++;
+      }
     }
-    if (entered.length > 0) {
-      const last = entered[entered.length - 1];
-      next = { ...next, settledStatus: last.status, settledSince: last.at, unflushed: true };
-    }
-    if (before && (entered.length > 0 || timelineMoved(before.record.timeline, next.record.timeline))) {
+    if (before && (entered > 0 || timelineMoved(before.record.timeline, next.record.timeline))) {
       next = { ...next, record: { ...next.record, version: before.record.version + 1 } };
     }
     this.store.writeCandidate({
@@ -362,7 +403,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     });
     // Not awaited on purpose: queued with the write above, and the output gate holds the response
     // until both are durable.
-    const due = nextAlarm(next, now);
+    const due = nextAlarm(next, now, this.downstreamFailures);
     if (due !== this.armedAt) {
       if (due === null) void this.ctx.storage.deleteAlarm();
       else void this.ctx.storage.setAlarm(due);
@@ -394,10 +435,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       }
     } catch (error) {
       console.error(`candidate ${record.id}: downstream write failed; the alarm retries it`, error);
+      this.downstreamFailures++;
+      this.transaction(() => this.save(this.load()!, Date.now())); // re-arms the alarm, further out each time
       return;
     }
+    this.downstreamFailures = 0;
     // Other requests and the alarm may have run during the awaits: save what is current now.
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.store.markFlushed(notifications.map((n) => n.id));
       const current = this.load()!;
       const unflushed = this.store.unflushedNotifications().length > 0;
@@ -427,9 +471,13 @@ function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { a
   return { after: { ...state, record, satisfiedMask, eventCount: state.eventCount + 1 }, matched };
 }
 
-/** The earliest of: the next window end, a retry of a downstream write not yet confirmed. */
-function nextAlarm(state: StoredState, now: number): number | null {
+/**
+ * The earliest of: the next window end, a retry of a downstream write not yet confirmed (backing
+ * off exponentially after failures, so an outage downstream is not hammered by every candidate).
+ */
+function nextAlarm(state: StoredState, now: number, failures: number): number | null {
   const boundary = nextBoundary(state.record.timeline, now);
   if (state.indexedVersion >= state.record.version && !state.unflushed) return boundary;
-  return Math.min(boundary ?? Infinity, now + DOWNSTREAM_RETRY_MS);
+  const retryIn = Math.min(MAX_DOWNSTREAM_RETRY_MS, DOWNSTREAM_RETRY_MS * 2 ** Math.min(Math.max(0, failures - 1), 20));
+  return Math.min(boundary ?? Infinity, now + retryIn);
 }

@@ -107,6 +107,28 @@ describe("a notification per status entered", () => {
   });
 });
 
+describe("a transition recorded late", () => {
+  it("is notified as the candidate was at its instant, not with the change that followed", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const t0 = clock.now();
+    const { alias } = await candidate(account, { timeout_outcome: "confirm", review_window: 600 });
+    clock.set(t0 + 61_000); // the activity window ended a second ago; its alarm has not run
+    const resolved = await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
+    expect(resolved.status).toBe(200);
+    const [pending, failed] = await feedOf(account, alias);
+    expect(pending).toMatchObject({
+      type: "candidate.pending",
+      timestamp: iso(t0 + 60_000),
+      data: {
+        cause: { kind: "activity_window_ended" },
+        candidate: { status: "PENDING", scheduled_outcome: "CONFIRMED", review_ends_at: iso(t0 + 660_000) },
+      },
+    });
+    expect(failed).toMatchObject({ type: "candidate.failed", timestamp: iso(t0 + 61_000), data: { cause: { kind: "resolved" }, candidate: resolved.body } });
+  });
+});
+
 describe("one id per transition", () => {
   it("across alarms that run late, twice and after an eviction", async () => {
     const account = await createAccount();

@@ -191,3 +191,53 @@ describe("the D1 index unavailable when a change is accepted", () => {
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
   });
 });
+
+describe("a transaction that fails", () => {
+  it("leaves memory as storage left it: nothing of the failed change is seen or saved later", async () => {
+    const account = await createAccount();
+    const alias = await candidate(account, { fulfillment_condition: { event: "purchase", gte: 10 } });
+    // Recording the batch's Idempotency-Key fails (as a value too large for storage would).
+    await inCandidate(alias, (instance: any) => {
+      const store = instance.store;
+      const original = store.rememberKey.bind(store);
+      store.rememberKey = (...args: [string, string, ...unknown[]]) => {
+        if (args[1] === "batch-key") throw new Error("string or blob too big");
+        return original(...args);
+      };
+    });
+    const keyed = await call("POST", "/v1/events/batch", {
+      token: account.token,
+      json: { events: [{ candidate_alias: alias, type: "purchase", value: 50 }] },
+      headers: { "Idempotency-Key": "batch-key" },
+    });
+    expect(keyed.status).toBe(500);
+    // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.
+    const next = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 });
+    expect(next.body.event.matched).toBe(true);
+    expect(next.body.candidate.status).toBe("PENDING");
+    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    expect(read.events.map((e: any) => e.value)).toEqual([60]);
+    const [pending] = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    expect(pending.data.cause).toEqual({ kind: "event", event_id: next.body.event.id });
+  });
+});
+
+describe("downstream writes that keep failing", () => {
+  it("are retried further apart each time, up to 5 minutes", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const alias = await candidate(account);
+    await inCandidate(alias, (instance: any) => {
+      instance.env = { ...instance.env, NOTIFICATIONS: { sendBatch: async () => Promise.reject(new Error("queue unavailable")) } };
+    });
+    await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
+    const delays: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const alarm = (await inCandidate(alias, (_i, state) => state.storage.getAlarm()))!;
+      delays.push(alarm - clock.now());
+      clock.set(alarm);
+      await inCandidate(alias, (instance) => instance.alarm());
+    }
+    expect(delays).toEqual([2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, 300_000, 300_000]);
+  });
+});

@@ -3,7 +3,7 @@
  * the exact amount, as of the request's instant whether or not an alarm has run.
  */
 import { describe, expect, it } from "vitest";
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { call, client, contract, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 

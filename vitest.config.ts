@@ -20,7 +20,8 @@ export default defineConfig({
         },
         // Consumers take what is queued at once, so tests wait for deliveries, not for batches.
         queueConsumers: {
-          "ccs-notifications": { maxBatchTimeout: 0.05, maxRetries: 10 },
+          "ccs-notifications": { maxBatchTimeout: 0.05, maxRetries: 12, deadLetterQueue: "ccs-notifications-dlq" },
+          "ccs-notifications-dlq": { maxBatchTimeout: 0.05 },
           "ccs-webhook-deliveries": { maxBatchTimeout: 0.05, maxRetries: 20, deadLetterQueue: "ccs-webhook-deliveries-dlq" },
           "ccs-webhook-deliveries-dlq": { maxBatchTimeout: 0.05 },
         },

@@ -16,6 +16,7 @@ import { validationError } from "./validation";
 import {
   claimIdempotencyKey,
   completionStatement,
+  holdsKey,
   releaseIdempotencyKey,
   type Held,
   type KeyClaim,
@@ -92,3 +93,16 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
   }
 });
+
+/**
+ * After a keyed change in D1 made nothing: if a retry took the key over meanwhile (this request
+ * outlived its lock), the key is the retry's, and this request answers 409 IDEMPOTENCY_KEY_IN_USE.
+ */
+export async function refuseIfKeyLost(db: D1Database, accountId: string, key: HeldKey | undefined) {
+  if (key && !(await holdsKey(db, accountId, key))) {
+    throw new ApiError(
+      "IDEMPOTENCY_KEY_IN_USE",
+      "This request outlived its hold on the Idempotency-Key and a retry took the key over. Retry to get that request's response.",
+    );
+  }
+}

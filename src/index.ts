@@ -6,9 +6,14 @@
 import { createApp } from "./app";
 import { purgeExpired } from "./purge";
 import { sweep, SWEEP_CRON } from "./notifications/sweep";
-import { fanOut, type NotificationMessage } from "./notifications/fanout";
+import { fanOut, redriveNotifications, type NotificationMessage } from "./notifications/fanout";
 import { deliverBatch, markDeadLetters, type DeliveryMessage } from "./notifications/delivery";
-import { DELIVERIES_DEAD_LETTER_QUEUE, DELIVERIES_QUEUE, NOTIFICATIONS_QUEUE } from "./notifications/queues";
+import {
+  DELIVERIES_DEAD_LETTER_QUEUE,
+  DELIVERIES_QUEUE,
+  NOTIFICATIONS_DEAD_LETTER_QUEUE,
+  NOTIFICATIONS_QUEUE,
+} from "./notifications/queues";
 
 // Only handlers and Durable Object classes may be exported here: workerd takes every export of
 // the entry module for an entrypoint.
@@ -26,6 +31,8 @@ export default {
     switch (batch.queue) {
       case NOTIFICATIONS_QUEUE:
         return fanOut(env, batch as MessageBatch<NotificationMessage>);
+      case NOTIFICATIONS_DEAD_LETTER_QUEUE:
+        return redriveNotifications(env, batch as MessageBatch<NotificationMessage>);
       case DELIVERIES_QUEUE:
         return deliverBatch(env, batch as MessageBatch<DeliveryMessage>);
       case DELIVERIES_DEAD_LETTER_QUEUE:

@@ -89,6 +89,15 @@ export function completionStatement(
     .bind(status, body, accountId, held.key, held.fingerprint, held.lockedUntil, ...(onlyIf?.params ?? []));
 }
 
+/**
+ * SQL (with its parameters) that holds while this request holds its key: a D1-only change made
+ * under this condition cannot happen twice, even if a retry took the key over meanwhile.
+ */
+export const whileHeld = (accountId: string, held: Held) => ({
+  sql: `EXISTS (SELECT 1 FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST})`,
+  params: [accountId, held.key, held.fingerprint, held.lockedUntil] as (string | number)[],
+});
+
 /** Whether this request still holds the key (a retry takes over a claim whose lock lapsed). */
 export async function holdsKey(db: D1Database, accountId: string, held: Held): Promise<boolean> {
   const row = await db

@@ -62,10 +62,18 @@ export async function feedEntry(db: D1Database, accountId: string, id: string) {
     .first<{ id: string; type: NotificationType; payload: JsonText<Notification> }>();
 }
 
-/** Deletes up to `batch` notifications past the retention; returns how many went. */
+/**
+ * Deletes up to `batch` notifications past the retention; returns how many went. Each account's
+ * newest stays, whatever its age: a quiet account's reader tails the feed `after` it.
+ */
 export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
   const result = await db
-    .prepare(`DELETE FROM notifications WHERE rowid IN (SELECT rowid FROM notifications WHERE recorded_at <= ? LIMIT ?)`)
+    .prepare(
+      `DELETE FROM notifications WHERE rowid IN (
+         SELECT rowid FROM notifications old WHERE recorded_at <= ?
+           AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
+         LIMIT ?)`,
+    )
     .bind(now - FEED_RETENTION_MS, batch)
     .run();
   return result.meta.changes;

@@ -2,7 +2,7 @@
 import { uuidv7 } from "uuidv7";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
-import type { Held } from "./idempotency";
+import { whileHeld, type Held } from "./idempotency";
 
 export const MAX_SCHEMAS_PER_ACCOUNT = 1000;
 
@@ -22,6 +22,7 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
  * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
  */
 export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number, hold?: Held) {
+  const held = hold && whileHeld(accountId, hold);
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
@@ -33,14 +34,9 @@ export function insertSchemaStatement(db: D1Database, accountId: string, contrac
     .prepare(
       `INSERT INTO schemas (id, account_id, contract, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?4, ?4
-       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${
-         hold
-           ? ` AND EXISTS (SELECT 1 FROM idempotency_keys WHERE account_id = ?2 AND key = ?6 AND fingerprint = ?7
-                             AND status IS NULL AND locked_until = ?8)`
-           : ""
-       }`,
+       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${held ? ` AND ${held.sql}` : ""}`,
     )
-    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, ...(hold ? [hold.key, hold.fingerprint, hold.lockedUntil] : []));
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, ...(held?.params ?? []));
   return { row, statement };
 }
 

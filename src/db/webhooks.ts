@@ -11,8 +11,7 @@ export interface EndpointRow {
   enabled_events: string; // JSON array
   status: "enabled" | "disabled";
   secret: string;
-  previous_secret: string | null;
-  previous_expires_at: number | null;
+  retired_secrets: string; // JSON RetiredSecret[]
   failing_since: number | null;
   created_at: number;
   updated_at: number;
@@ -28,18 +27,46 @@ export interface NewEndpoint {
   now: number;
 }
 
-/** Creates an endpoint unless the account holds the maximum already (one statement: no race). */
-export async function insertEndpoint(db: D1Database, e: NewEndpoint): Promise<EndpointRow | null> {
+/** A secret replaced by a rotation, which still signs until `until`. */
+export interface RetiredSecret {
+  secret: string;
+  until: number;
+}
+
+/** The secrets that sign a delivery at `now`: the current one and those retired less than 24 h ago. */
+export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
+  const retired = (JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now);
+  return [endpoint.secret, ...retired.map((r) => r.secret)];
+}
+
+/**
+ * The statement that creates an endpoint unless the account holds the maximum already (one
+ * statement: no race), and, given `held`, only while the request holds its Idempotency-Key.
+ */
+export function insertEndpointStatement(db: D1Database, e: NewEndpoint, held?: { sql: string; params: (string | number)[] }) {
   return db
     .prepare(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7
-       WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8
-       RETURNING *`,
+       WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${held ? ` AND ${held.sql}` : ""}`,
     )
-    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS)
-    .first<EndpointRow>();
+    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS, ...(held?.params ?? []));
 }
+
+/** The row a new endpoint is: what the API shows of it right after its creation. */
+export const newEndpointRow = (e: NewEndpoint): EndpointRow => ({
+  id: e.id,
+  account_id: e.accountId,
+  url: e.url,
+  description: e.description,
+  enabled_events: JSON.stringify(e.enabledEvents),
+  status: "enabled",
+  secret: e.secret,
+  retired_secrets: "[]",
+  failing_since: null,
+  created_at: e.now,
+  updated_at: e.now,
+});
 
 export async function listEndpoints(db: D1Database, accountId: string): Promise<EndpointRow[]> {
   const { results } = await db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC`).bind(accountId).all<EndpointRow>();
@@ -82,15 +109,29 @@ export async function deleteEndpoint(db: D1Database, accountId: string, id: stri
   return deleted.meta.changes === 1;
 }
 
-/** A new signing secret; the current one keeps signing beside it until `previousUntil`. */
-export async function rotateSecret(db: D1Database, accountId: string, id: string, secret: string, previousUntil: number, now: number) {
-  return db
+/**
+ * The statement that rotates the secret of `endpoint` (as read): the new secret signs from now
+ * on, the old one keeps signing until `retireUntil`, beside any retired earlier and still in
+ * their overlap. It changes nothing if the endpoint changed since it was read (a concurrent
+ * rotation), or, given `held`, once the request no longer holds its Idempotency-Key.
+ */
+export function rotateSecretStatement(
+  db: D1Database,
+  endpoint: EndpointRow,
+  secret: string,
+  retireUntil: number,
+  now: number,
+  held?: { sql: string; params: (string | number)[] },
+) {
+  const retired = [...(JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now), { secret: endpoint.secret, until: retireUntil }];
+  const rotated: EndpointRow = { ...endpoint, secret, retired_secrets: JSON.stringify(retired), updated_at: now };
+  const statement = db
     .prepare(
-      `UPDATE webhook_endpoints SET previous_secret = secret, previous_expires_at = ?, secret = ?, updated_at = ?
-       WHERE account_id = ? AND id = ? RETURNING *`,
+      `UPDATE webhook_endpoints SET secret = ?, retired_secrets = ?, updated_at = ?
+       WHERE account_id = ? AND id = ? AND secret = ?${held ? ` AND ${held.sql}` : ""}`,
     )
-    .bind(previousUntil, secret, now, accountId, id)
-    .first<EndpointRow>();
+    .bind(secret, rotated.retired_secrets, now, endpoint.account_id, endpoint.id, endpoint.secret, ...(held?.params ?? []));
+  return { rotated, statement };
 }
 
 /** The account's enabled endpoints that take notifications of this type. */
@@ -127,9 +168,11 @@ export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { d
   await db.batch([
     db
       .prepare(
+        // Not for an endpoint deleted while the attempt ran: its log went with it.
         `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
                                          response_status, error, duration_ms, attempted_at, next_attempt_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+         WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?3)`,
       )
       .bind(a.id, a.delivery_id, a.endpoint_id, a.account_id, a.notification_id, a.type, a.attempt, a.status,
         a.response_status, a.error, a.duration_ms, a.attempted_at, a.next_attempt_at),
@@ -149,23 +192,29 @@ export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { d
 export async function markDeliveryFailed(db: D1Database, deliveryId: string, error: string) {
   await db
     .prepare(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error, ?)
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error || '; ', '') || ?
        WHERE delivery_id = ? AND attempt = (SELECT MAX(attempt) FROM webhook_deliveries WHERE delivery_id = ?) AND status = 'pending'`,
     )
     .bind(error, deliveryId, deliveryId)
     .run();
 }
 
-/** A page of an endpoint's attempts, newest first. */
+/** A page of an endpoint's attempts, newest first; `cursorValid` is false when `after` is none of them. */
 export async function attemptsPage(db: D1Database, accountId: string, endpointId: string, after: string | undefined, limit: number) {
-  const { results } = await db
+  const page = db
     .prepare(
       `SELECT * FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? ${after === undefined ? "" : "AND id < ?"}
        ORDER BY id DESC LIMIT ?`,
     )
-    .bind(accountId, endpointId, ...(after === undefined ? [] : [after]), limit + 1)
-    .all<AttemptRow>();
-  return { rows: results.slice(0, limit), nextCursor: results.length > limit ? results[limit - 1].id : null };
+    .bind(accountId, endpointId, ...(after === undefined ? [] : [after]), limit + 1);
+  const cursor = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`).bind(after ?? "", endpointId, accountId);
+  const [rows, found] = await db.batch<AttemptRow>([page, cursor]);
+  const results = rows.results;
+  return {
+    rows: results.slice(0, limit),
+    nextCursor: results.length > limit ? results[limit - 1].id : null,
+    cursorValid: after === undefined || found.results.length > 0,
+  };
 }
 
 /** Deletes up to `batch` attempts older than `before`; returns how many went. */

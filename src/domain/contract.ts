@@ -116,6 +116,9 @@ export function whyLeafCannotHold(leaf: ConditionNode): string | null {
   if (lower && upper && (lower[0] > upper[0] || (lower[0] === upper[0] && !(lower[1] && upper[1])))) {
     return `no number is ${describeBound(">", lower)} and ${describeBound("<", upper)}`;
   }
+  // JSON numbers are finite: none is above the largest or below the smallest.
+  if (lower && lower[0] === Number.MAX_VALUE && !lower[1]) return `no number is ${describeBound(">", lower)}`;
+  if (upper && upper[0] === -Number.MAX_VALUE && !upper[1]) return `no number is ${describeBound("<", upper)}`;
   return null;
 }
 

@@ -6,8 +6,8 @@
  */
 import { uuidv7 } from "uuidv7";
 import { feedEntry } from "../db/notifications";
-import { getEndpoint, markDeliveryFailed, recordAttempt, type AttemptRow } from "../db/webhooks";
-import { parseRetrySchedule, retryDelaySeconds } from "./retry-schedule";
+import { getEndpoint, markDeliveryFailed, recordAttempt, signingSecrets, type AttemptRow } from "../db/webhooks";
+import { backoffSeconds, parseRetrySchedule, retryDelaySeconds } from "./retry-schedule";
 import { webhookHeaders } from "./signing";
 
 export interface DeliveryMessage {
@@ -30,7 +30,7 @@ export async function deliverBatch(env: Env, batch: MessageBatch<DeliveryMessage
         else message.retry({ delaySeconds: retryInSeconds });
       } catch (error) {
         console.error(`delivery ${message.body.delivery_id}: attempt could not be made or recorded; the queue retries it`, error);
-        message.retry();
+        message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       }
     }),
   );
@@ -43,12 +43,15 @@ export async function deliverBatch(env: Env, batch: MessageBatch<DeliveryMessage
 export async function deliver(env: Env, delivery: DeliveryMessage, attempt: number): Promise<{ retryInSeconds?: number }> {
   const endpoint = await getEndpoint(env.DB, delivery.account_id, delivery.endpoint_id);
   const notification = await feedEntry(env.DB, delivery.account_id, delivery.notification_id);
-  if (!endpoint || endpoint.status !== "enabled" || !notification) return {}; // deleted, disabled or purged: nothing to send
+  if (!endpoint) return {}; // deleted, its log with it: nothing to send or record
+  if (endpoint.status !== "enabled" || !notification) {
+    // The delivery ends here: its last attempt, if it had one, says so.
+    await markDeliveryFailed(env.DB, delivery.delivery_id, endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept");
+    return {};
+  }
 
   const now = Date.now();
-  const secrets = [endpoint.secret];
-  if (endpoint.previous_secret && (endpoint.previous_expires_at ?? 0) > now) secrets.push(endpoint.previous_secret);
-  const headers = await webhookHeaders(secrets, notification.id, Math.floor(now / 1000), notification.payload);
+  const headers = await webhookHeaders(signingSecrets(endpoint, now), notification.id, Math.floor(now / 1000), notification.payload);
   const timeoutSeconds = Number(env.WEBHOOK_TIMEOUT_SECONDS);
   let responseStatus: number | null = null;
   let error: string | null = null;

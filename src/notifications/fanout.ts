@@ -7,6 +7,7 @@ import { uuidv7 } from "uuidv7";
 import { subscribedEndpoints } from "../db/webhooks";
 import type { NotificationType } from "./notification";
 import type { DeliveryMessage } from "./delivery";
+import { backoffSeconds } from "./retry-schedule";
 
 /** Sent by the candidate object once a notification is in the feed. */
 export interface NotificationMessage {
@@ -25,7 +26,7 @@ export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>)
         message.ack();
       } catch (error) {
         console.error(`notification ${id}: fan-out failed; the queue retries it`, error);
-        message.retry();
+        message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       }
     }),
   );
@@ -38,3 +39,14 @@ export const deliveryMessage = (notificationId: string, accountId: string, endpo
   account_id: accountId,
   endpoint_id: endpointId,
 });
+
+/**
+ * The notifications queue's dead letters: fan-outs that kept failing (D1 or the queue down for
+ * hours). The notification is in the feed; it goes back on the queue an hour later, so an outage
+ * of any length delays its deliveries but never drops them.
+ */
+export async function redriveNotifications(env: Env, batch: MessageBatch<NotificationMessage>) {
+  console.error(`${batch.messages.length} notification fan-outs kept failing; queued again in an hour`);
+  await env.NOTIFICATIONS.sendBatch(batch.messages.map((m) => ({ body: m.body, delaySeconds: 3600 })));
+  batch.ackAll();
+}

@@ -30,3 +30,9 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random: n
   if (base === undefined) return null;
   return Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(base * (1 + 0.1 * random))));
 }
+
+/**
+ * How long a consumer waits before a message it could not handle (D1 or the queue failing, not
+ * the receiver) is tried again: 5 s, doubling, at most an hour.
+ */
+export const backoffSeconds = (attempts: number) => Math.min(3600, 5 * 2 ** Math.max(0, attempts - 1));

@@ -4,7 +4,8 @@ import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
-import { completionStatement, holdsKey } from "../db/idempotency";
+import { completionStatement } from "../db/idempotency";
+import { refuseIfKeyLost } from "../idempotency";
 import {
   BODY_ERRORS,
   createRouter,
@@ -156,12 +157,7 @@ export const schemasRouter = createRouter()
         : [statement],
     );
     if (inserted.meta.changes !== 1) {
-      if (key && !(await holdsKey(c.env.DB, c.var.accountId, key))) {
-        throw new ApiError(
-          "IDEMPOTENCY_KEY_IN_USE",
-          "This request outlived its hold on the Idempotency-Key and a retry took the key over. Retry to get that request's response.",
-        );
-      }
+      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
     }
     if (key) c.set("idempotencyRecorded", true);

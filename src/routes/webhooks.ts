@@ -6,7 +6,10 @@ import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
 import { validationError } from "../validation";
-import { BODY_ERRORS, createRouter, errorResponses, POST_ERRORS, timestamp, withJsonBody, withPostBody } from "./models";
+import { completionStatement, whileHeld } from "../db/idempotency";
+import type { JsonText } from "../domain/json";
+import { refuseIfKeyLost } from "../idempotency";
+import { BODY_ERRORS, createRouter, errorResponses, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -223,7 +226,8 @@ export const webhooksRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
-    const row = await db.insertEndpoint(c.env.DB, {
+    const key = c.var.idempotency;
+    const endpoint: db.NewEndpoint = {
       id: uuidv7(),
       accountId: c.var.accountId,
       url: body.url,
@@ -231,11 +235,20 @@ export const webhooksRouter = createRouter()
       enabledEvents: body.enabled_events ?? [...NOTIFICATION_TYPES],
       secret: newWebhookSecret(),
       now: Date.now(),
-    });
-    if (!row) {
+    };
+    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint)));
+    // With an Idempotency-Key: made only while this request holds the key, and its answer (with
+    // the secret shown once) recorded in the same transaction, so a retry never makes a second.
+    const insert = db.insertEndpointStatement(c.env.DB, endpoint, key && whileHeld(c.var.accountId, key));
+    const [inserted] = await c.env.DB.batch(
+      key ? [insert, completionStatement(c.env.DB, c.var.accountId, key, 201, answer, { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] })] : [insert],
+    );
+    if (inserted.meta.changes !== 1) {
+      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
       throw new ApiError("WEBHOOK_ENDPOINT_LIMIT_REACHED", `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`);
     }
-    return c.json(withSecret(row), 201);
+    if (key) c.set("idempotencyRecorded", true);
+    return sendJsonText(c, answer as JsonText<z.infer<typeof WithSecretSchema>>, 201);
   })
   .openapi(list, async (c) => {
     const rows = await db.listEndpoints(c.env.DB, c.var.accountId);
@@ -266,16 +279,29 @@ export const webhooksRouter = createRouter()
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
-    const now = Date.now();
-    const row = await db.rotateSecret(c.env.DB, c.var.accountId, endpoint.id, newWebhookSecret(), now + ROTATION_OVERLAP_MS, now);
-    if (!row) throw endpointNotFound(id);
-    return c.json(withSecret(row), 200);
+    const key = c.var.idempotency;
+    // Rotations of one endpoint at once: each applies to the endpoint as read, or reads it again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+      const now = Date.now();
+      const secret = newWebhookSecret();
+      const { rotated, statement } = db.rotateSecretStatement(c.env.DB, endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
+      const answer = JSON.stringify(withSecret(rotated));
+      const onlyIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
+      const [updated] = await c.env.DB.batch(key ? [statement, completionStatement(c.env.DB, c.var.accountId, key, 200, answer, onlyIf)] : [statement]);
+      if (updated.meta.changes === 1) {
+        if (key) c.set("idempotencyRecorded", true);
+        return sendJsonText(c, answer as JsonText<z.infer<typeof WithSecretSchema>>, 200);
+      }
+      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
+    }
+    throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "The endpoint's secret is being rotated by another request; retry in a moment.");
   })
   .openapi(deliveries, async (c) => {
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
     const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
     const page = await db.attemptsPage(c.env.DB, c.var.accountId, endpoint.id, query.after, query.limit);
+    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of one of this endpoint's delivery attempts" }]);
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
   });

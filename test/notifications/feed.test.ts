@@ -92,6 +92,19 @@ describe("GET /v1/notifications", () => {
     }
   });
 
+  it("keeps an account's newest notification past 30 days, so a quiet account's reader can tail on", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    await notifications(account, 2);
+    const last = (await client(account).get("/v1/notifications")).body.data[1].id;
+    clock.advance(31 * 24 * 3_600_000);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    const tail = await client(account).get(`/v1/notifications?after=${last}`);
+    expect(tail.status).toBe(200);
+    expect(tail.body).toEqual({ data: [], next_cursor: null });
+    expect((await client(account).get("/v1/notifications")).body.data.map((n: any) => n.id)).toEqual([last]);
+  });
+
   it("keeps notifications 30 days: the hourly purge removes older ones", async () => {
     const account = await createAccount();
     const clock = useClock();

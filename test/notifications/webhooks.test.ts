@@ -140,6 +140,33 @@ describe("webhook endpoints", () => {
   });
 });
 
+describe("a keyed endpoint create", () => {
+  it("makes one endpoint, its secret shown in the answer that is replayed, even if the first request died", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const headers = { "Idempotency-Key": `ep-${crypto.randomUUID()}` };
+    const body = { url: "https://example.com/keyed" };
+    await env.DB.exec(
+      `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
+    );
+    let first;
+    try {
+      first = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
+    } finally {
+      await env.DB.exec(`DROP TRIGGER die_recording`);
+    }
+    expect(first.status).toBe(500);
+    clock.advance(31_000);
+    const retry = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
+    expect(retry.status).toBe(201);
+    const again = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(retry.body);
+    expect(retry.body.secret).toMatch(/^whsec_/);
+    expect((await client(account).get("/v1/webhook_endpoints")).body.data.map((e: any) => e.id)).toEqual([retry.body.id]);
+  });
+});
+
 describe("deliveries", () => {
   it("are signed per Standard Webhooks: the standardwebhooks package verifies them", async () => {
     const account = await createAccount();
@@ -301,6 +328,33 @@ describe("deliveries", () => {
     expect(after.headers["webhook-signature"].split(" ")).toHaveLength(1);
     expect(new Webhook(rotated.body.secret).verify(after.body, after.headers)).toEqual(notification);
     expect(() => new Webhook(hook.secret).verify(after.body, after.headers)).toThrow();
+  });
+
+  it("are signed by every secret still in its overlap, however many rotations", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const rotate = async () => (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret as string;
+    const [second, third] = [await rotate(), await rotate()];
+    const { notification } = await pendingCandidate(account);
+    const [delivery] = await waitForReceived(hook.name, 1);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(3);
+    for (const secret of [hook.secret, second, third]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+
+  it("to an endpoint disabled meanwhile end there, and its log says so", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
+    const { notification } = await pendingCandidate(account);
+    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
+    await deliver(env, message, 1);
+    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
+    expect(await deliver(env, message, 2)).toEqual({});
+    const log = await attempts(account, hook.id);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ attempt: 1, status: "failed", next_attempt_at: null, error: expect.stringMatching(/500.*; the endpoint is disabled$/) });
+    const badCursor = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?after=${crypto.randomUUID()}`);
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.error.details[0].path).toBe("after");
   });
 
   it("can be resent: one more delivery of the same notification, now", async () => {

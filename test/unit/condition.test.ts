@@ -162,6 +162,8 @@ describe("a leaf that can never hold", () => {
       { event: "e", eq: 5, lte: 4.999 },
       { event: "e", gt: 1, gte: 1, lte: 1 },
       { event: "e", gte: 2, lte: 3, lt: 2 },
+      { event: "e", gt: Number.MAX_VALUE },
+      { event: "e", lt: -Number.MAX_VALUE },
     ];
     for (const leaf of never) expect(whyLeafCannotHold(leaf), JSON.stringify(leaf)).toMatch(/./);
     const possible: ConditionNode[] = [
@@ -173,6 +175,7 @@ describe("a leaf that can never hold", () => {
       { event: "e", eq: 0, gte: -0 },
       { event: "e", gt: -1e308, lt: 1e308 },
       { event: "e", lte: 3, gt: 2, gte: 1 },
+      { event: "e", gte: Number.MAX_VALUE },
     ];
     for (const leaf of possible) expect(whyLeafCannotHold(leaf), JSON.stringify(leaf)).toBeNull();
   });

@@ -25,6 +25,8 @@ export default defineConfig({
           "ccs-webhook-deliveries": { maxBatchTimeout: 0.05, maxRetries: 20, deadLetterQueue: "ccs-webhook-deliveries-dlq" },
           "ccs-webhook-deliveries-dlq": { maxBatchTimeout: 0.05 },
         },
+        // An empty database that test/db/migrations.test.ts migrates step by step, as an old local state.
+        d1Databases: { DB: "candidate-contract-service", LEGACY_DB: "legacy" },
         ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
       },
     })),

@@ -39,17 +39,17 @@ export interface SummaryQuery {
 const SUMS = "COUNT(*) AS count, SUM(price_units / 100000000) AS units_hi, SUM(price_units % 100000000) AS units_lo";
 
 /**
- * The rows the summary adds up, in one D1 round trip: `settled`, the totals by settled status
- * (without a range: the kept totals, lagging rows included; with one: the rows in the range, read
- * off an index, lagging rows excluded), and `lagging`, the account's lagging rows.
+ * The two queries the summary adds up, with their parameters: `settled`, the totals by settled
+ * status (without a range: the kept totals, lagging rows included; with one: the rows in the
+ * range, read off an index, lagging rows excluded), and `lagging`, the account's lagging rows.
  */
-export async function summaryRows(db: D1Database, accountId: string, q: SummaryQuery, now: number) {
+export function summaryQueries(accountId: string, q: SummaryQuery, now: number): [settled: Query, lagging: Query] {
   const params: Record<string, string | number> = { account: accountId, now };
   if (q.customerUuid !== undefined) params.customer = q.customerUuid;
   const customerFilter = q.customerUuid === undefined ? [] : ["customer_uuid = :customer"];
-  const ranged = q.range && (q.range.gte !== undefined || q.range.lt !== undefined);
   if (q.range?.gte !== undefined) params.gte = q.range.gte;
   if (q.range?.lt !== undefined) params.lt = q.range.lt;
+  const ranged = params.gte !== undefined || params.lt !== undefined;
   if (q.byCustomer) {
     params.after = q.byCustomer.after ?? "";
     params.limit = q.byCustomer.limit + 1;
@@ -76,7 +76,10 @@ export async function summaryRows(db: D1Database, accountId: string, q: SummaryQ
     ].join(" AND ");
     settled = q.byCustomer
       ? `SELECT customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
-         WHERE ${inRange} AND customer_uuid IN (SELECT DISTINCT customer_uuid FROM candidates
+         WHERE ${inRange} AND customer_uuid IN (
+           -- The customers counted in the range: found among the candidates in it, not by
+           -- walking every customer of the account.
+           SELECT DISTINCT customer_uuid FROM candidates INDEXED BY ${q.customerUuid === undefined ? "candidates_billing" : "candidates_customer_billing"}
            WHERE ${inRange} AND customer_uuid > :after ORDER BY customer_uuid LIMIT :limit)
          GROUP BY customer_uuid, settled_status, final_status, price_scale`
       : `SELECT '' AS customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
@@ -85,6 +88,17 @@ export async function summaryRows(db: D1Database, accountId: string, q: SummaryQ
   const lagging = `SELECT customer_uuid, settled_status, final_status, created_at, open_until, pending_until, price_units, price_scale
                    FROM candidates INDEXED BY candidates_lagging
                    WHERE account_id = :account AND settle_due_at <= :now ${customerFilter.map((f) => `AND ${f}`).join(" ")}`;
-  const [settledRows, laggingRows] = await db.batch([bindNamed(db, settled, params), bindNamed(db, lagging, params)]);
+  return [
+    [settled, params],
+    [lagging, params],
+  ];
+}
+
+type Query = [sql: string, params: Record<string, string | number>];
+
+/** The summary's rows, in one D1 round trip (see summaryQueries). */
+export async function summaryRows(db: D1Database, accountId: string, q: SummaryQuery, now: number) {
+  const [[settledSql, params], [laggingSql]] = summaryQueries(accountId, q, now);
+  const [settledRows, laggingRows] = await db.batch([bindNamed(db, settledSql, params), bindNamed(db, laggingSql, params)]);
   return { settled: settledRows.results as TotalsRow[], lagging: laggingRows.results as LaggingRow[] };
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import { summaryQueries } from "../../src/db/summary";
 import { STATUSES } from "../../src/domain/timeline";
 
 async function plan(sql: string, params: Record<string, string | number>): Promise<string[]> {
@@ -42,5 +43,27 @@ describe("candidate list queries", () => {
       if (!query.statusSince) expect(step).toMatch(/candidates_by(_customer)?_settled/);
     }
     expect(searches.at(-1)).toMatch(/^SEARCH candidates USING INDEX candidates_lagging \(account_id=\? AND settle_due_at<\?\)/);
+  });
+});
+
+describe("summary queries", () => {
+  const shapes = [undefined, "cust_42"].flatMap((customerUuid) =>
+    [undefined, { gte: 1_700_000_000_000 }, { gte: 1_700_000_000_000, lt: 1_800_000_000_000 }].flatMap((range) =>
+      [undefined, { limit: 50 }, { after: "cust_1", limit: 50 }].map((byCustomer) => ({ customerUuid, range, byCustomer })),
+    ),
+  );
+
+  it.each(shapes)("%o reads kept totals, or the candidates it counts off an index", async (query) => {
+    const steps: string[] = [];
+    for (const [sql, params] of summaryQueries("account", query, Date.now())) steps.push(...(await plan(sql, params)));
+    const reads = steps.filter((s) => /^(SEARCH|SCAN) /.test(s));
+    expect(reads.filter((s) => /^SCAN (candidates|candidate_totals)\b/.test(s)), steps.join("\n")).toEqual([]);
+    if (!query.range) expect(reads.filter((s) => s.includes(" candidates ")).length, steps.join("\n")).toBe(1); // the lagging rows only
+    else {
+      // Only the candidates in the range are read: every search of candidates is a range on the billing index.
+      const candidateReads = reads.filter((s) => s.includes(" candidates ") && !s.includes("candidates_lagging"));
+      for (const read of candidateReads) expect(read, steps.join("\n")).toMatch(/candidates_(customer_)?billing .*settled_since[<>]/);
+    }
+    expect(reads.some((s) => /candidates_lagging/.test(s))).toBe(true);
   });
 });

@@ -121,6 +121,7 @@ const routes = fc.oneof(
     ["GET", "/v1/notifications"],
     ["GET", "/v1/notifications/:p"],
     ["POST", "/v1/notifications/:p/resend"],
+    ["GET", "/v1/summary"],
   ) },
   {
     weight: 1,
@@ -220,8 +221,15 @@ const headers = fc.record(
   { requiredKeys: ["Content-Type"] },
 );
 const query = fc.dictionary(
-  fc.oneof(fc.constantFrom("status", "limit", "after", "customer_uuid", "type", "candidate_alias"), fc.string({ maxLength: 10 })),
-  fc.oneof(text, fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS", "NOTIFICATION", "candidate.confirmed")),
+  fc.oneof(
+    fc.constantFrom("status", "limit", "after", "customer_uuid", "type", "candidate_alias", "status_since_gte", "status_since_lt", "group_by"),
+    fc.string({ maxLength: 10 }),
+  ),
+  fc.oneof(
+    text,
+    fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS", "NOTIFICATION", "candidate.confirmed", "customer_uuid"),
+    fc.constantFrom("2026-11-01T00:00:00Z", "2026-11-01T00:00:00.000+14:00", "2026-02-30T00:00:00Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-11-01"),
+  ),
   { maxKeys: 4 },
 );
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { client, createAccount, freshAlias } from "../support/api";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { client, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -125,8 +126,12 @@ const step = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), events: fc.array(eventStep, { minLength: 1, maxLength: 5 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant(1)) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("resolve" as const), outcome: fc.constantFrom<Final>("CONFIRMED", "FAILED") }) },
+  // The alarm runs if one is due: reads must agree whether the stored status caught up or not.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("alarm" as const) }) },
 );
 const scenario = fc.record({
+  // [price, the amount a sum of it alone is written as]
+  price: fc.constantFrom(["0.1", "0.1"], ["12345678.9", "12345678.9"], ["1e-7", "0.0000001"], ["0", "0"], ["49.5", "49.5"], ["1e12", "1000000000000"]),
   activity: fc.integer({ min: 1, max: 60 }),
   review: fc.integer({ min: 0, max: 30 }),
   timeout: fc.constantFrom<"confirm" | "fail">("confirm", "fail"),
@@ -139,14 +144,14 @@ const scenario = fc.record({
 describe("the service against a reference model", () => {
   it("agrees on every status read after every step", async () => {
     await fc.assert(
-      fc.asyncProperty(scenario, async ({ activity, review, timeout, condition, steps }) => {
+      fc.asyncProperty(scenario, async ({ activity, review, timeout, condition, steps, price: [price, amount] }) => {
         const api = client(await createAccount());
         const clock = useClock();
         const alias = freshAlias("model");
         const created = await api.post("/v1/candidates", {
           customer_uuid: "model",
           candidate_alias: alias,
-          contract: { price: 1, activity_window: activity, review_window: review, fulfillment_condition: condition, timeout_outcome: timeout },
+          contract: { price: Number(price), activity_window: activity, review_window: review, fulfillment_condition: condition, timeout_outcome: timeout },
         });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const model = new Reference(clock.now(), activity * 1000, review * 1000, timeout, condition);
@@ -159,6 +164,24 @@ describe("the service against a reference model", () => {
           expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
           const { events: _events, ...withoutEvents } = single;
           expect(listed[0]).toEqual(withoutEvents);
+
+          // Billing reads agree: the summary counts it (and its exact price) where the model says,
+          // and a status_since range finds it exactly at its instant, not a millisecond off.
+          const since = Date.parse(expected.status_since);
+          const inRange = `status_since_gte=${iso(since)}&status_since_lt=${iso(since + 1)}`;
+          const summary = (await api.get("/v1/summary")).body;
+          const ranged = (await api.get(`/v1/summary?${inRange}`)).body;
+          for (const status of ["OPEN", "PENDING", "CONFIRMED", "FAILED"]) {
+            const here = status === expected.status;
+            expect(summary[status], status).toMatchObject({ count: here ? 1 : 0, amount: here ? amount : "0" });
+            expect(ranged[status].count, status).toBe(here ? 1 : 0);
+          }
+          const scheduled = expected.status === "PENDING" && expected.scheduled_outcome === "CONFIRMED";
+          expect(summary.PENDING.scheduled_confirmed).toEqual({ count: scheduled ? 1 : 0, amount: scheduled ? amount : "0" });
+          const inRangeList = (await api.get(`/v1/candidates?status=${expected.status}&${inRange}`)).body.data;
+          expect(inRangeList.map((c: any) => c.candidate_alias)).toEqual([alias]);
+          expect((await api.get(`/v1/candidates?status_since_gte=${iso(since + 1)}`)).body.data).toEqual([]);
+          expect((await api.get(`/v1/candidates?status_since_lt=${iso(since)}`)).body.data).toEqual([]);
         };
 
         for (const s of steps) {
@@ -188,6 +211,10 @@ describe("the service against a reference model", () => {
               expect(r.event.matched).toBe(expected[i].matched);
               expect(r.candidate).toMatchObject(expected[i].candidate);
             });
+          }
+          if (s.kind === "alarm") {
+            const due = await inCandidate(alias, (_i, state) => state.storage.getAlarm());
+            if (due !== null && due <= clock.now()) await runDurableObjectAlarm(objectOf(alias));
           }
           if (s.kind === "resolve") {
             const pending = model.at(clock.now()).status === "PENDING";

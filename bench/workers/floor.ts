@@ -88,8 +88,8 @@ export default {
         await env.FLOOR.getByName(name).create(body);
         await env.DB.prepare(
           `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract, created_at,
-                                   open_until, pending_until, final_status, version)
-           VALUES (?, 'floor', ?, 'c', NULL, ?, ?, ?, ?, 'FAILED', 1)`,
+                                   open_until, pending_until, final_status, version, price_units, price_scale)
+           VALUES (?, 'floor', ?, 'c', NULL, ?, ?, ?, ?, 'FAILED', 1, 25, 0)`,
         )
           .bind(crypto.randomUUID(), name, body, Date.now(), Date.now() + 3_600_000, Date.now() + 7_200_000)
           .run();

@@ -35,7 +35,8 @@ CREATE TABLE webhook_endpoints (
   enabled_events     TEXT NOT NULL,    -- JSON array of notification types
   status             TEXT NOT NULL CHECK (status IN ('enabled', 'disabled')),
   secret             TEXT NOT NULL,
-  retired_secrets    TEXT NOT NULL DEFAULT '[]', -- JSON [{secret, until}]: still sign until then (rotations)
+  previous_secret    TEXT,             -- still signs until previous_expires_at (rotation overlap)
+  previous_expires_at INTEGER,
   failing_since      INTEGER,          -- first failed attempt since the last success
   created_at         INTEGER NOT NULL,
   updated_at         INTEGER NOT NULL

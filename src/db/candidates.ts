@@ -121,48 +121,95 @@ export interface CandidatePage {
 /** Named parameters of a list query (D1 binds `?N`; see `bindNamed`). */
 type Params = Record<string, string | number>;
 
+/** Rows in their settled status at :now: not lagging behind it, not settled ahead of it. */
+export const SETTLED_AT_NOW_SQL = "(settle_due_at IS NULL OR settle_due_at > :now) AND settled_since <= :now";
+
+/**
+ * The rows NOT in their settled status at :now, whose status is computed: those lagging behind
+ * it (their boundary passed since they settled; the sweep settles them within a minute) and those
+ * settled ahead of it (an alarm wrote a later status after the request took its instant). Few,
+ * each kind found on its own index: two selects of `columns`, each with the extra conditions.
+ */
+export function unsettledSelects(columns: string, where: string[], customer: boolean): [string, string] {
+  const billing = customer ? "candidates_customer_billing" : "candidates_billing";
+  return [
+    `SELECT ${columns} FROM candidates INDEXED BY candidates_lagging WHERE ${[...where, "settle_due_at <= :now"].join(" AND ")}`,
+    `SELECT ${columns} FROM candidates INDEXED BY ${billing} WHERE ${[
+      ...where,
+      "settled_status IN ('OPEN', 'PENDING', 'CONFIRMED', 'FAILED')",
+      "settled_since > :now",
+      "(settle_due_at IS NULL OR settle_due_at > :now)",
+    ].join(" AND ")}`,
+  ];
+}
+
+/** The smallest UUIDv7 of instant `ms`: ids (made at creation) compare as their creation instants. */
+const uuidv7Floor = (ms: number) => {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+};
+
+/** A candidate's status began no later than 2 × 365 days (both windows at most) after its creation. */
+const MAX_LIFETIME_MS = 2 * 365 * 86_400_000;
+
 /**
  * The SQL and parameters of a list page (one row more than `limit`, to know if there is a next).
  *
  * Unfiltered (but for customer), one index walked newest first. With a status or a status_since
- * range, the union of (a) each wanted settled status's rows that are not lagging, walked newest
- * first on its own index, the range tested on the index entry, and (b) the account's lagging rows,
- * whose status is computed: each part takes at most a page, so a page costs the same whatever the
- * account holds and however rare the status.
+ * range, the union of: each wanted settled status's rows in it now, walked newest first on that
+ * status's own index (a range tested on the index entry, and bounding the walk: a status that
+ * began before `lt` belongs to a candidate created before it, and one that began at or after
+ * `gte` to one created at most two years before), and the few rows not in their settled status
+ * now, their status computed. Each part takes at most a page, so a page costs the same whatever
+ * the account holds, however rare the status.
  */
 export function listPageQuery(accountId: string, query: CandidateListQuery, now: number): [string, Params] {
   const params: Params = { account: accountId, now, limit: query.limit + 1 };
   const common = ["account_id = :account"];
-  if (query.customerUuid !== undefined) {
+  const customer = query.customerUuid !== undefined;
+  if (customer) {
     common.push("customer_uuid = :customer");
-    params.customer = query.customerUuid;
+    params.customer = query.customerUuid!;
   }
   if (query.after !== undefined) {
     common.push("id < :after");
     params.after = query.after;
   }
-  const page = (where: string[], index = "") =>
-    `SELECT ${LISTED_COLUMNS} FROM candidates ${index} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT :limit`;
+  const page = (select: string) => `${select} ORDER BY id DESC LIMIT :limit`;
   const range = query.statusSince ?? {};
-  if (!query.status && range.gte === undefined && range.lt === undefined) return [page(common), params];
+  if (!query.status && range.gte === undefined && range.lt === undefined) {
+    return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
+  }
 
-  if (range.gte !== undefined) params.gte = range.gte;
-  if (range.lt !== undefined) params.lt = range.lt;
   const inRange = (since: string) => [
     ...(range.gte === undefined ? [] : [`${since} >= :gte`]),
     ...(range.lt === undefined ? [] : [`${since} < :lt`]),
   ];
+  const created: string[] = [];
+  if (range.gte !== undefined) {
+    params.gte = range.gte;
+    params.idfrom = uuidv7Floor(range.gte - MAX_LIFETIME_MS);
+    created.push("id >= :idfrom");
+  }
+  if (range.lt !== undefined) {
+    params.lt = range.lt;
+    params.idto = uuidv7Floor(range.lt + 1000); // a second's margin: an id's instant may run a little ahead
+    created.push("id < :idto");
+  }
   const statuses = query.status ? [query.status] : STATUSES_IN_ORDER;
+  const walk = customer ? "candidates_by_customer_settled" : "candidates_by_settled";
   const settledParts = statuses.map((status) =>
-    page([...common, `settled_status = '${status}'`, "(settle_due_at IS NULL OR settle_due_at > :now)", ...inRange("settled_since")]),
+    page(
+      `SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${walk}
+       WHERE ${[...common, `settled_status = '${status}'`, SETTLED_AT_NOW_SQL, ...created, ...inRange("settled_since")].join(" AND ")}`,
+    ),
   );
-  // The lagging rows are few (the sweep settles them within a minute): always found on their index.
-  const lagging = page(
-    [...common, "settle_due_at <= :now", `${STATUS_AT_SQL} IN (${statuses.map((s) => `'${s}'`).join(", ")})`, ...inRange(STATUS_SINCE_AT_SQL)],
-    "INDEXED BY candidates_lagging",
-  );
-  const union = [...settledParts, lagging].map((part) => `SELECT * FROM (${part})`).join(" UNION ALL ");
-  return [`${union} ORDER BY id DESC LIMIT :limit`, params];
+  const computed = [`${STATUS_AT_SQL} IN (${statuses.map((s) => `'${s}'`).join(", ")})`, ...inRange(STATUS_SINCE_AT_SQL)];
+  const unsettledParts = unsettledSelects(LISTED_COLUMNS, [...common, ...computed], customer).map(page);
+  // D1 allows 5 terms in a compound SELECT: the parts are merged in groups of at most 4.
+  const merged = (parts: string[]) => page(parts.map((part) => `SELECT * FROM (${part})`).join(" UNION ALL "));
+  const groups = [settledParts, unsettledParts].map((parts) => (parts.length === 1 ? parts[0] : merged(parts)));
+  return [merged(groups), params];
 }
 
 const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];

@@ -4,7 +4,7 @@
  */
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { InstantRange } from "./candidates";
-import { bindNamed } from "./candidates";
+import { bindNamed, SETTLED_AT_NOW_SQL, unsettledSelects } from "./candidates";
 
 /** Candidates in one settled status and scheduled outcome, with their prices summed at one scale. */
 export interface TotalsRow {
@@ -17,7 +17,7 @@ export interface TotalsRow {
   units_lo: number;
 }
 
-/** A candidate whose boundary passed since its settled status: its status now is computed. */
+/** A candidate not in its settled status now (see unsettledSelects): its status now is computed. */
 export interface LaggingRow {
   customer_uuid: string;
   settled_status: Status;
@@ -25,7 +25,7 @@ export interface LaggingRow {
   created_at: number;
   open_until: number;
   pending_until: number;
-  price_units: number;
+  price_units: string;
   price_scale: number;
 }
 
@@ -40,8 +40,9 @@ const SUMS = "COUNT(*) AS count, SUM(price_units / 100000000) AS units_hi, SUM(p
 
 /**
  * The two queries the summary adds up, with their parameters: `settled`, the totals by settled
- * status (without a range: the kept totals, lagging rows included; with one: the rows in the
- * range, read off an index, lagging rows excluded), and `lagging`, the account's lagging rows.
+ * status (without a range: the kept totals, every row included; with one: the rows in the range
+ * and in their settled status now, read off an index), and the rows not in their settled status
+ * now (few), whose status is computed.
  */
 export function summaryQueries(accountId: string, q: SummaryQuery, now: number): [settled: Query, lagging: Query] {
   const params: Record<string, string | number> = { account: accountId, now };
@@ -72,25 +73,25 @@ export function summaryQueries(accountId: string, q: SummaryQuery, now: number):
       "settled_status IN ('OPEN', 'PENDING', 'CONFIRMED', 'FAILED')",
       ...(params.gte === undefined ? [] : ["settled_since >= :gte"]),
       ...(params.lt === undefined ? [] : ["settled_since < :lt"]),
-      "(settle_due_at IS NULL OR settle_due_at > :now)",
+      SETTLED_AT_NOW_SQL,
     ].join(" AND ");
     settled = q.byCustomer
       ? `SELECT customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
          WHERE ${inRange} AND customer_uuid IN (
-           -- The customers counted in the range: found among the candidates in it, not by
-           -- walking every customer of the account.
-           SELECT DISTINCT customer_uuid FROM candidates INDEXED BY ${q.customerUuid === undefined ? "candidates_billing" : "candidates_customer_billing"}
+           -- A page of customers with candidates in the range, walked in customer order.
+           SELECT DISTINCT customer_uuid FROM candidates INDEXED BY candidates_customer_billing
            WHERE ${inRange} AND customer_uuid > :after ORDER BY customer_uuid LIMIT :limit)
          GROUP BY customer_uuid, settled_status, final_status, price_scale`
       : `SELECT '' AS customer_uuid, settled_status, final_status, price_scale, ${SUMS} FROM candidates
          WHERE ${inRange} GROUP BY settled_status, final_status, price_scale`;
   }
-  const lagging = `SELECT customer_uuid, settled_status, final_status, created_at, open_until, pending_until, price_units, price_scale
-                   FROM candidates INDEXED BY candidates_lagging
-                   WHERE account_id = :account AND settle_due_at <= :now ${customerFilter.map((f) => `AND ${f}`).join(" ")}`;
+  // Price units as text: a price written before its bounds were checked may exceed what a double holds.
+  const columns = `customer_uuid, settled_status, final_status, created_at, open_until, pending_until,
+                   CAST(price_units AS TEXT) AS price_units, price_scale`;
+  const unsettled = unsettledSelects(columns, ["account_id = :account", ...customerFilter], q.customerUuid !== undefined).join(" UNION ALL ");
   return [
     [settled, params],
-    [lagging, params],
+    [unsettled, params],
   ];
 }
 

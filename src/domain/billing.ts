@@ -4,7 +4,7 @@
  * what D1 returns (db/summary.ts) — totals by settled status — and puts each lagging candidate
  * (its boundary passed since it settled) where its timeline says it is now.
  */
-import { DecimalSum, type ScaledSum } from "./decimal";
+import { DecimalSum, type DecimalParts, type ScaledSum } from "./decimal";
 import { STATUSES, statusAt, type FinalStatus, type Status, type Timeline } from "./timeline";
 
 export interface StatusTotal {
@@ -31,13 +31,13 @@ export interface Lagging {
   customer_uuid: string;
   settled_status: Status;
   timeline: Timeline;
-  price: { units: number; scale: number };
+  price: { units: bigint | number; scale: number };
 }
 
 class Tally {
   count = 0;
   amount = new DecimalSum();
-  add(count: number, sum: ScaledSum | { units: number; scale: number }, sign: 1 | -1) {
+  add(count: number, sum: ScaledSum | DecimalParts, sign: 1 | -1) {
     this.count += sign * count;
     this.amount.add(sum, sign);
   }
@@ -50,7 +50,7 @@ class CustomerTally {
   private readonly byStatus = Object.fromEntries(STATUSES.map((s) => [s, new Tally()])) as Record<Status, Tally>;
   private readonly pendingConfirmed = new Tally();
 
-  add(status: Status, finalStatus: FinalStatus, count: number, sum: ScaledSum | { units: number; scale: number }, sign: 1 | -1 = 1) {
+  add(status: Status, finalStatus: FinalStatus, count: number, sum: ScaledSum | DecimalParts, sign: 1 | -1 = 1) {
     this.byStatus[status].add(count, sum, sign);
     if (status === "PENDING" && finalStatus === "CONFIRMED") this.pendingConfirmed.add(count, sum, sign);
   }
@@ -62,7 +62,7 @@ class CustomerTally {
 }
 
 export interface Tallying {
-  /** `counted` includes lagging candidates (in their settled status), as kept totals do. */
+  /** `counted` includes the unsettled candidates (in their settled status), as kept totals do. */
   countedIncludesLagging: boolean;
   range?: { gte?: number; lt?: number };
   now: number;

@@ -7,7 +7,7 @@
  */
 
 export interface DecimalParts {
-  units: number;
+  units: number | bigint;
   scale: number;
 }
 

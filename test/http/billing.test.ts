@@ -85,6 +85,22 @@ describe("GET /v1/summary", () => {
     }
   });
 
+  it("stays exact when an alarm has already settled a status the request's instant is before", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const alias = await candidate(account, "7", { review_window: 60 });
+    const hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
+    const end = Date.parse(hit.body.candidate.review_ends_at);
+    clock.set(end);
+    await runDurableObjectAlarm(objectOf(alias)); // CONFIRMED is stored...
+    clock.set(end - 1); // ...and a request's instant falls just before it (clocks a moment apart)
+    expect(await listed(account, "status=PENDING")).toEqual([alias]);
+    expect(await listed(account, "status=CONFIRMED")).toEqual([]);
+    const now = await summary(account);
+    expect([now.PENDING.count, now.CONFIRMED.count]).toEqual([1, 0]);
+    expect((await summary(account, `?status_since_gte=${iso(end - 60_000)}`)).PENDING.count).toBe(1);
+  });
+
   it("filters by customer, and groups by customer in pages", async () => {
     const account = await createAccount();
     const customers = ["acme", "bravo", "charlie", "délta", "echo"];
@@ -147,6 +163,15 @@ describe("GET /v1/summary", () => {
 });
 
 describe("list filters status_since_gte and status_since_lt", () => {
+  it("round bounds finer than a millisecond up, as instants are whole milliseconds", async () => {
+    const account = await createAccount();
+    const alias = await candidate(account, "1");
+    const since = (await client(account).get(`/v1/candidates/${alias}`)).body.status_since as string; // ....sssZ
+    const finer = since.replace("Z", "5Z"); // half a millisecond later
+    expect(await listed(account, `status_since_lt=${finer}`)).toEqual([alias]);
+    expect(await listed(account, `status_since_gte=${finer}`)).toEqual([]);
+  });
+
   it("combine with status, customer and the cursor, newest first", async () => {
     const account = await createAccount();
     const clock = useClock();

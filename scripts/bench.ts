@@ -19,15 +19,13 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { basename, resolve } from "node:path";
 import { cpus, totalmem } from "node:os";
 import autocannon from "autocannon";
 import { uuidv7 } from "uuidv7";
-import { convertV4MiniflareOptions, Miniflare, type V4MiniflareOptions } from "miniflare";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import type { Miniflare } from "miniflare";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
-import { runWrangler } from "./lib/wrangler.ts";
+import { buildWorker, serveWorker, type WorkerOptions } from "./lib/miniflare.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
 import { benchNotifications, type NotificationBench } from "./lib/notification-bench.ts";
 
@@ -52,38 +50,12 @@ const NOTIFICATION_SCENARIO = "webhooks: 1,000 candidates crossing a boundary at
 
 type Target = "service" | "service-miniflare-limiter" | "floor" | "bare";
 
-/** Bundles the worker of `config`, from `entry` instead of its `main` when given. */
-async function build(name: Target, config: string, entry?: string): Promise<string> {
-  const outdir = `${BUILD}/${name}`;
-  // Absolute, as wrangler reads a relative --outdir from the config's folder.
-  const args = ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", resolve(outdir), "-c", config];
-  if (PROFILE) args.push("--no-minify"); // readable function names
-  await runWrangler(args);
-  return `${outdir}/${entry ? basename(entry, ".ts") : config === "wrangler.toml" ? "index" : name}.js`;
+/** A worker of this project, built and served for the bench (see lib/miniflare.ts). */
+function workerFor(name: Target, config: string, options: { entry?: string; adjust?: (options: WorkerOptions) => WorkerOptions } = {}) {
+  return buildWorker(name, config, { ...options, outdir: `${BUILD}/${name}`, noMinify: PROFILE });
 }
 
-type WorkerOptions = ReturnType<typeof unstable_getMiniflareWorkerOptions>["workerOptions"];
-
-async function workerFor(
-  name: Target,
-  config: string,
-  { entry, adjust = (o) => o }: { entry?: string; adjust?: (options: WorkerOptions) => WorkerOptions } = {},
-) {
-  const scriptPath = await build(name, config, entry);
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
-  // Paths relative to this folder, where the bundle is (not to the config's folder).
-  return { ...adjust(workerOptions), name, rootPath: undefined, modules: true, scriptPath, modulesRules: undefined };
-}
-
-/** One Miniflare instance on its own port, serving `worker`. */
-async function serve(worker: Awaited<ReturnType<typeof workerFor>>, inspectorPort?: number) {
-  const workers = [worker];
-  const mf = new Miniflare(
-    convertV4MiniflareOptions({ host: "127.0.0.1", port: 0, cf: false, inspectorPort, workers } as V4MiniflareOptions),
-  );
-  const url = (await mf.ready).toString().replace(/\/$/, "");
-  return { mf, url, scriptPath: workers[0].scriptPath };
-}
+const serve = serveWorker;
 
 async function migrate(mf: Miniflare) {
   const db = await mf.getD1Database("DB");

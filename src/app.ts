@@ -16,12 +16,12 @@ import type { AppEnv } from "./app-env";
 import { schemasRouter } from "./routes/schemas";
 import { candidatesRouter } from "./routes/candidates";
 import { eventsRouter } from "./routes/events";
-import { docsRouter } from "./routes/docs";
+import { docsRouter, OPENAPI_PATH } from "./routes/docs";
 import { webhooksRouter } from "./routes/webhooks";
+import { HEADER_COMPONENTS } from "./routes/models";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
 
-const OPENAPI_PATH = "/v1/openapi.json";
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
@@ -52,6 +52,23 @@ const accountRequests = createMiddleware<AppEnv>(async (c, next) => {
   });
 });
 
+/** The document's introduction: what the API is, and the lifecycle every status follows. */
+const API_DESCRIPTION = `Pay-per-result contracts: an account stores contract templates (schemas) and creates **candidates**,
+one per customer outcome it tracks, each carrying an immutable contract. Events submitted against a candidate decide
+whether it ends \`CONFIRMED\` (billable: its \`price\`) or \`FAILED\`.
+
+## The lifecycle
+
+A candidate is \`OPEN\` from its creation for \`activity_window\` seconds. The first event received in that window that
+fulfils its condition makes it \`PENDING\` at once, with \`scheduled_outcome\` \`CONFIRMED\`; if the window ends first,
+it becomes \`PENDING\` at the window's end with the \`scheduled_outcome\` its \`timeout_outcome\` gives. After
+\`review_window\` more seconds (or a resolve) the scheduled outcome is final: \`CONFIRMED\` or \`FAILED\`.
+\`status_since\` is always the exact instant the current status began, and every read is exact at the instant of the
+request. Every status entered is also a notification (webhooks and the notifications feed).
+
+Authenticate with \`Authorization: Bearer cct_...\`. Every POST takes an \`Idempotency-Key\`. Errors are documented at
+[/docs/errors](/docs/errors).`;
+
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -66,20 +83,23 @@ export function createApp() {
   app.route("/v1/summary", summaryRouter);
   app.route("/docs", docsRouter);
 
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
     description: "An API token (`cct_...`) from the accounts CLI.",
   });
-  app.doc31(OPENAPI_PATH, {
+  app.doc31(OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",
     info: {
       title: "Candidate Contract Service",
       version: "1.0.0",
-      description: "Pay-per-result contracts: schemas, candidates and the events that fulfil them.",
+      description: API_DESCRIPTION,
+      license: { name: "Proprietary", url: `${new URL(c.req.url).origin}/docs` },
     },
+    servers: [{ url: new URL(c.req.url).origin, description: "This service" }],
     security: [{ bearerAuth: [] }],
-  });
+  }));
 
   const allowedMethods = methodsByPath(app.routes);
   app.notFound((c) => {

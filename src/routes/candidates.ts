@@ -10,6 +10,7 @@ import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
+import { candidateExample, candidateWithEventsExample } from "./examples";
 import {
   AliasSchema,
   InstantSchema,
@@ -18,6 +19,7 @@ import {
   CandidateWithEventsSchema,
   createRouter,
   errorResponses,
+  jsonResponse,
   sendJsonText,
   withPostBody,
 } from "./models";
@@ -72,19 +74,17 @@ const ListQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody");
 
-const candidateResponse = (description: string, schema = CandidateSchema) => ({
-  description,
-  content: { "application/json": { schema } },
-});
+const candidateResponse = (description: string, replayable = false) => jsonResponse(description, CandidateSchema, candidateExample, { replayable });
 
 const create = createRoute({
   method: "post",
   path: "/",
+  operationId: "createCandidate",
   tags: ["Candidates"],
   summary: "Create a candidate",
   ...withPostBody(CreateBody),
   responses: {
-    201: candidateResponse("The new candidate, OPEN."),
+    201: candidateResponse("The new candidate, OPEN.", true),
     ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
   },
 });
@@ -92,11 +92,12 @@ const create = createRoute({
 const get = createRoute({
   method: "get",
   path: "/{candidate_alias}",
+  operationId: "getCandidate",
   tags: ["Candidates"],
   summary: "Get a candidate with its events",
   request: { params: AliasParam },
   responses: {
-    200: candidateResponse("The candidate as of this instant, with its events.", CandidateWithEventsSchema),
+    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEventsSchema, candidateWithEventsExample),
     ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -104,18 +105,16 @@ const get = createRoute({
 const list = createRoute({
   method: "get",
   path: "/",
+  operationId: "listCandidates",
   tags: ["Candidates"],
   summary: "List candidates, newest first",
   request: { query: ListQuery },
   responses: {
-    200: {
-      description: "A page of candidates; pass `next_cursor` as `after` for the next one.",
-      content: {
-        "application/json": {
-          schema: z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
-        },
-      },
-    },
+    200: jsonResponse(
+      "A page of candidates; pass `next_cursor` as `after` for the next one.",
+      z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
+      { data: [candidateExample], next_cursor: candidateExample.id },
+    ),
     ...errorResponses("VALIDATION_ERROR"),
   },
 });
@@ -123,11 +122,12 @@ const list = createRoute({
 const resolve = createRoute({
   method: "post",
   path: "/{candidate_alias}/resolve",
+  operationId: "resolveCandidate",
   tags: ["Candidates"],
   summary: "Resolve a PENDING candidate now (extension)",
   ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
   responses: {
-    200: candidateResponse("The candidate, now final."),
+    200: candidateResponse("The candidate, now final.", true),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
   },
 });

@@ -1,33 +1,63 @@
-/** /docs: a short page for every error code, the target of each error's `doc_url`. */
+/**
+ * /docs: the interactive API reference (Scalar, rendered from /v1/openapi.json, its browser
+ * bundle served from this Worker's static assets so it works with no internet), and a page for
+ * every error code, the target of each error's `doc_url`.
+ */
 import { Hono } from "hono";
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
+import { Scalar } from "@scalar/hono-api-reference";
 import { ERROR_CODES, isErrorCode } from "../errors";
 import { ApiError } from "../errors";
 import type { AppEnv } from "../app-env";
+
+export const OPENAPI_PATH = "/v1/openapi.json";
 
 const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${title} · Candidate Contract Service</title>
+    <style>
+      body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 2rem auto; padding: 0 1rem; color: #1c1e21; }
+      code { background: #f1f3f5; padding: 0.1em 0.3em; border-radius: 3px; }
+    </style>
   </head>
   <body>
     ${body}
   </body>
 </html>`;
 
+/** The error texts' one piece of markup: `code` spans. Everything else is escaped text. */
+const withCode = (text: string) =>
+  raw(
+    text
+      .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+      .replace(/`([^`]+)`/g, "<code>$1</code>"),
+  );
+
 export const docsRouter = new Hono<AppEnv>()
-  .get("/", (c) =>
+  .get(
+    "/",
+    Scalar({
+      url: OPENAPI_PATH,
+      pageTitle: "Candidate Contract Service API",
+      cdn: "/docs/scalar.js", // self-hosted: no CDN, no fonts, no telemetry, no proxy
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: false,
+      authentication: { preferredSecurityScheme: "bearerAuth" },
+    }),
+  )
+  .get("/errors", (c) =>
     c.html(
       page(
         "Errors",
         html`<h1>Candidate Contract Service: errors</h1>
           <p>Every error response is <code>{ "error": { type, code, message, status, doc_url, details? }, "request_id" }</code>.
-            The API itself is described at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p>
+            The whole API is described in the <a href="/docs">API reference</a>.</p>
           <ul>
-            ${Object.entries(ERROR_CODES).map(
-              ([code, info]) => html`<li><a href="/docs/errors/${code}">${code}</a> (${info.status})</li>`,
-            )}
+            ${Object.entries(ERROR_CODES).map(([code, info]) => html`<li><a href="/docs/errors/${code}">${code}</a> (${info.status})</li>`)}
           </ul>`,
       ),
     ),
@@ -42,10 +72,10 @@ export const docsRouter = new Hono<AppEnv>()
         html`<h1>${code}</h1>
           <p>HTTP ${info.status}, <code>type: ${info.type}</code></p>
           <h2>When it happens</h2>
-          <p>${info.when}</p>
+          <p>${withCode(info.when)}</p>
           <h2>What to do</h2>
-          <p>${info.fix}</p>
-          <p><a href="/docs">All error codes</a></p>`,
+          <p>${withCode(info.fix)}</p>
+          <p><a href="/docs/errors">All error codes</a> · <a href="/docs">API reference</a></p>`,
       ),
     );
   });

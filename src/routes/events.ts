@@ -14,11 +14,13 @@ import {
   ErrorBodySchema,
   errorResponses,
   EventSchema,
+  jsonResponse,
   POST_ERRORS,
   sendJsonText,
   withPostBody,
 } from "./models";
 import { candidateFailure } from "./candidates";
+import { candidateExample, eventExample } from "./examples";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 export const MAX_BATCH_ITEMS = 100;
@@ -78,15 +80,13 @@ const BatchResultSchema = z
 const submit = createRoute({
   method: "post",
   path: "/",
+  operationId: "submitEvent",
   tags: ["Events"],
   summary: "Submit an event",
   description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
   ...withPostBody(EventBody),
   responses: {
-    201: {
-      description: "The recorded event and the candidate after it.",
-      content: { "application/json": { schema: RecordedEventSchema } },
-    },
+    201: jsonResponse("The recorded event and the candidate after it.", RecordedEventSchema, { event: eventExample, candidate: candidateExample }, { replayable: true }),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
   },
 });
@@ -94,6 +94,7 @@ const submit = createRoute({
 const submitBatch = createRoute({
   method: "post",
   path: "/batch",
+  operationId: "submitEventBatch",
   tags: ["Events"],
   summary: "Submit up to 100 events (extension)",
   description:
@@ -102,10 +103,26 @@ const submitBatch = createRoute({
     "an invalid item refuses the whole batch (400, nothing recorded). Counts as one request against the rate limit.",
   ...withPostBody(BatchBody, { maxBytes: MAX_BATCH_BODY_BYTES }),
   responses: {
-    200: {
-      description: "One result per item, in the order of the items.",
-      content: { "application/json": { schema: z.object({ data: z.array(BatchResultSchema) }) } },
-    },
+    200: jsonResponse(
+      "One result per item, in the order of the items.",
+      z.object({ data: z.array(BatchResultSchema) }),
+      {
+        data: [
+          { status: 201, event: eventExample, candidate: candidateExample },
+          {
+            status: 404,
+            error: {
+              type: "invalid_request_error",
+              code: "CANDIDATE_NOT_FOUND",
+              message: "No candidate with alias 'order-2026-0099' exists in this account.",
+              status: 404,
+              doc_url: "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND",
+            },
+          },
+        ],
+      },
+      { replayable: true },
+    ),
     ...errorResponses(...POST_ERRORS),
   },
 });

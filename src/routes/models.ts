@@ -24,10 +24,14 @@ export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body
 export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
-/** An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. */
+/**
+ * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
+ * bound finer than a millisecond is rounded up: instants here are whole milliseconds, so a status
+ * that began at .005 is before `.0055` (and so included by `lt`, excluded by `gte`) as it should be.
+ */
 export const InstantSchema = z.iso
   .datetime({ offset: true, message: "must be an ISO 8601 date and time with a time zone, like 2026-11-01T00:00:00Z" })
-  .transform((text) => Date.parse(text))
+  .transform((text) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0))
   .openapi({ type: "string", format: "date-time" });
 
 export const ErrorBodySchema = z
@@ -47,6 +51,34 @@ export const ErrorBodySchema = z
   })
   .openapi("Error");
 
+const header = (description: string, type: "string" | "integer" = "string") => ({ description, schema: { type } });
+
+/** Response headers, declared once in the document's components and referred to by every response. */
+export const HEADER_COMPONENTS = {
+  "Request-Id": header("This request's id; also the `request_id` of an error body. Quote it when reporting a problem."),
+  RateLimit: header('The allowance left, e.g. `"per-account";r=5997;t=41` (draft-ietf-httpapi-ratelimit-headers).'),
+  "RateLimit-Policy": header('The limit, e.g. `"per-account";q=6000;w=60`: 6,000 requests per 60 s.'),
+  "RateLimit-Limit": header("Requests allowed per window.", "integer"),
+  "RateLimit-Remaining": header("Requests left in this window.", "integer"),
+  "RateLimit-Reset": header("Seconds until the window resets.", "integer"),
+  "Idempotent-Replayed": header("`true` when this is the stored response to an earlier request with the same `Idempotency-Key`."),
+  "Retry-After": header("Seconds to wait before trying again.", "integer"),
+  "WWW-Authenticate": header("`Bearer`: how to authenticate."),
+};
+type HeaderName = keyof typeof HEADER_COMPONENTS;
+const refs = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/** Headers of every /v1 response but the OpenAPI document. */
+const COMMON_HEADERS = refs("Request-Id", "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset");
+const REPLAYED_HEADER = refs("Idempotent-Replayed");
+
+/** A success response: its JSON schema, an example, and the headers every response carries. */
+export const jsonResponse = (description: string, schema: z.ZodType, example?: unknown, { replayable = false } = {}) => ({
+  description,
+  headers: { ...COMMON_HEADERS, ...(replayable ? REPLAYED_HEADER : {}) },
+  content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
+});
+
 /** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
 export function errorResponses(...codes: ErrorCode[]) {
   const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "RATE_LIMITED", "INTERNAL_ERROR", ...codes];
@@ -57,10 +89,29 @@ export function errorResponses(...codes: ErrorCode[]) {
       status,
       {
         description: group.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join("\n\n"),
-        content: { "application/json": { schema: ErrorBodySchema } },
+        headers: {
+          ...COMMON_HEADERS,
+          ...(status === 429 ? refs("Retry-After") : {}),
+          ...(status === 401 ? refs("WWW-Authenticate") : {}),
+        },
+        content: { "application/json": { schema: ErrorBodySchema, example: errorExample(group[0], status) } },
       },
     ]),
   );
+}
+
+function errorExample(code: ErrorCode, status: number) {
+  return {
+    error: {
+      type: ERROR_CODES[code].type,
+      code,
+      message: code === "VALIDATION_ERROR" ? "The request is invalid: contract.price: must be at most 10^12 (1000000000000)" : ERROR_CODES[code].when,
+      status,
+      doc_url: `https://api.example.com/docs/errors/${code}`,
+      ...(code === "VALIDATION_ERROR" ? { details: [{ path: "contract.price", message: "must be at most 10^12 (1000000000000)" }] } : {}),
+    },
+    request_id: "req_01936f0e8a7b7c4d",
+  };
 }
 
 /** How a route takes its JSON body. */
@@ -124,9 +175,21 @@ export const CandidateSchema = z
     customer_uuid: z.string(),
     schema_id: z.string().nullable().openapi({ description: "Extension. The schema the contract came from, if any." }),
     contract: ContractSchema,
-    status: z.enum(STATUSES),
-    status_since: timestamp("The exact instant the current status began."),
-    scheduled_outcome: z.enum(["CONFIRMED", "FAILED"]).nullable(),
+    status: z.enum(STATUSES).openapi({
+      description:
+        "`OPEN` during the activity window; `PENDING` from the fulfilling event (or the window's end) through the review " +
+        "window; then `CONFIRMED` or `FAILED`, final. Exact at the instant of the request.",
+    }),
+    status_since: timestamp(
+      "The exact instant the current status began: creation, the fulfilling event, the end of the activity window, or the end of the review window (or the resolve).",
+    ),
+    scheduled_outcome: z
+      .enum(["CONFIRMED", "FAILED"])
+      .nullable()
+      .openapi({
+        description:
+          "null while `OPEN`; from `PENDING` on, what the candidate becomes (or became) when its review ends: `CONFIRMED` after a fulfilling event, else per `timeout_outcome`.",
+      }),
     activity_ends_at: timestamp("Extension. End of the activity window (the fulfilment instant once fulfilled)."),
     review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
     created_at: timestamp("Extension. When the candidate was created."),

@@ -6,7 +6,8 @@ import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
 import { validationError } from "../validation";
-import { CandidateSchema, createRouter, errorResponses, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
+import { CandidateSchema, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
+import { notificationExample, webhookEndpointExample } from "./examples";
 import { requireEndpoint } from "./webhooks";
 
 const CauseSchema = z
@@ -44,6 +45,7 @@ const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUN
 const list = createRoute({
   method: "get",
   path: "/",
+  operationId: "listNotifications",
   tags: ["Notifications"],
   summary: "Read the notifications feed, oldest first (extension)",
   description:
@@ -51,10 +53,11 @@ const list = createRoute({
     "gives every notification exactly once.",
   request: { query: FeedQuery },
   responses: {
-    200: {
-      description: "A page of notifications; `next_cursor` is the last id when more exist, else null.",
-      content: { "application/json": { schema: z.object({ data: z.array(NotificationSchema), next_cursor: z.string().nullable() }) } },
-    },
+    200: jsonResponse(
+      "A page of notifications; `next_cursor` is the last id when more exist, else null.",
+      z.object({ data: z.array(NotificationSchema), next_cursor: z.string().nullable() }),
+      { data: [notificationExample], next_cursor: null },
+    ),
     ...errorResponses("VALIDATION_ERROR"),
   },
 });
@@ -62,11 +65,12 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getNotification",
   tags: ["Notifications"],
   summary: "Get a notification (extension)",
   request: { params: IdParam },
   responses: {
-    200: { description: "The notification, as delivered.", content: { "application/json": { schema: NotificationSchema } } },
+    200: jsonResponse("The notification, as delivered.", NotificationSchema, notificationExample),
     ...errorResponses("NOTIFICATION_NOT_FOUND"),
   },
 });
@@ -74,15 +78,18 @@ const get = createRoute({
 const resend = createRoute({
   method: "post",
   path: "/{id}/resend",
+  operationId: "resendNotification",
   tags: ["Notifications"],
   summary: "Deliver a notification once more to an endpoint (extension)",
   description: "One more delivery, now, to an enabled endpoint of the account, whatever types it takes.",
   ...withPostBody(ResendBody, { request: { params: IdParam } }),
   responses: {
-    202: {
-      description: "The delivery is queued; its attempts appear in the endpoint's deliveries.",
-      content: { "application/json": { schema: z.object({ delivery_id: z.string().uuid(), notification_id: z.string(), webhook_endpoint_id: z.string().uuid() }) } },
-    },
+    202: jsonResponse(
+      "The delivery is queued; its attempts appear in the endpoint's deliveries.",
+      z.object({ delivery_id: z.string().uuid(), notification_id: z.string(), webhook_endpoint_id: z.string().uuid() }),
+      { delivery_id: "01936f22-0000-7000-8000-000000000002", notification_id: notificationExample.id, webhook_endpoint_id: webhookEndpointExample.id },
+      { replayable: true },
+    ),
     ...errorResponses(...POST_ERRORS, "NOTIFICATION_NOT_FOUND", "WEBHOOK_ENDPOINT_NOT_FOUND", "INVALID_STATE"),
   },
 });

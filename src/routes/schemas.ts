@@ -4,12 +4,14 @@ import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
+import { schemaExample } from "./examples";
 import { completionStatement } from "../db/idempotency";
 import { refuseIfKeyLost } from "../idempotency";
 import {
   BODY_ERRORS,
   createRouter,
   errorResponses,
+  jsonResponse,
   POST_ERRORS,
   SchemaSchema,
   sendJsonText,
@@ -85,30 +87,26 @@ export async function requireSchema(database: D1Database, accountId: string, id:
 
 const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody");
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
-const schemaResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: SchemaSchema } },
-});
+const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 
 const create = createRoute({
   method: "post",
   path: "/",
+  operationId: "createSchema",
   tags: ["Schemas"],
   summary: "Create a schema",
   ...withPostBody(SchemaBody),
-  responses: { 201: schemaResponse("The new schema."), ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED") },
+  responses: { 201: schemaResponse("The new schema.", true), ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED") },
 });
 
 const list = createRoute({
   method: "get",
   path: "/",
+  operationId: "listSchemas",
   tags: ["Schemas"],
   summary: "List schemas, newest first",
   responses: {
-    200: {
-      description: "All schemas of the account, newest first.",
-      content: { "application/json": { schema: z.object({ data: z.array(SchemaSchema) }) } },
-    },
+    200: jsonResponse("All schemas of the account, newest first.", z.object({ data: z.array(SchemaSchema) }), { data: [schemaExample] }),
     ...errorResponses(),
   },
 });
@@ -116,6 +114,7 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getSchema",
   tags: ["Schemas"],
   summary: "Get a schema",
   request: { params: IdParam },
@@ -125,6 +124,7 @@ const get = createRoute({
 const update = createRoute({
   method: "patch",
   path: "/{id}",
+  operationId: "updateSchema",
   tags: ["Schemas"],
   summary: "Replace a schema's contract (extension)",
   description: "Existing candidates keep the contract they were created with.",
@@ -135,11 +135,12 @@ const update = createRoute({
 const remove = createRoute({
   method: "delete",
   path: "/{id}",
+  operationId: "deleteSchema",
   tags: ["Schemas"],
   summary: "Delete a schema (extension)",
   description: "Existing candidates keep the contract they were created with.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted." }, ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaSchema).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
 });
 
 export const schemasRouter = createRouter()

@@ -2,7 +2,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
-import { createRouter, errorResponses, InstantSchema, timestamp } from "./models";
+import { createRouter, errorResponses, InstantSchema, jsonResponse, timestamp } from "./models";
+import { summaryExample } from "./examples";
 
 const TotalSchema = z.object({
   count: z.number().int(),
@@ -40,6 +41,7 @@ const SummaryQuerySchema = z
 const summary = createRoute({
   method: "get",
   path: "/",
+  operationId: "getSummary",
   tags: ["Billing"],
   summary: "What the account bills, exact now (extension)",
   description:
@@ -47,10 +49,11 @@ const summary = createRoute({
     "`CONFIRMED` with a month's range is that month's bill. With `group_by=customer_uuid`, one summary per customer.",
   request: { query: SummaryQuerySchema },
   responses: {
-    200: {
-      description: "The summary; with `group_by`, `{ data, next_cursor }`.",
-      content: { "application/json": { schema: z.union([SummarySchema, z.object({ data: z.array(CustomerSummarySchema), next_cursor: z.string().nullable() })]) } },
-    },
+    200: jsonResponse(
+      "The summary; with `group_by`, `{ data, next_cursor }`.",
+      z.union([SummarySchema, z.object({ data: z.array(CustomerSummarySchema), next_cursor: z.string().nullable() })]),
+      summaryExample,
+    ),
     ...errorResponses("VALIDATION_ERROR"),
   },
 });
@@ -88,7 +91,7 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
       customer_uuid: key(r.customer_uuid),
       settled_status: r.settled_status,
       timeline: { createdAt: r.created_at, openUntil: r.open_until, pendingUntil: r.pending_until, finalStatus: r.final_status },
-      price: { units: r.price_units, scale: r.price_scale },
+      price: { units: BigInt(r.price_units), scale: r.price_scale },
     }));
   const totals = tally(counted, lagging, { countedIncludesLagging: !ranged, range, now });
 

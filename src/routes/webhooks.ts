@@ -9,7 +9,8 @@ import { validationError } from "../validation";
 import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
 import { refuseIfKeyLost } from "../idempotency";
-import { BODY_ERRORS, createRouter, errorResponses, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { deliveryAttemptExample, webhookEndpointExample } from "./examples";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -78,10 +79,9 @@ const DeliveryAttemptSchema = z
   })
   .openapi("WebhookDeliveryAttempt");
 
-const endpointResponse = (description: string, schema: z.ZodType = WebhookEndpointSchema) => ({
-  description,
-  content: { "application/json": { schema } },
-});
+const endpointResponse = (description: string) => jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample);
+const withSecretResponse = (description: string) =>
+  jsonResponse(description, WithSecretSchema, { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" }, { replayable: true });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -148,12 +148,13 @@ function checkUrl(env: Env, url: string | undefined) {
 const create = createRoute({
   method: "post",
   path: "/",
+  operationId: "createWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Create a webhook endpoint (extension)",
   description: "At most 16 per account. The answer holds the endpoint's signing `secret`, shown only here and at rotation.",
   ...withPostBody(CreateBody),
   responses: {
-    201: endpointResponse("The new endpoint, with its secret.", WithSecretSchema),
+    201: withSecretResponse("The new endpoint, with its secret."),
     ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_LIMIT_REACHED"),
   },
 });
@@ -161,10 +162,11 @@ const create = createRoute({
 const list = createRoute({
   method: "get",
   path: "/",
+  operationId: "listWebhookEndpoints",
   tags: ["Webhooks"],
   summary: "List webhook endpoints, newest first (extension)",
   responses: {
-    200: { description: "Every endpoint of the account, without secrets.", content: { "application/json": { schema: z.object({ data: z.array(WebhookEndpointSchema) }) } } },
+    200: jsonResponse("Every endpoint of the account, without secrets.", z.object({ data: z.array(WebhookEndpointSchema) }), { data: [webhookEndpointExample] }),
     ...errorResponses(),
   },
 });
@@ -172,6 +174,7 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/{id}",
+  operationId: "getWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Get a webhook endpoint (extension)",
   request: { params: IdParam },
@@ -181,6 +184,7 @@ const get = createRoute({
 const update = createRoute({
   method: "patch",
   path: "/{id}",
+  operationId: "updateWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Change a webhook endpoint (extension)",
   ...withJsonBody(UpdateBody, { request: { params: IdParam } }),
@@ -190,34 +194,38 @@ const update = createRoute({
 const remove = createRoute({
   method: "delete",
   path: "/{id}",
+  operationId: "deleteWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Delete a webhook endpoint (extension)",
   description: "No delivery is made to it afterwards; its delivery log goes with it.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted." }, ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
+  responses: { 204: { description: "Deleted.", headers: endpointResponse("").headers }, ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 
 const rotate = createRoute({
   method: "post",
   path: "/{id}/rotate_secret",
+  operationId: "rotateWebhookEndpointSecret",
   tags: ["Webhooks"],
   summary: "Rotate a webhook endpoint's secret (extension)",
   description: "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.",
   ...withPostBody(z.strictObject({}).openapi("RotateSecretBody"), { request: { params: IdParam }, optional: true }),
-  responses: { 200: endpointResponse("The endpoint, with its new secret.", WithSecretSchema), ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
+  responses: { 200: withSecretResponse("The endpoint, with its new secret."), ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 
 const deliveries = createRoute({
   method: "get",
   path: "/{id}/deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Webhooks"],
   summary: "List an endpoint's delivery attempts, newest first (extension)",
   request: { params: IdParam, query: DeliveriesQuery },
   responses: {
-    200: {
-      description: "A page of attempts; pass `next_cursor` as `after` for the next one.",
-      content: { "application/json": { schema: z.object({ data: z.array(DeliveryAttemptSchema), next_cursor: z.string().nullable() }) } },
-    },
+    200: jsonResponse(
+      "A page of attempts; pass `next_cursor` as `after` for the next one.",
+      z.object({ data: z.array(DeliveryAttemptSchema), next_cursor: z.string().nullable() }),
+      { data: [deliveryAttemptExample], next_cursor: null },
+    ),
     ...errorResponses("VALIDATION_ERROR", "WEBHOOK_ENDPOINT_NOT_FOUND"),
   },
 });

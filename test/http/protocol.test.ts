@@ -172,16 +172,32 @@ describe("docs and OpenAPI", () => {
     expect(body.error.doc_url).toBe("https://docs.example.com/ccs/errors/MISSING_API_TOKEN");
   });
 
-  it("serves a documentation page for every error code, linked from doc_url", async () => {
+  it("serves a documentation page for every error code, linked from doc_url, its markup rendered", async () => {
     for (const code of Object.keys(ERROR_CODES)) {
       const res = await call("GET", `/docs/errors/${code}`);
       expect(res.status, code).toBe(200);
       expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
-      expect(res.body).toContain(code);
-      expect(res.body).toContain(ERROR_CODES[code as keyof typeof ERROR_CODES].fix.slice(0, 20));
+      expect(res.body).toContain(`<h1>${code}</h1>`);
+      expect(res.body).not.toContain("`"); // code spans are rendered, not shown as Markdown
+      expect(res.body).toContain('<a href="/docs">API reference</a>');
     }
-    expect((await call("GET", "/docs")).status).toBe(200);
+    const validation = (await call("GET", "/docs/errors/VALIDATION_ERROR")).body;
+    expect(validation).toContain("<code>details</code> lists every problem");
+    const index = await call("GET", "/docs/errors");
+    expect(index.body).toContain('<a href="/docs/errors/RATE_LIMITED">RATE_LIMITED</a>');
     expectError(await call("GET", "/docs/errors/NOPE"), 404, "NOT_FOUND");
+  });
+
+  it("serves the interactive API reference at /docs, its script from this Worker's own assets", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(res.body).toContain('<script src="/docs/scalar.js"');
+    expect(res.body).toContain("/v1/openapi.json");
+    expect(res.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost)[^"' ]*\.(js|css)/); // nothing from a CDN
+    const script = await env.ASSETS.fetch("https://api.test/docs/scalar.js");
+    expect(script.status).toBe(200);
+    expect((await script.text()).length).toBeGreaterThan(1_000_000);
   });
 
   it("serves an OpenAPI 3.1 document without auth, covering every endpoint and its errors", async () => {

@@ -1,0 +1,85 @@
+/** Examples for the OpenAPI document: one realistic value of each thing the API answers with. */
+const contract = {
+  price: 49.5,
+  activity_window: 604800,
+  review_window: 86400,
+  fulfillment_condition: { event: "purchase", field: "total", gte: 100 },
+  timeout_outcome: "fail",
+};
+
+export const schemaExample = {
+  id: "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+  user_id: "01936f0e-0000-7000-8000-00000000a11c",
+  contract,
+  created_at: "2026-11-22T09:00:00.000Z",
+  updated_at: "2026-11-22T09:00:00.000Z",
+};
+
+export const candidateExample = {
+  id: "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
+  candidate_alias: "order-2026-0001",
+  customer_uuid: "cust_42",
+  schema_id: schemaExample.id,
+  status: "PENDING",
+  status_since: "2026-11-22T10:15:00.000Z",
+  scheduled_outcome: "CONFIRMED",
+  activity_ends_at: "2026-11-22T10:15:00.000Z",
+  review_ends_at: "2026-11-23T10:15:00.000Z",
+  created_at: "2026-11-22T10:00:00.000Z",
+  contract,
+};
+
+export const eventExample = {
+  id: "01936f1e-4c5d-7e6f-8a9b-0c1d2e3f4a5b",
+  type: "purchase",
+  value: { total: 120 },
+  received_at: "2026-11-22T10:15:00.000Z",
+  matched: true,
+};
+
+export const candidateWithEventsExample = { ...candidateExample, events: [eventExample] };
+
+export const notificationExample = {
+  id: "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",
+  type: "candidate.pending",
+  timestamp: "2026-11-22T10:15:00.000Z",
+  data: { candidate: candidateExample, cause: { kind: "event", event_id: eventExample.id } },
+};
+
+export const webhookEndpointExample = {
+  id: "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+  url: "https://billing.example.com/hooks/candidates",
+  description: "Billing system",
+  enabled_events: ["candidate.confirmed", "candidate.failed"],
+  status: "enabled",
+  created_at: "2026-11-22T09:30:00.000Z",
+  updated_at: "2026-11-22T09:30:00.000Z",
+};
+
+export const deliveryAttemptExample = {
+  id: "01936f21-0000-7000-8000-000000000001",
+  notification_id: notificationExample.id,
+  type: "candidate.pending",
+  attempt: 1,
+  status: "succeeded",
+  response_status: 200,
+  error: null,
+  duration_ms: 84,
+  attempted_at: "2026-11-22T10:15:01.200Z",
+  next_attempt_at: null,
+};
+
+const totals = {
+  OPEN: { count: 3, amount: "148.5" },
+  PENDING: { count: 2, amount: "99", scheduled_confirmed: { count: 1, amount: "49.5" } },
+  CONFIRMED: { count: 7, amount: "346.5" },
+  FAILED: { count: 2, amount: "99" },
+};
+
+export const summaryExample = {
+  as_of: "2026-12-01T08:00:00.000Z",
+  customer_uuid: null,
+  status_since_gte: "2026-11-01T00:00:00.000Z",
+  status_since_lt: "2026-12-01T00:00:00.000Z",
+  ...totals,
+};

@@ -4,55 +4,21 @@
  * that keep every candidate and its pending window end (and its notification), and a stop that
  * leaves nothing running. Run with `npm run smoke` (node's test runner); it uses its own port.
  */
-import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { startReceiver, type Received } from "./lib/webhook-receiver.ts";
+import { DevServer } from "./lib/dev-server.ts";
 
 const run = promisify(execFile);
-const PORT = 8700 + Math.floor(Math.random() * 80);
-const API = `http://127.0.0.1:${PORT}`;
-let server: { child: ChildProcess; output: () => string } | undefined;
+const dev = new DevServer();
+const API = dev.url;
+const startDev = () => dev.start();
+const stopDev = (signal?: NodeJS.Signals) => dev.stop(signal);
 
-async function startDev() {
-  // As a process manager or a test harness starts it: no process group of its own.
-  const child = spawn("npm", ["run", "dev", "--", "--port", String(PORT), "--ip", "127.0.0.1"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const deadline = Date.now() + 90_000;
-  while (!/Ready on/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  server = { child, output: () => output };
-  return output.match(/export TOKEN=(cct_\S+)/)![1];
-}
-
-/** Processes still serving our port: wrangler and workerd name it on their command lines. */
-async function leftovers(): Promise<string[]> {
-  const { stdout } = await run("ps", ["-eo", "pid,args"]);
-  return stdout.split("\n").filter((line) => line.includes(`--port ${PORT}`) || line.includes(`127.0.0.1:${PORT}`));
-}
-
-/** Stops `npm run dev` as a process manager would: one signal to the pid it started. */
-async function stopDev(signal: NodeJS.Signals = "SIGTERM") {
-  if (!server) return;
-  const { child } = server;
-  server = undefined;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill(signal);
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-}
-
-after(async () => {
-  await stopDev();
-  for (const line of await leftovers()) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
-});
+after(() => dev.cleanUp());
 
 async function api(method: string, path: string, token: string, body?: unknown) {
   const res = await fetch(`${API}${path}`, {
@@ -164,7 +130,7 @@ async function deliveries(receiver: Awaited<ReturnType<typeof startReceiver>>, n
 let hooksToken = "";
 
 test("webhooks reach a receiver on this machine, signed, and a failed attempt is retried", async () => {
-  if (!server) token = await startDev();
+  if (!dev.running) token = await startDev();
   hooksToken = (await accounts("create", "--name", "Smoke webhooks")).token;
   const hooks = hooksToken;
   const receiver = await startReceiver();
@@ -201,7 +167,7 @@ test("webhooks reach a receiver on this machine, signed, and a failed attempt is
 });
 
 test("a window that ends while the dev server is down is notified once it is back", async () => {
-  if (!server) token = await startDev();
+  if (!dev.running) token = await startDev();
   const devToken = token;
   const hooks = hooksToken;
   const receiver = await startReceiver();
@@ -227,12 +193,11 @@ test("a window that ends while the dev server is down is notified once it is bac
 
 test("npm run dev stops everything it started on SIGTERM or SIGINT to its pid", async () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    if (!server) await startDev();
-    const pid = server!.child.pid;
+    if (!dev.running) await startDev();
     await stopDev(signal);
-    assert.equal(server, undefined);
+    assert.equal(dev.running, false);
     await new Promise((r) => setTimeout(r, 500));
-    assert.deepEqual(await leftovers(), [], `processes left after ${signal} to ${pid}`);
+    assert.deepEqual(await dev.leftovers(), [], `processes left after ${signal}`);
     await assert.rejects(fetch(`${API}/v1/openapi.json`), `the port is still served after ${signal}`);
   }
   // And the next start finds the port free.

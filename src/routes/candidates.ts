@@ -10,7 +10,7 @@ import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
-import { candidateExample, candidateWithEventsExample } from "./examples";
+import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
 import {
   AliasSchema,
   InstantSchema,
@@ -50,6 +50,7 @@ const CreateBody = z
     }
   })
   .openapi("CreateCandidateBody", {
+    example: { customer_uuid: "cust_42", candidate_alias: "order-2026-0001", contract: contractExample },
     description: "The contract comes from `schema_id`, or `contract`, or else the account's newest schema.",
   });
 
@@ -72,7 +73,7 @@ const ListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
 });
 
-const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody");
+const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
 const candidateResponse = (description: string, replayable = false) => jsonResponse(description, CandidateSchema, candidateExample, { replayable });
 

@@ -42,10 +42,14 @@ export const docsRouter = new Hono<AppEnv>()
     Scalar({
       url: OPENAPI_PATH,
       pageTitle: "Candidate Contract Service API",
-      cdn: "/docs/scalar.js", // self-hosted: no CDN, no fonts, no telemetry, no proxy
+      // Self-hosted and offline: the bundle from this Worker, no fonts, no telemetry, no proxy
+      // (requests go straight to this service), and none of Scalar's online features.
+      cdn: "/docs/scalar.js",
       withDefaultFonts: false,
       telemetry: false,
-      hideClientButton: false,
+      showDeveloperTools: "never",
+      mcp: { disabled: true },
+      ...{ agent: { disabled: true } }, // not in this version's types, read by its bundle
       authentication: { preferredSecurityScheme: "bearerAuth" },
     }),
   )

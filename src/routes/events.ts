@@ -45,7 +45,10 @@ const valueSizeCheck = (body: { value?: unknown }, ctx: z.RefinementCtx) => {
   }
 };
 
-const EventBody = z.strictObject(eventFields).superRefine(valueSizeCheck).openapi("EventBody");
+const EventBody = z
+  .strictObject(eventFields)
+  .superRefine(valueSizeCheck)
+  .openapi("EventBody", { example: { candidate_alias: "order-2026-0001", type: "purchase", value: { total: 120 } } });
 
 const BatchItem = z
   .strictObject({
@@ -62,7 +65,15 @@ const BatchItem = z
 
 const BatchBody = z
   .strictObject({ events: z.array(BatchItem).min(1).max(MAX_BATCH_ITEMS) })
-  .openapi("EventBatchBody", { description: `1 to ${MAX_BATCH_ITEMS} events; the body may be up to 1 MiB.` });
+  .openapi("EventBatchBody", {
+    description: `1 to ${MAX_BATCH_ITEMS} events; the body may be up to 1 MiB.`,
+    example: {
+      events: [
+        { candidate_alias: "order-2026-0001", type: "purchase", value: { total: 120 }, idempotency_key: "ord-1-purchase" },
+        { candidate_alias: "order-2026-0002", type: "view" },
+      ],
+    },
+  });
 
 const RecordedEventSchema = z.object({ event: EventSchema, candidate: CandidateSchema });
 

@@ -1,5 +1,5 @@
 /** Examples for the OpenAPI document: one realistic value of each thing the API answers with. */
-const contract = {
+export const contractExample = {
   price: 49.5,
   activity_window: 604800,
   review_window: 86400,
@@ -10,7 +10,7 @@ const contract = {
 export const schemaExample = {
   id: "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
   user_id: "01936f0e-0000-7000-8000-00000000a11c",
-  contract,
+  contract: contractExample,
   created_at: "2026-11-22T09:00:00.000Z",
   updated_at: "2026-11-22T09:00:00.000Z",
 };
@@ -26,7 +26,7 @@ export const candidateExample = {
   activity_ends_at: "2026-11-22T10:15:00.000Z",
   review_ends_at: "2026-11-23T10:15:00.000Z",
   created_at: "2026-11-22T10:00:00.000Z",
-  contract,
+  contract: contractExample,
 };
 
 export const eventExample = {

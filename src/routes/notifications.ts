@@ -38,7 +38,7 @@ const FeedQuery = z.strictObject({
   candidate_alias: z.string().min(8).max(255).optional(),
 });
 const IdParam = z.object({ id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }) });
-const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) }).openapi("ResendBody");
+const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) }).openapi("ResendBody", { example: { webhook_endpoint_id: webhookEndpointExample.id } });
 
 const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
 

@@ -4,7 +4,7 @@ import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
-import { schemaExample } from "./examples";
+import { contractExample, schemaExample } from "./examples";
 import { completionStatement } from "../db/idempotency";
 import { refuseIfKeyLost } from "../idempotency";
 import {
@@ -85,7 +85,7 @@ export async function requireSchema(database: D1Database, accountId: string, id:
   return schema;
 }
 
-const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody");
+const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody", { example: { contract: contractExample } });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 

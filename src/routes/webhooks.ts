@@ -48,7 +48,9 @@ const WithSecretSchema = WebhookEndpointSchema.extend({
 
 const CreateBody = z
   .strictObject({ url: UrlSchema, description: DescriptionSchema.optional(), enabled_events: EventTypesSchema.optional() })
-  .openapi("CreateWebhookEndpointBody");
+  .openapi("CreateWebhookEndpointBody", {
+    example: { url: "https://billing.example.com/hooks/candidates", description: "Billing system", enabled_events: ["candidate.confirmed", "candidate.failed"] },
+  });
 const UpdateBody = z
   .strictObject({
     url: UrlSchema.optional(),
@@ -57,7 +59,7 @@ const UpdateBody = z
     status: z.enum(["enabled", "disabled"]).optional().openapi({ description: "`enabled` also clears the failure streak." }),
   })
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
-  .openapi("UpdateWebhookEndpointBody");
+  .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 const DeliveriesQuery = z.strictObject({
   after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),

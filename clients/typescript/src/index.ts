@@ -1,0 +1,204 @@
+/**
+ * A typed client for the Candidate Contract Service.
+ *
+ * The request and response types are generated from the service's OpenAPI document
+ * (`generated.ts`, by `npm run openapi`), so a wrong field is a type error before anything is sent.
+ * On top of the generated calls (openapi-fetch):
+ * - every POST carries an `Idempotency-Key` (yours, or one made for the call), reused by its
+ *   retries, so a retried call never does anything twice;
+ * - 429 waits for `Retry-After`; 5xx and network errors retry with exponential backoff;
+ * - every error is one `CandidateContractError` with the API's `code`, `details` and `request_id`;
+ * - list helpers iterate every page;
+ * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
+ */
+import createClient, { type Client, type Middleware } from "openapi-fetch";
+import { Webhook } from "standardwebhooks";
+import type { components, paths } from "./generated.ts";
+
+export type { components, paths };
+type Schemas = components["schemas"];
+export type Contract = Schemas["Contract"];
+export type Schema = Schemas["Schema"];
+export type Candidate = Schemas["Candidate"];
+export type CandidateWithEvents = Schemas["CandidateWithEvents"];
+export type Event = Schemas["Event"];
+export type Notification = Schemas["Notification"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type Summary = Schemas["Summary"];
+export type CustomerSummary = Schemas["CustomerSummary"];
+export type ErrorBody = Schemas["Error"];
+
+/** Every error the service answers with, and a call that could not reach it. */
+export class CandidateContractError extends Error {
+  constructor(
+    /** The API's error code (`VALIDATION_ERROR`, `CANDIDATE_NOT_FOUND`, ...), or `NETWORK_ERROR`. */
+    readonly code: string,
+    message: string,
+    /** The HTTP status, or 0 when no answer came. */
+    readonly status: number,
+    /** Every problem a `VALIDATION_ERROR` found, each at its dotted path. */
+    readonly details: { path: string; message: string }[] = [],
+    /** The request's id, to quote when reporting a problem. */
+    readonly requestId: string | null = null,
+    /** Where the code is documented. */
+    readonly docUrl: string | null = null,
+  ) {
+    super(message);
+    this.name = "CandidateContractError";
+  }
+}
+
+export interface ClientOptions {
+  /** The service's address, e.g. `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /** An API token (`cct_...`). */
+  token: string;
+  /** Retries of a call after a 429, a 5xx or a network error (default 3). */
+  maxRetries?: number;
+  /** The first backoff, doubled on each retry (default 500 ms); a 429 waits its `Retry-After`. */
+  backoffMs?: number;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A fetch that retries what may succeed later, each retry of a POST with the same
+ * `Idempotency-Key`, so the service applies the request at most once.
+ */
+function retryingFetch({ maxRetries = 3, backoffMs = 500, fetch: send = globalThis.fetch.bind(globalThis) }: ClientOptions): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= maxRetries;
+      let response: Response;
+      try {
+        response = await send(request.clone());
+      } catch (error) {
+        if (last) throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${(error as Error).message}`, 0);
+        await sleep(backoffMs * 2 ** attempt);
+        continue;
+      }
+      if (last || (response.status !== 429 && response.status < 500)) return response;
+      const retryAfter = Number(response.headers.get("Retry-After"));
+      await response.body?.cancel();
+      await sleep(response.status === 429 && retryAfter > 0 ? retryAfter * 1000 : backoffMs * 2 ** attempt);
+    }
+  };
+}
+
+/** Non-2xx answers become a CandidateContractError with what the service said. */
+const throwOnError: Middleware = {
+  async onResponse({ response }) {
+    if (response.ok) return undefined;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as ErrorBody | null;
+    const error = body?.error;
+    throw new CandidateContractError(
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? `The service answered ${response.status}.`,
+      response.status,
+      error?.details ?? [],
+      body?.request_id ?? response.headers.get("Request-Id"),
+      error?.doc_url ?? null,
+    );
+  },
+};
+
+/** A page of a list: its items, and the cursor of the next page (null on the last). */
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** Every item of a paged list, one page at a time. */
+export async function* paginate<T>(page: (after: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
+  let after: string | undefined;
+  do {
+    const { data, next_cursor } = await page(after);
+    yield* data;
+    after = next_cursor ?? undefined;
+  } while (after !== undefined);
+}
+
+/** What a call answered: a successful call always has data (errors throw). */
+const data = <T>(result: { data?: T }): T => result.data as T;
+
+export type ListCandidatesQuery = NonNullable<paths["/v1/candidates"]["get"]["parameters"]["query"]>;
+export type ListNotificationsQuery = NonNullable<paths["/v1/notifications"]["get"]["parameters"]["query"]>;
+export type SummaryQuery = NonNullable<paths["/v1/summary"]["get"]["parameters"]["query"]>;
+
+export function createCandidateContractClient(options: ClientOptions) {
+  const api: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    headers: { Authorization: `Bearer ${options.token}` },
+    fetch: retryingFetch(options),
+  });
+  api.use(throwOnError);
+  /** A POST's Idempotency-Key, when the caller gives one (else the client makes one per call). */
+  const keyed = (idempotencyKey?: string) => (idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {});
+
+  return {
+    /** The generated client itself (with the retries and errors above), for any call. */
+    api,
+    schemas: {
+      create: async (contract: Contract, idempotencyKey?: string) =>
+        data(await api.POST("/v1/schemas", { body: { contract }, ...keyed(idempotencyKey) })),
+      list: async () => data(await api.GET("/v1/schemas")).data,
+      get: async (id: string) => data(await api.GET("/v1/schemas/{id}", { params: { path: { id } } })),
+    },
+    candidates: {
+      create: async (body: paths["/v1/candidates"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
+        data(await api.POST("/v1/candidates", { body, ...keyed(idempotencyKey) })),
+      get: async (alias: string) => data(await api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } } })),
+      /** Every candidate matching the query, newest first, across pages. */
+      list: (query: Omit<ListCandidatesQuery, "after"> = {}) =>
+        paginate((after) => api.GET("/v1/candidates", { params: { query: { ...query, after } } }).then(data)),
+      resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", idempotencyKey?: string) =>
+        data(await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome }, ...keyed(idempotencyKey) })),
+    },
+    events: {
+      submit: async (body: paths["/v1/events"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
+        data(await api.POST("/v1/events", { body, ...keyed(idempotencyKey) })),
+      /** Up to 100 events: one result per item, each `{ status: 201, event, candidate }` or `{ status, error }`. */
+      submitBatch: async (events: paths["/v1/events/batch"]["post"]["requestBody"]["content"]["application/json"]["events"], idempotencyKey?: string) =>
+        data(await api.POST("/v1/events/batch", { body: { events }, ...keyed(idempotencyKey) })).data,
+    },
+    /** What the account bills, exact now: per status, count and exact amount; optionally one customer's, in a range. */
+    summary: async (query: Omit<SummaryQuery, "group_by" | "after" | "limit"> = {}) =>
+      data(await api.GET("/v1/summary", { params: { query } })) as Summary,
+    /** The same per customer, in customer_uuid order, across pages. */
+    summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}) =>
+      paginate(async (after) => data(await api.GET("/v1/summary", { params: { query: { ...query, group_by: "customer_uuid", after } } })) as Page<CustomerSummary>),
+    notifications: {
+      /** Every notification after `after` (an id), oldest first, across pages. */
+      list: (query: Omit<ListNotificationsQuery, "after"> & { after?: string } = {}) =>
+        paginate(async (cursor) => data(await api.GET("/v1/notifications", { params: { query: { ...query, after: cursor ?? query.after } } }))),
+      get: async (id: string) => data(await api.GET("/v1/notifications/{id}", { params: { path: { id } } })),
+    },
+    webhookEndpoints: {
+      create: async (body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
+        data(await api.POST("/v1/webhook_endpoints", { body, ...keyed(idempotencyKey) })),
+      list: async () => data(await api.GET("/v1/webhook_endpoints")).data,
+      /** Every delivery attempt of an endpoint, newest first, across pages. */
+      deliveries: (id: string) =>
+        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { after } } }).then(data)),
+    },
+  };
+}
+
+export type CandidateContractClient = ReturnType<typeof createCandidateContractClient>;
+
+/**
+ * Verifies a webhook delivery with the endpoint's secret (`whsec_...`) and returns its
+ * notification; throws if the signature or timestamp does not hold. Pass the raw body, exactly
+ * as received, and its headers.
+ */
+export function verifyWebhook(secret: string, body: string, headers: Headers | Record<string, string>): Notification {
+  const plain = headers instanceof Headers ? Object.fromEntries(headers) : headers;
+  return new Webhook(secret).verify(body, plain) as Notification;
+}

@@ -1,0 +1,71 @@
+/**
+ * `npm run test:docs`: the API reference in a real browser, as a developer meets it. Starts
+ * `npm run dev`, opens /docs in Chromium (Debian's `chromium`, driven by playwright-core; set
+ * CHROMIUM_PATH for another), checks every operation is listed and nothing is fetched from
+ * anywhere but this service, creates a schema through the page's "Test Request" with the
+ * development token, and keeps a screenshot in test/artifacts/.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import { chromium, type Browser } from "playwright-core";
+import { DevServer } from "./lib/dev-server.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARTIFACTS = "test/artifacts";
+const dev = new DevServer();
+let browser: Browser | undefined;
+
+after(async () => {
+  await browser?.close();
+  await dev.cleanUp();
+});
+
+test("the API reference lists every operation and sends a real request from the page", async () => {
+  assert.ok(existsSync(CHROMIUM), `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  const token = await dev.start();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // As root in a container, offline: no sandbox, and none of Chromium's own background traffic.
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const elsewhere: string[] = [];
+  page.on("request", (request) => {
+    if (!request.url().startsWith(dev.url) && !request.url().startsWith("data:")) elsewhere.push(request.url());
+  });
+
+  await page.goto(`${dev.url}/docs`, { waitUntil: "networkidle" });
+  await page.getByText("Create a schema", { exact: true }).first().waitFor();
+  // Every operation of the OpenAPI document is in the reference's sidebar, each group opened.
+  const document = JSON.parse(readFileSync("clients/typescript/openapi.json", "utf8")) as { paths: Record<string, Record<string, { summary: string }>> };
+  const summaries = Object.values(document.paths).flatMap((operations) => Object.values(operations).map((op) => op.summary));
+  assert.equal(summaries.length, 22);
+  for (const tag of ["Candidates", "Events", "Webhooks", "Notifications", "Billing"]) {
+    await page.getByRole("button", { name: `Open Group - ${tag}` }).first().click();
+  }
+  const sidebar = await page.locator("body").innerText();
+  for (const summary of summaries) assert.ok(sidebar.includes(summary), `operation "${summary}" in the reference`);
+
+  // "Test Request" on "Create a schema", with the token pasted in: a real 201 from this service.
+  await page.getByPlaceholder("Token").first().fill(token);
+  await page.getByRole("button", { name: /Test Request.*post \/v1\/schemas/ }).first().click();
+  const created = page.waitForResponse((response) => response.url() === `${dev.url}/v1/schemas` && response.request().method() === "POST");
+  await page.getByRole("button", { name: "Send" }).first().click();
+  const response = await created;
+  assert.equal(response.status(), 201);
+  const schema = (await response.json()) as { id: string };
+  await page.getByText("201 Created").first().waitFor();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS}/docs-create-schema.png` });
+
+  // The schema the page created is the account's.
+  const listed = (await (await fetch(`${dev.url}/v1/schemas/${schema.id}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { id: string };
+  assert.equal(listed.id, schema.id);
+  assert.deepEqual(elsewhere, [], "the reference fetched nothing but this service");
+
+  await page.goto(`${dev.url}/docs/errors/VALIDATION_ERROR`);
+  // The error page renders its code spans: the field a VALIDATION_ERROR explains is code.
+  await page.locator("code", { hasText: "details" }).first().waitFor();
+  await page.screenshot({ path: `${ARTIFACTS}/docs-error-page.png` });
+});

@@ -1,0 +1,123 @@
+/**
+ * The typed client (clients/typescript) against the real Worker: the README's walk-through, typed
+ * errors, retries that reuse their Idempotency-Key, Retry-After, pagination, webhook verification.
+ */
+import { describe, expect, it } from "vitest";
+import { SELF } from "cloudflare:test";
+import { Webhook } from "standardwebhooks";
+import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
+import { contract, createAccount, freshAlias } from "../support/api";
+
+const BASE = "https://api.test";
+const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
+
+async function clientFor(send: typeof fetch = worker, options: { backoffMs?: number } = {}) {
+  const account = await createAccount();
+  return createCandidateContractClient({ baseUrl: BASE, token: account.token, fetch: send, backoffMs: options.backoffMs ?? 1 });
+}
+
+describe("the TypeScript client", () => {
+  it("walks through the README: a schema, a candidate, events, the read and the list", async () => {
+    const client = await clientFor();
+    const schema = await client.schemas.create({
+      price: 49.5,
+      activity_window: 604800,
+      review_window: 86400,
+      fulfillment_condition: { event: "purchase", field: "total", gte: 100 },
+      timeout_outcome: "fail",
+    });
+    const alias = freshAlias("client");
+    const created = await client.candidates.create({ customer_uuid: "cust_42", candidate_alias: alias });
+    expect(created).toMatchObject({ status: "OPEN", schema_id: schema.id });
+    await client.events.submit({ candidate_alias: alias, type: "purchase", value: { total: 80 } });
+    const hit = await client.events.submit({ candidate_alias: alias, type: "purchase", value: { total: 120 } });
+    expect(hit.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
+    expect((await client.candidates.get(alias)).events).toHaveLength(2);
+    const [result] = await client.events.submitBatch([{ candidate_alias: alias, type: "view" }]);
+    expect(result.status).toBe(201);
+    expect((await client.summary()).PENDING.count).toBe(1);
+    const perCustomer = [];
+    for await (const entry of client.summaryByCustomer({ limit: 1 })) perCustomer.push(entry);
+    expect(perCustomer.map((c) => [c.customer_uuid, c.PENDING.amount])).toEqual([["cust_42", "49.5"]]);
+  });
+
+  it("iterates every page of a list", async () => {
+    const client = await clientFor();
+    const aliases = [];
+    for (let i = 0; i < 5; i++) {
+      const alias = freshAlias(`page${i}`);
+      await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
+      aliases.push(alias);
+    }
+    const seen: string[] = [];
+    for await (const candidate of client.candidates.list({ limit: 2 })) seen.push(candidate.candidate_alias);
+    expect(seen).toEqual(aliases.reverse());
+  });
+
+  it("throws one typed error with the API's code, details and request id", async () => {
+    const client = await clientFor();
+    const missing = await client.candidates.get("no-such-alias-1").catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(CandidateContractError);
+    expect(missing).toMatchObject({ code: "CANDIDATE_NOT_FOUND", status: 404, requestId: expect.any(String), docUrl: expect.stringContaining("CANDIDATE_NOT_FOUND") });
+    const invalid = await client.schemas.create({ ...(contract() as Contract), price: -1 }).catch((error: unknown) => error);
+    expect(invalid).toMatchObject({ code: "VALIDATION_ERROR", status: 400, details: [{ path: "contract.price", message: expect.any(String) }] });
+  });
+
+  it("retries a POST whose answer was lost with the same Idempotency-Key: the event is recorded once", async () => {
+    const keys: (string | null)[] = [];
+    const flaky: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === "POST" && request.url.endsWith("/v1/events")) {
+        keys.push(request.headers.get("Idempotency-Key"));
+        const response = await worker(request);
+        if (keys.length === 1) return new Response("upstream timeout", { status: 503 }); // the answer is lost
+        return response;
+      }
+      return worker(request);
+    };
+    const client = await clientFor(flaky);
+    const alias = freshAlias("retry");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
+    const answer = await client.events.submit({ candidate_alias: alias, type: "ping" });
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([answer.event.id]);
+  });
+
+  it("waits for Retry-After on 429, and retries network errors", async () => {
+    let calls = 0;
+    const busy: typeof fetch = async (input, init) => {
+      calls++;
+      if (calls === 1) return new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), { status: 429, headers: { "Retry-After": "1" } });
+      if (calls === 2) throw new TypeError("connection reset");
+      return worker(input, init);
+    };
+    const client = await clientFor(busy);
+    const started = Date.now();
+    expect(await client.schemas.list()).toEqual([]);
+    expect(calls).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+
+    const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")));
+    await expect(down.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", status: 0 });
+  });
+
+  it("types requests: a wrong field does not compile", async () => {
+    const client = await clientFor();
+    // @ts-expect-error: a price is a number, not a string
+    const wrong = client.schemas.create({ ...(contract() as Contract), price: "49.5" });
+    await expect(wrong).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    // @ts-expect-error: no such field
+    await expect(client.events.submit({ candidate_alias: "some-alias-1", type: "x", typo: 1 })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("verifies a webhook delivery, and refuses a forged one", () => {
+    const secret = `whsec_${btoa("0123456789abcdef0123456789abcdef")}`;
+    const body = JSON.stringify({ id: "ntf_x_pending", type: "candidate.pending", timestamp: new Date().toISOString(), data: {} });
+    const signature = new Webhook(secret).sign("ntf_x_pending", new Date(), body);
+    const headers = new Headers({ "webhook-id": "ntf_x_pending", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature });
+    expect(verifyWebhook(secret, body, headers).id).toBe("ntf_x_pending");
+    expect(() => verifyWebhook(secret, body.replace("pending", "confirmed"), headers)).toThrow();
+  });
+});

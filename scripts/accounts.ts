@@ -1,10 +1,10 @@
 /**
  * The account dashboard, for now a command line:
  *
- *   npm run accounts -- create --name NAME [--json] [--remote]
- *   npm run accounts -- tokens create --account ID [--json] [--remote]
- *   npm run accounts -- tokens list --account ID [--json] [--remote]
- *   npm run accounts -- tokens revoke --token-id ID [--json] [--remote]
+ *   npm run -s accounts -- create --name NAME [--json] [--remote]
+ *   npm run -s accounts -- tokens create --account ID [--json] [--remote]
+ *   npm run -s accounts -- tokens list --account ID [--json] [--remote]
+ *   npm run -s accounts -- tokens revoke --token-id ID [--json] [--remote]
  *
  * Without --remote it works on the local database of `npm run dev` (also while that runs).
  */
@@ -14,10 +14,10 @@ import { migrateLocal, type D1Target } from "./lib/d1.ts";
 import { stopOnSignals } from "./lib/wrangler.ts";
 
 const USAGE = `Usage:
-  npm run accounts -- create --name NAME [--json] [--remote]
-  npm run accounts -- tokens create --account ACCOUNT_ID [--json] [--remote]
-  npm run accounts -- tokens list --account ACCOUNT_ID [--json] [--remote]
-  npm run accounts -- tokens revoke --token-id TOKEN_ID [--json] [--remote]
+  npm run -s accounts -- create --name NAME [--json] [--remote]
+  npm run -s accounts -- tokens create --account ACCOUNT_ID [--json] [--remote]
+  npm run -s accounts -- tokens list --account ACCOUNT_ID [--json] [--remote]
+  npm run -s accounts -- tokens revoke --token-id TOKEN_ID [--json] [--remote]
 
 Without --remote, commands use the local database that 'npm run dev' serves.
 --json prints one line of JSON. Tokens are shown once, when created.`;
@@ -84,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
       if (outcome === "not_found") return fail(`No token with id '${tokenId}'.`, values.json);
       print(
         { token_id: tokenId, revoked: true },
-        outcome === "already" ? `Token ${tokenId} was already revoked.` : `Revoked token ${tokenId}. It stops working within 30 seconds.`,
+        outcome === "already" ? `Token ${tokenId} was already revoked.` : `Revoked token ${tokenId}. It stops working within 10 seconds (the token cache's lifetime, TOKEN_CACHE_TTL_MS in src/auth.ts).`,
       );
       return 0;
     }

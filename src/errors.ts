@@ -42,7 +42,7 @@ export const ERROR_CODES = {
     status: 401,
     type: "authentication_error",
     when: "The bearer token is unknown or has been revoked.",
-    fix: "Create a new token with `npm run accounts -- tokens create --account <id>` and use it instead.",
+    fix: "Create a new token with `npm run -s accounts -- tokens create --account <id>` and use it instead.",
   },
   NOT_FOUND: {
     status: 404,

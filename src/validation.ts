@@ -15,9 +15,11 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** POST /v1/events/batch: up to 100 events of up to 8 KiB each. */
 export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
-// A missing field reads better as "is required" than as "expected string, received undefined".
+// A missing field reads better as "is required" than as "expected string, received undefined"
+// (or, for a field with a fixed set of values, "Invalid option").
 z.config({
-  customError: (issue) => (issue.code === "invalid_type" && issue.input === undefined ? "is required" : undefined),
+  customError: (issue) =>
+    (issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined ? "is required" : undefined,
 });
 
 const dotted = (path: PropertyKey[]) => path.map(String).join(".");

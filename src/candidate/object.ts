@@ -78,6 +78,8 @@ type Failure<C extends string> = { ok: false; code: C };
 /** Success: the response body, serialised once, here. */
 type Answer<T> = { ok: true; body: JsonText<T> };
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
+/** Only a PENDING candidate can be resolved: the refusal says what it is instead. */
+type NotPending = { ok: false; code: "INVALID_STATE"; status: Status };
 const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
 
 export type RecordedEvent = { event: EventView; candidate: CandidateView };
@@ -109,7 +111,7 @@ export interface CandidateRpc {
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | "INVALID_STATE" | KeyReused>>;
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotPending>;
   /** The sweep's wake-up: settle what time decided, and rewrite the index row and feed. */
   settle(): Promise<void>;
 }
@@ -268,7 +270,8 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
     const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request);
     if (earlier) return earlier;
-    if (statusAt(state.record.timeline, now).status !== "PENDING") return { ok: false, code: "INVALID_STATE" } as const;
+    const { status } = statusAt(state.record.timeline, now);
+    if (status !== "PENDING") return { ok: false, code: "INVALID_STATE", status } satisfies NotPending;
     const record = { ...state.record, timeline: resolvedAt(state.record.timeline, outcome, now) };
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.transaction(() => {

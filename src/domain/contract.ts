@@ -160,6 +160,8 @@ export const TimeoutOutcomeSchema = z.enum(["confirm", "fail"]).openapi({
   description: "What the candidate is scheduled to become when the activity window ends unfulfilled.",
 });
 
+const WINDOW_TOO_LONG = { message: "is in seconds: at most 365 days (31,536,000)" };
+
 export const ContractSchema = z
   .strictObject({
     price: z
@@ -176,13 +178,13 @@ export const ContractSchema = z
       }),
     activity_window: z
       .number()
-      .min(0.001, { message: "must be at least 0.001 (one millisecond)" })
-      .max(MAX_WINDOW_SECONDS)
+      .min(0.001, { message: "is in seconds: at least 0.001 (one millisecond)" })
+      .max(MAX_WINDOW_SECONDS, WINDOW_TOO_LONG)
       .openapi({ description: "Seconds after creation during which events can fulfil the condition.", example: 86400 }),
     review_window: z
       .number()
-      .min(0)
-      .max(MAX_WINDOW_SECONDS)
+      .min(0, { message: "is in seconds: at least 0" })
+      .max(MAX_WINDOW_SECONDS, WINDOW_TOO_LONG)
       .openapi({ description: "Seconds the candidate stays PENDING before its outcome is final.", example: 3600 }),
     fulfillment_condition: ConditionNodeSchema,
     timeout_outcome: TimeoutOutcomeSchema,

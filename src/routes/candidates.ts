@@ -20,6 +20,7 @@ import {
   createRouter,
   errorResponses,
   jsonResponse,
+  PageLimitSchema,
   sendJsonText,
   withPostBody,
 } from "./models";
@@ -28,13 +29,14 @@ const FAILURE_MESSAGES = {
   CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
   CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
   EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
-  INVALID_STATE: (alias: string) => `Candidate '${alias}' is not PENDING, so it cannot be resolved.`,
+  INVALID_STATE: (alias: string, status?: string) =>
+    `Candidate '${alias}' is ${status ?? "not PENDING"}: only a PENDING candidate can be resolved.`,
   IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
-} satisfies Partial<Record<ErrorCode, (alias: string) => string>>;
+} satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
 
-/** The ApiError for a failure the candidate object reported. */
-export function candidateFailure(code: keyof typeof FAILURE_MESSAGES, alias: string) {
-  return new ApiError(code, FAILURE_MESSAGES[code](alias));
+/** The ApiError for a failure the candidate object reported (with the status it is in, if it says). */
+export function candidateFailure(code: keyof typeof FAILURE_MESSAGES, alias: string, status?: string) {
+  return new ApiError(code, FAILURE_MESSAGES[code](alias, status));
 }
 
 const CreateBody = z
@@ -70,7 +72,7 @@ const ListQuery = z.strictObject({
     example: "2026-12-01T00:00:00.000Z",
   }),
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
-  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
+  limit: PageLimitSchema.default(50),
 });
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
@@ -199,6 +201,6 @@ export const candidatesRouter = createRouter()
       c.req.valid("json").outcome,
       c.var.idempotency,
     );
-    if (!result.ok) throw candidateFailure(result.code, alias);
+    if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);
     return sendJsonText(c, result.body, 200);
   });

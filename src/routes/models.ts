@@ -24,6 +24,15 @@ export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body
 export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
+const LIMIT_MESSAGE = { message: "must be a whole number from 1 to 100" };
+/** A list's `limit` query parameter: items per page, 1 to 100. */
+export const PageLimitSchema = z.coerce
+  .number(LIMIT_MESSAGE)
+  .int(LIMIT_MESSAGE)
+  .min(1, LIMIT_MESSAGE)
+  .max(100, LIMIT_MESSAGE)
+  .openapi({ type: "integer", example: 50 });
+
 /**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
  * bound finer than a millisecond is rounded up: instants here are whole milliseconds, so a status

@@ -6,7 +6,7 @@ import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
 import { validationError } from "../validation";
-import { CandidateSchema, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
+import { CandidateSchema, createRouter, errorResponses, jsonResponse, PageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
 import { notificationExample, webhookEndpointExample } from "./examples";
 import { requireEndpoint } from "./webhooks";
 
@@ -33,7 +33,7 @@ export const NotificationSchema = z
 
 const FeedQuery = z.strictObject({
   after: z.string().min(1).max(255).optional().openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen)." }),
-  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
+  limit: PageLimitSchema.default(50),
   type: z.enum(NOTIFICATION_TYPES).optional(),
   candidate_alias: z.string().min(8).max(255).optional(),
 });

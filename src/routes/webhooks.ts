@@ -9,7 +9,7 @@ import { validationError } from "../validation";
 import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
 import { refuseIfKeyLost } from "../idempotency";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, PageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
 import { deliveryAttemptExample, webhookEndpointExample } from "./examples";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
@@ -63,7 +63,7 @@ const UpdateBody = z
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 const DeliveriesQuery = z.strictObject({
   after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
-  limit: z.coerce.number().int().min(1).max(100).default(50).openapi({ type: "integer", example: 50 }),
+  limit: PageLimitSchema.default(50),
 });
 
 const DeliveryAttemptSchema = z

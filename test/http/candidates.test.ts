@@ -278,7 +278,7 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     expect((await api.get(`/v1/candidates?status=FAILED`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
     const again = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
     expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe("INVALID_STATE");
+    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: `Candidate '${alias}' is FAILED: only a PENDING candidate can be resolved.` });
   });
 
   it("refuses to resolve an OPEN candidate with 409 INVALID_STATE", async () => {
@@ -287,7 +287,10 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     await api.post("/v1/candidates", body);
     const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "CONFIRMED" });
     expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe("INVALID_STATE");
+    expect(res.body.error).toMatchObject({
+      code: "INVALID_STATE",
+      message: `Candidate '${body.candidate_alias}' is OPEN: only a PENDING candidate can be resolved.`,
+    });
     expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).body.status).toBe("OPEN");
   });
 

@@ -73,6 +73,24 @@ describe("POST /v1/schemas", () => {
     expect((await api.get("/v1/schemas")).body.data).toEqual([]);
   });
 
+  it("words each refusal for a newcomer: the unit of a window, a missing field, a bad limit", async () => {
+    const api = client(await createAccount());
+    const refused = async (body: unknown) => (await api.post("/v1/schemas", body)).body.error.details;
+    expect(await refused({ contract: contract({ activity_window: 604_800_000 }) })).toEqual([
+      { path: "contract.activity_window", message: "is in seconds: at most 365 days (31,536,000)" },
+    ]);
+    expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([{ path: "contract.review_window", message: "is in seconds: at least 0" }]);
+    expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([{ path: "contract.timeout_outcome", message: "is required" }]);
+    expect(await refused({ contract: contract({ price: undefined }) })).toEqual([{ path: "contract.price", message: "is required" }]);
+    for (const path of ["/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
+      for (const limit of ["abc", "0", "101", "2.5", ""]) {
+        const res = await api.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
+        expect(res.status, `${path} limit=${limit}`).toBe(400);
+        expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: "must be a whole number from 1 to 100" }]);
+      }
+    }
+  });
+
   it("says why a leaf can never hold, and refuses it in an inline candidate contract too", async () => {
     const api = client(await createAccount());
     const leaf = { event: "a", gt: 5, lt: 3 };

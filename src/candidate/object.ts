@@ -12,7 +12,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
-import { applyEvent, compileCondition, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
+import { applyEvent, compileCondition, leafSatisfied, leavesGained, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
 import {
@@ -34,6 +34,7 @@ import type { NotificationMessage } from "../notifications/fanout";
 import {
   candidateJson,
   candidateWithEventsJson,
+  conditionProgress,
   contractJson,
   recordedEventJson,
   type CandidateRecord,
@@ -182,7 +183,29 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    return { ok: true, body: candidateWithEventsJson(candidateJson(state.record, state.contractJson, now), this.store.eventsJson()) } as const;
+    const candidate = candidateJson(state.record, state.contractJson, now);
+    const progress = conditionProgress(state.condition, state.satisfiedMask, this.satisfiers(state));
+    return { ok: true, body: candidateWithEventsJson(candidate, progress, this.store.eventsJson()) } as const;
+  }
+
+  /**
+   * The event that first satisfied each satisfied leaf. An object created before progress was
+   * stored has leaves satisfied with no record of by whom: found once from its matched events.
+   */
+  private satisfiers(state: StoredState) {
+    const found = new Map(this.store.progress().map((row) => [row.leaf, { eventId: row.event_id, at: row.satisfied_at }]));
+    const missing = new Set(leavesGained(0, state.satisfiedMask).filter((leaf) => !found.has(leaf)));
+    for (const row of missing.size > 0 ? this.store.matchedEvents() : []) {
+      const event: SubmittedEvent = { type: row.type, value: row.value === null ? undefined : JSON.parse(row.value), hasValue: row.value !== null };
+      const leaves = (state.condition.leavesByEvent.get(row.type) ?? []).filter((leaf) => missing.has(leaf) && leafSatisfied(state.condition.leaves[leaf], event));
+      for (const leaf of leaves) {
+        missing.delete(leaf);
+        found.set(leaf, { eventId: row.id, at: row.received_at });
+      }
+      if (leaves.length > 0) this.store.recordProgress(leaves, row.id, row.received_at);
+      if (missing.size === 0) break;
+    }
+    return found;
   }
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
@@ -205,11 +228,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const fulfilledBy = plans.find((p) => p.kind === "record" && p.after.record !== state.record && p.after.record === final.record);
     const write = () => {
       const results: EventResult[] = [];
+      let mask = state.satisfiedMask;
       for (const [i, plan] of plans.entries()) {
         if (plan.kind === "done") results.push(plan.result);
         else if (plan.kind === "same-as") results.push(results[plan.index]);
         else {
           const event = this.store.insertEvent(plan.id, plan.event.type, plan.event.hasValue ? JSON.stringify(plan.event.value) : null, now, plan.matched);
+          this.store.recordProgress(leavesGained(mask, plan.after.satisfiedMask), plan.id, now);
+          mask = plan.after.satisfiedMask;
           results.push({ ok: true, body: recordedEventJson(event, candidateJson(plan.after.record, plan.after.contractJson, now)) });
           const key = items[i].key;
           if (key) this.store.rememberKey(accountId, ITEM_KEY_PREFIX + key.key, key.fingerprint, now, results[i]);

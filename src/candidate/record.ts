@@ -2,6 +2,7 @@
  * A candidate as stored (in its Durable Object and, for lists, in D1) and as shown in responses.
  * One view function serves the single read, the list and every write response, so they agree.
  */
+import { holds, type CompiledCondition } from "../domain/condition";
 import type { Contract } from "../domain/contract";
 import type { Json, JsonText } from "../domain/json";
 import { statusAt, type Timeline } from "../domain/timeline";
@@ -63,7 +64,29 @@ function candidateFields(record: CandidateBasics, now: number) {
 }
 
 export type CandidateView = ReturnType<typeof candidateFields> & { contract: Contract };
-export type CandidateWithEvents = CandidateView & { events: EventView[] };
+
+/** Which leaves of the condition are met, and by which event (the first to meet each). */
+export interface ConditionProgress {
+  fulfilled: boolean;
+  leaves: { path: string; event: string; satisfied: boolean; event_id: string | null; satisfied_at: string | null }[];
+}
+
+export type CandidateWithEvents = CandidateView & { condition_progress: ConditionProgress; events: EventView[] };
+
+/** The progress view: every leaf in contract order, with the event that first satisfied it. */
+export function conditionProgress(
+  condition: CompiledCondition,
+  mask: number,
+  satisfiers: ReadonlyMap<number, { eventId: string; at: number }>,
+): ConditionProgress {
+  return {
+    fulfilled: holds(condition.tree, mask),
+    leaves: condition.leaves.map((leaf, i) => {
+      const by = satisfiers.get(i);
+      return { path: leaf.path, event: leaf.event, satisfied: by !== undefined, event_id: by?.eventId ?? null, satisfied_at: by ? iso(by.at) : null };
+    }),
+  };
+}
 
 /**
  * The candidate as the API shows it at instant `now` (without `events`). Its contract comes last,
@@ -74,10 +97,10 @@ export function candidateJson(record: CandidateBasics, contract: JsonText<Contra
   return `${JSON.stringify(candidateFields(record, now)).slice(0, -1)},"contract":${contract}}` as JsonText<CandidateView>;
 }
 
-/** The single read: the candidate with its events (EVENT_JSON_SQL each, oldest first). */
-export function candidateWithEventsJson(candidate: JsonText<CandidateView>, events: JsonText<EventView>[]) {
+/** The single read: the candidate, its condition's progress and its events (EVENT_JSON_SQL each, oldest first). */
+export function candidateWithEventsJson(candidate: JsonText<CandidateView>, progress: ConditionProgress, events: JsonText<EventView>[]) {
   // Spliced in before the candidate's closing brace, so `events` comes last.
-  return `${candidate.slice(0, -1)},"events":[${events.join(",")}]}` as JsonText<CandidateWithEvents>;
+  return `${candidate.slice(0, -1)},"condition_progress":${JSON.stringify(progress)},"events":[${events.join(",")}]}` as JsonText<CandidateWithEvents>;
 }
 
 /** The answer to an event submission: the event (EVENT_JSON_SQL) and the candidate after it. */

@@ -39,10 +39,17 @@ const TABLES = `
     type    TEXT NOT NULL,
     payload TEXT NOT NULL,
     flushed INTEGER NOT NULL DEFAULT 0
+  );
+  -- The event that first satisfied each leaf of the condition (leaf: its index in the compiled
+  -- condition), so the single read shows what is met and what is not.
+  CREATE TABLE IF NOT EXISTS condition_progress (
+    leaf         INTEGER PRIMARY KEY,
+    event_id     TEXT NOT NULL,
+    satisfied_at INTEGER NOT NULL
   );`;
 
 /** The table added last: an object without it was created before it, and gets the new tables. */
-const NEWEST_TABLE = "outbox";
+const NEWEST_TABLE = "condition_progress";
 
 // Types, not interfaces: SQL rows need the implicit index signature of a type literal.
 export type CandidateRow = {
@@ -51,6 +58,20 @@ export type CandidateRow = {
   settled_status: Status;
   settled_since: number;
   indexed_version: number;
+};
+
+export type ProgressRow = {
+  leaf: number;
+  event_id: string;
+  satisfied_at: number;
+};
+
+/** A recorded event that satisfied some leaf, as stored (its value as JSON text, or null). */
+export type MatchedEventRow = {
+  id: string;
+  type: string;
+  value: string | null;
+  received_at: number;
 };
 
 export type OutboxRow = {
@@ -110,6 +131,22 @@ export class CandidateStore {
         matched ? 1 : 0,
       )
       .one().event;
+  }
+
+  /** Records the event that satisfied these leaves first (a leaf already recorded keeps its own). */
+  recordProgress(leaves: number[], eventId: string, at: number) {
+    for (const leaf of leaves) {
+      this.sql.exec(`INSERT OR IGNORE INTO condition_progress (leaf, event_id, satisfied_at) VALUES (?, ?, ?)`, leaf, eventId, at);
+    }
+  }
+
+  progress(): ProgressRow[] {
+    return this.sql.exec<ProgressRow>(`SELECT leaf, event_id, satisfied_at FROM condition_progress ORDER BY leaf`).toArray();
+  }
+
+  /** The events that satisfied some leaf, oldest first: lazily, as a caller may stop early. */
+  matchedEvents(): Iterable<MatchedEventRow> {
+    return this.sql.exec<MatchedEventRow>(`SELECT id, type, value, received_at FROM events WHERE matched = 1 ORDER BY seq`);
   }
 
   /** Every event as the API shows it, oldest first, one row each. */

@@ -11,6 +11,8 @@ import { COMPARATORS, type ConditionNode } from "./contract";
 import { isJsonObject, type Json } from "./json";
 
 export interface Leaf {
+  /** Where the leaf is in the contract, dotted as validation paths are: `fulfillment_condition.all.0`. */
+  path: string;
   event: string;
   field?: string[];
   /** Each key of `match` with its expected value in canonical JSON (RFC 8785), for JSON equality. */
@@ -37,11 +39,12 @@ export interface SubmittedEvent {
 export function compileCondition(root: ConditionNode): CompiledCondition {
   const leaves: Leaf[] = [];
   const leavesByEvent = new Map<string, number[]>();
-  const build = (node: ConditionNode): Tree => {
-    if (node.all) return { all: node.all.map(build) };
-    if (node.any) return { any: node.any.map(build) };
+  const build = (node: ConditionNode, path: string): Tree => {
+    if (node.all) return { all: node.all.map((child, i) => build(child, `${path}.all.${i}`)) };
+    if (node.any) return { any: node.any.map((child, i) => build(child, `${path}.any.${i}`)) };
     const index = leaves.length;
     leaves.push({
+      path,
       event: node.event!,
       field: node.field?.split("."),
       match: node.match && Object.entries(node.match).map(([key, expected]) => [key, canonicalize(expected)!]),
@@ -50,7 +53,7 @@ export function compileCondition(root: ConditionNode): CompiledCondition {
     leavesByEvent.set(node.event!, [...(leavesByEvent.get(node.event!) ?? []), index]);
     return { leaf: index };
   };
-  return { leaves, tree: build(root), leavesByEvent };
+  return { leaves, tree: build(root, "fulfillment_condition"), leavesByEvent };
 }
 
 /** Whether one event satisfies one leaf on its own. */
@@ -100,6 +103,14 @@ export function applyEvent(condition: CompiledCondition, mask: number, event: Su
     }
   }
   return { mask, matched, fulfilled: matched && holds(condition.tree, mask) };
+}
+
+/** The leaves set in `mask` that are not in `before`: what one event newly satisfied. */
+export function leavesGained(before: number, mask: number): number[] {
+  const gained = (mask & ~before) >>> 0;
+  const leaves: number[] = [];
+  for (let i = 0; i < 32; i++) if ((gained >>> i) & 1) leaves.push(i);
+  return leaves;
 }
 
 /** Whether the condition holds given the set of satisfied leaves. */

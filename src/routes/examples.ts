@@ -37,7 +37,14 @@ export const eventExample = {
   matched: true,
 };
 
-export const candidateWithEventsExample = { ...candidateExample, events: [eventExample] };
+export const candidateWithEventsExample = {
+  ...candidateExample,
+  condition_progress: {
+    fulfilled: true,
+    leaves: [{ path: "fulfillment_condition", event: "purchase", satisfied: true, event_id: eventExample.id, satisfied_at: eventExample.received_at }],
+  },
+  events: [eventExample],
+};
 
 export const notificationExample = {
   id: "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",

@@ -215,7 +215,29 @@ export const EventSchema = z
   })
   .openapi("Event");
 
+export const ConditionProgressSchema = z
+  .object({
+    fulfilled: z.boolean().openapi({ description: "Whether the satisfied leaves make the whole condition hold." }),
+    leaves: z
+      .array(
+        z.object({
+          path: z.string().openapi({ description: "Where the leaf is in the contract.", example: "fulfillment_condition.all.1" }),
+          event: z.string().openapi({ description: "The event type the leaf names." }),
+          satisfied: z.boolean().openapi({ description: "Whether an event inside the activity window has satisfied it." }),
+          event_id: z.string().uuid().nullable().openapi({ description: "The first event that satisfied it; null while unmet." }),
+          satisfied_at: timestamp("When that event was received; null while unmet.").nullable(),
+        }),
+      )
+      .openapi({ description: "Every leaf of the condition, in contract order." }),
+  })
+  .openapi("ConditionProgress", {
+    description:
+      "Extension. What the condition still needs: each leaf, met or not, and the first event that met it. A compound `all` " +
+      "with one leaf met shows that leaf satisfied and `fulfilled: false` while the candidate stays `OPEN`.",
+  });
+
 export const CandidateWithEventsSchema = CandidateSchema.extend({
+  condition_progress: ConditionProgressSchema,
   events: z.array(EventSchema).openapi({ description: "Recorded events, oldest first." }),
 }).openapi("CandidateWithEvents");
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
-import { client, contract, createAccount, freshAlias } from "../support/api";
-import { useClock } from "../support/clock";
+import { client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
+import { iso, useClock } from "../support/clock";
 
 const newCandidate = (over: Record<string, unknown> = {}) => ({
   customer_uuid: "cust-1",
@@ -144,7 +144,11 @@ describe("GET /v1/candidates/{alias}", () => {
     const e3 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping" })).body.event;
     const res = await api.get(`/v1/candidates/${body.candidate_alias}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...created, events: [e1, e2, e3] });
+    expect(res.body).toEqual({
+      ...created,
+      condition_progress: { fulfilled: false, leaves: [{ path: "fulfillment_condition", event: "done", satisfied: false, event_id: null, satisfied_at: null }] },
+      events: [e1, e2, e3],
+    });
     expect(res.body.events[1]).toHaveProperty("value", null);
     expect(res.body.events[2]).not.toHaveProperty("value");
   });
@@ -168,6 +172,73 @@ describe("GET /v1/candidates/{alias}", () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
     expect(foreign.body.error.message).toBe(missing.body.error.message.replace(`${body.candidate_alias}-x`, body.candidate_alias));
+  });
+});
+
+describe("GET /v1/candidates/{alias}: condition_progress", () => {
+  const compound = { all: [{ event: "signup" }, { any: [{ event: "purchase", field: "total", gte: 100 }, { event: "referral" }] }] };
+  const unmet = (path: string, event: string) => ({ path, event, satisfied: false, event_id: null, satisfied_at: null });
+
+  it("shows which leaves of an `all` are met, by which event, while the candidate stays OPEN", async () => {
+    const api = client(await createAccount());
+    const clock = useClock();
+    const body = newCandidate({ contract: contract({ fulfillment_condition: compound }) });
+    const alias = body.candidate_alias;
+    await api.post("/v1/candidates", body);
+    clock.advance(1000);
+    const signup = (await api.post("/v1/events", { candidate_alias: alias, type: "signup" })).body;
+    expect(signup).toMatchObject({ event: { matched: true }, candidate: { status: "OPEN" } });
+    clock.advance(1000);
+    await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 99 } }); // matches nothing
+    await api.post("/v1/events", { candidate_alias: alias, type: "signup" }); // the leaf keeps its first event
+    const met = (path: string, event: string, by: { id: string; received_at: string }) => ({ path, event, satisfied: true, event_id: by.id, satisfied_at: by.received_at });
+    const open = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(open.status).toBe("OPEN");
+    expect(open.condition_progress).toEqual({
+      fulfilled: false,
+      leaves: [
+        met("fulfillment_condition.all.0", "signup", signup.event),
+        unmet("fulfillment_condition.all.1.any.0", "purchase"),
+        unmet("fulfillment_condition.all.1.any.1", "referral"),
+      ],
+    });
+
+    // The rest arrives in a batch: the first item meets the condition, the second comes too late.
+    clock.advance(1000);
+    const batch = (await api.post("/v1/events/batch", { events: [{ candidate_alias: alias, type: "purchase", value: { total: 150 } }, { candidate_alias: alias, type: "referral" }] })).body;
+    expect(batch.data.map((r: any) => r.event.matched)).toEqual([true, false]);
+    const pending = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(pending.status).toBe("PENDING");
+    expect(pending.condition_progress).toEqual({
+      fulfilled: true,
+      leaves: [
+        met("fulfillment_condition.all.0", "signup", signup.event),
+        met("fulfillment_condition.all.1.any.0", "purchase", batch.data[0].event),
+        unmet("fulfillment_condition.all.1.any.1", "referral"),
+      ],
+    });
+    expect(pending.condition_progress.leaves[1].satisfied_at).toBe(iso(clock.now()));
+  });
+
+  it("is found from the events of a candidate stored before progress was kept", async () => {
+    const api = client(await createAccount());
+    const body = newCandidate({ contract: contract({ fulfillment_condition: compound }) });
+    const alias = body.candidate_alias;
+    await api.post("/v1/candidates", body);
+    await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 5 } });
+    const referral = (await api.post("/v1/events", { candidate_alias: alias, type: "referral" })).body.event;
+    const before = (await api.get(`/v1/candidates/${alias}`)).body.condition_progress;
+    // As an object created by the previous version: no progress table, and a fresh instance.
+    await inCandidate(alias, (instance, state) => {
+      state.storage.sql.exec("DROP TABLE condition_progress");
+      (instance as unknown as { state: undefined }).state = undefined;
+    });
+    const after = (await api.get(`/v1/candidates/${alias}`)).body.condition_progress;
+    expect(after).toEqual(before);
+    expect(after.leaves[2]).toMatchObject({ satisfied: true, event_id: referral.id });
+    // Found once, then stored.
+    const stored = await inCandidate(alias, (_i, state) => state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress").toArray());
+    expect(stored).toEqual([{ leaf: 2, event_id: referral.id }]);
   });
 });
 

@@ -18,6 +18,9 @@ interface ModelEvent {
   hasValue: boolean;
   value?: Json;
   at: number;
+  /** Known once the service answered: its id, and whether it satisfied a leaf while OPEN. */
+  id?: string;
+  matched?: boolean;
 }
 
 // ---- the reference model ----------------------------------------------------------------------
@@ -84,6 +87,24 @@ class Reference {
     if (t < openEnd) return { status: "OPEN", status_since: iso(this.t0), scheduled_outcome: null };
     if (t < pendingEnd) return { status: "PENDING", status_since: iso(openEnd), scheduled_outcome: final };
     return { status: final, status_since: iso(pendingEnd), scheduled_outcome: final };
+  }
+
+  /** Each leaf, in contract order, with the first event that satisfied it while OPEN. */
+  progress() {
+    const leaves: { path: string; leaf: Leaf }[] = [];
+    const walk = (n: Node, path: string): void => {
+      if ("all" in n) n.all.forEach((child, i) => walk(child, `${path}.all.${i}`));
+      else if ("any" in n) n.any.forEach((child, i) => walk(child, `${path}.any.${i}`));
+      else leaves.push({ path, leaf: n });
+    };
+    walk(this.condition, "fulfillment_condition");
+    return {
+      fulfilled: this.fulfilledAt() !== null,
+      leaves: leaves.map(({ path, leaf }) => {
+        const by = this.events.find((e) => e.matched && leafHolds(leaf, e));
+        return { path, event: leaf.event, satisfied: by !== undefined, event_id: by?.id ?? null, satisfied_at: by ? iso(by.at) : null };
+      }),
+    };
   }
 
   /** Whether an event received now counts: the candidate is OPEN and the event satisfies a leaf. */
@@ -160,9 +181,10 @@ describe("the service against a reference model", () => {
           const expected = model.at(clock.now());
           const single = (await api.get(`/v1/candidates/${alias}`)).body;
           expect(single).toMatchObject(expected);
+          expect(single.condition_progress).toEqual(model.progress());
           const listed = (await api.get(`/v1/candidates?status=${expected.status}`)).body.data;
           expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
-          const { events: _events, ...withoutEvents } = single;
+          const { events: _events, condition_progress: _progress, ...withoutEvents } = single;
           expect(listed[0]).toEqual(withoutEvents);
 
           // Billing reads agree: the summary counts it (and its exact price) where the model says,
@@ -193,6 +215,7 @@ describe("the service against a reference model", () => {
             const res = await api.post("/v1/events", { candidate_alias: alias, type: s.type, ...(e.hasValue ? { value: s.value } : {}) });
             expect(res.status).toBe(201);
             expect(res.body.event.matched).toBe(matched);
+            Object.assign(e, { id: res.body.event.id, matched });
             expect(res.body.candidate).toMatchObject(model.at(clock.now()));
           }
           if (s.kind === "batch") {
@@ -201,7 +224,7 @@ describe("the service against a reference model", () => {
               const e: ModelEvent = { type: step.type, hasValue: step.value !== undefined, value: step.value, at: clock.now() };
               const matched = model.wouldMatch(e);
               model.events.push(e);
-              return { matched, candidate: model.at(clock.now()) };
+              return { e, matched, candidate: model.at(clock.now()) };
             });
             const items = s.events.map((e) => ({ candidate_alias: alias, type: e.type, ...(e.value !== undefined ? { value: e.value } : {}) }));
             const res = await api.post("/v1/events/batch", { events: items });
@@ -210,6 +233,7 @@ describe("the service against a reference model", () => {
               expect(r.status).toBe(201);
               expect(r.event.matched).toBe(expected[i].matched);
               expect(r.candidate).toMatchObject(expected[i].candidate);
+              Object.assign(expected[i].e, { id: r.event.id, matched: expected[i].matched });
             });
           }
           if (s.kind === "alarm") {

@@ -35,7 +35,7 @@ describe("an alias with no candidate", () => {
     const account = await createAccount();
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    expect((await userTables(alias)).sort()).toEqual(["candidate", "events", "outbox", "requests"]);
+    expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests"]);
   });
 });
 

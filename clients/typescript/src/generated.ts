@@ -486,8 +486,37 @@ export interface components {
             contract?: components["schemas"]["Contract"] & unknown;
         };
         CandidateWithEvents: components["schemas"]["Candidate"] & {
+            condition_progress: components["schemas"]["ConditionProgress"];
             /** @description Recorded events, oldest first. */
             events: components["schemas"]["Event"][];
+        };
+        /** @description Extension. What the condition still needs: each leaf, met or not, and the first event that met it. A compound `all` with one leaf met shows that leaf satisfied and `fulfilled: false` while the candidate stays `OPEN`. */
+        ConditionProgress: {
+            /** @description Whether the satisfied leaves make the whole condition hold. */
+            fulfilled: boolean;
+            /** @description Every leaf of the condition, in contract order. */
+            leaves: {
+                /**
+                 * @description Where the leaf is in the contract.
+                 * @example fulfillment_condition.all.1
+                 */
+                path: string;
+                /** @description The event type the leaf names. */
+                event: string;
+                /** @description Whether an event inside the activity window has satisfied it. */
+                satisfied: boolean;
+                /**
+                 * Format: uuid
+                 * @description The first event that satisfied it; null while unmet.
+                 */
+                event_id: string | null;
+                /**
+                 * Format: date-time
+                 * @description When that event was received; null while unmet.
+                 * @example 2026-11-22T01:02:03.456Z
+                 */
+                satisfied_at: string | null;
+            }[];
         };
         Event: {
             /** Format: uuid */
@@ -2391,6 +2420,18 @@ export interface operations {
                      *           "gte": 100
                      *         },
                      *         "timeout_outcome": "fail"
+                     *       },
+                     *       "condition_progress": {
+                     *         "fulfilled": true,
+                     *         "leaves": [
+                     *           {
+                     *             "path": "fulfillment_condition",
+                     *             "event": "purchase",
+                     *             "satisfied": true,
+                     *             "event_id": "01936f1e-4c5d-7e6f-8a9b-0c1d2e3f4a5b",
+                     *             "satisfied_at": "2026-11-22T10:15:00.000Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "events": [
                      *         {

@@ -50,7 +50,7 @@ describe("a notification per status entered", () => {
     await runDurableObjectAlarm(objectOf(alias));
     const [, confirmed] = await feedOf(account, alias);
     const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
-    const { events: _events, ...candidateNow } = read;
+    const { events: _events, condition_progress: _progress, ...candidateNow } = read;
     expect(confirmed).toEqual({
       id: pending.id.replace(/_pending$/, "_confirmed"),
       type: "candidate.confirmed",

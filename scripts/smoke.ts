@@ -5,6 +5,7 @@
  * leaves nothing running. Run with `npm run smoke` (node's test runner); it uses its own port.
  */
 import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
@@ -45,29 +46,49 @@ test("npm run dev starts and prints a usable token", async () => {
   assert.equal(anonymous.status, 401);
 });
 
-test("the README walk-through works", async () => {
-  const schema = await api("POST", "/v1/schemas", token, {
-    contract: {
-      price: 49.5,
-      activity_window: 604800,
-      review_window: 86400,
-      fulfillment_condition: { event: "purchase", field: "total", gte: 100 },
-      timeout_outcome: "fail",
-    },
+test("the README walk-through works, through the typed client", async () => {
+  // As a user of the client has it: built, and imported by its package name.
+  await run("npm", ["run", "-s", "build", "-w", "clients/typescript"]);
+  const { createCandidateContractClient, CandidateContractError } = await import("@candidate-contract-service/client");
+  const ccs = createCandidateContractClient({ baseUrl: API, token });
+  const schema = await ccs.schemas.create({
+    price: 49.5,
+    activity_window: 604800,
+    review_window: 86400,
+    fulfillment_condition: { event: "purchase", field: "total", gte: 100 },
+    timeout_outcome: "fail",
   });
-  assert.equal(schema.status, 201);
-  const created = await api("POST", "/v1/candidates", token, { customer_uuid: "cust_42", candidate_alias: alias });
-  assert.equal(created.status, 201);
-  assert.equal(created.body.schema_id, schema.body.id);
-  const miss = await api("POST", "/v1/events", token, { candidate_alias: alias, type: "purchase", value: { total: 80 } });
-  assert.equal(miss.body.candidate.status, "OPEN");
-  const hit = await api("POST", "/v1/events", token, { candidate_alias: alias, type: "purchase", value: { total: 120 } });
-  assert.equal(hit.body.candidate.status, "PENDING");
-  assert.equal(hit.body.candidate.scheduled_outcome, "CONFIRMED");
-  const read = await api("GET", `/v1/candidates/${alias}`, token);
-  assert.equal(read.body.events.length, 2);
-  const list = await api("GET", "/v1/candidates?status=PENDING&limit=10", token);
-  assert.equal(list.body.data[0].candidate_alias, alias); // newest first (earlier runs may have left others)
+  const created = await ccs.candidates.create({ customer_uuid: "cust_42", candidate_alias: alias });
+  assert.equal(created.schema_id, schema.id);
+  const miss = await ccs.events.submit({ candidate_alias: alias, type: "purchase", value: { total: 80 } });
+  assert.equal(miss.candidate.status, "OPEN");
+  const hit = await ccs.events.submit({ candidate_alias: alias, type: "purchase", value: { total: 120 } });
+  assert.equal(hit.candidate.status, "PENDING");
+  assert.equal(hit.candidate.scheduled_outcome, "CONFIRMED");
+  const read = await ccs.candidates.get(alias);
+  assert.equal(read.events.length, 2);
+  assert.deepEqual(read.condition_progress.leaves.map((leaf) => leaf.event_id), [hit.event.id]);
+  const pending = [];
+  for await (const candidate of ccs.candidates.list({ status: "PENDING", limit: 10 })) pending.push(candidate.candidate_alias);
+  assert.equal(pending[0], alias); // newest first (earlier runs may have left others)
+  await assert.rejects(ccs.candidates.create({ customer_uuid: "cust_42", candidate_alias: alias }), (error) => {
+    assert.ok(error instanceof CandidateContractError);
+    assert.equal(error.code, "CANDIDATE_ALIAS_TAKEN");
+    assert.match(error.requestId ?? "", /\S/);
+    return true;
+  });
+});
+
+test("the README's TypeScript snippet runs as written", async () => {
+  const readme = readFileSync("README.md", "utf8");
+  const section = readme.slice(readme.indexOf("## Use it from TypeScript"));
+  const snippet = section.match(/```ts\n([\s\S]*?)```/)![1];
+  assert.match(snippet, /http:\/\/127\.0\.0\.1:8787/);
+  // Inside the repository, so the client resolves as an installed package does.
+  mkdirSync("test/artifacts", { recursive: true });
+  writeFileSync("test/artifacts/readme-client.ts", snippet.replace("http://127.0.0.1:8787", API));
+  const { stdout } = await run(process.execPath, ["test/artifacts/readme-client.ts"], { env: { ...process.env, TOKEN: token } });
+  assert.equal(stdout.trim(), "PENDING CONFIRMED");
 });
 
 test("the accounts CLI creates, lists and revokes tokens while the server runs", async () => {

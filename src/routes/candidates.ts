@@ -61,8 +61,8 @@ const AliasParam = z.object({
 });
 
 const ListQuery = z.strictObject({
-  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now." }),
-  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates." }),
+  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
+  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
   status_since_gte: InstantSchema.optional().openapi({
     description: "Extension. Only candidates whose current status began at or after this instant.",
     example: "2026-11-01T00:00:00.000Z",
@@ -71,7 +71,7 @@ const ListQuery = z.strictObject({
     description: "Extension. Only candidates whose current status began before this instant.",
     example: "2026-12-01T00:00:00.000Z",
   }),
-  after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
+  after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: PageLimitSchema.default(50),
 });
 

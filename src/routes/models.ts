@@ -151,6 +151,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: "header",
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255 },
+  example: "create-order-2026-0001",
   description:
     "Retry-safe requests: the same key and body within 24 hours replays the first response " +
     "(with `Idempotent-Replayed: true`) and changes nothing again.",

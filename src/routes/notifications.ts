@@ -32,10 +32,15 @@ export const NotificationSchema = z
   .openapi("Notification");
 
 const FeedQuery = z.strictObject({
-  after: z.string().min(1).max(255).optional().openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen)." }),
+  after: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen).", example: notificationExample.id }),
   limit: PageLimitSchema.default(50),
-  type: z.enum(NOTIFICATION_TYPES).optional(),
-  candidate_alias: z.string().min(8).max(255).optional(),
+  type: z.enum(NOTIFICATION_TYPES).optional().openapi({ description: "Only notifications of this type.", example: "candidate.confirmed" }),
+  candidate_alias: z.string().min(8).max(255).optional().openapi({ description: "Only this candidate's notifications.", example: "order-2026-0001" }),
 });
 const IdParam = z.object({ id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }) });
 const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) }).openapi("ResendBody", { example: { webhook_endpoint_id: webhookEndpointExample.id } });

@@ -86,7 +86,7 @@ export async function requireSchema(database: D1Database, accountId: string, id:
 }
 
 const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody", { example: { contract: contractExample } });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
 const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 
 const create = createRoute({

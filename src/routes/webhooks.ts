@@ -60,9 +60,9 @@ const UpdateBody = z
   })
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
 const DeliveriesQuery = z.strictObject({
-  after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page." }),
+  after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
   limit: PageLimitSchema.default(50),
 });
 
@@ -211,7 +211,7 @@ const rotate = createRoute({
   tags: ["Webhooks"],
   summary: "Rotate a webhook endpoint's secret (extension)",
   description: "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.",
-  ...withPostBody(z.strictObject({}).openapi("RotateSecretBody"), { request: { params: IdParam }, optional: true }),
+  ...withPostBody(z.strictObject({}).openapi("RotateSecretBody", { description: "Empty, or left out.", example: {} }), { request: { params: IdParam }, optional: true }),
   responses: { 200: withSecretResponse("The endpoint, with its new secret."), ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 

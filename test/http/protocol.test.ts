@@ -240,8 +240,19 @@ describe("docs and OpenAPI", () => {
         const idempotencyKey = (op.parameters ?? []).find((p: any) => p.name === "Idempotency-Key");
         if (method === "post") expect(idempotencyKey).toMatchObject({ in: "header", schema: { maxLength: 255 } });
         else expect(idempotencyKey).toBeUndefined();
+        // What a reader of the reference and a generated client need: a name, and an example of
+        // every parameter, body and response.
+        expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+        for (const parameter of op.parameters ?? []) expect(parameter.example ?? parameter.schema?.example, `${op.operationId} ${parameter.name}`).toBeDefined();
+        const body = op.requestBody?.content["application/json"];
+        if (body) expect(body.example ?? doc.components.schemas[body.schema.$ref?.split("/").pop()]?.example, `${op.operationId} body`).toBeDefined();
+        for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
+          const json = response.content?.["application/json"];
+          if (json) expect(json.example ?? json.examples, `${op.operationId} ${status}`).toBeDefined();
+        }
       }
     }
+    expect(doc.servers).toEqual([expect.objectContaining({ url: expect.stringMatching(/^https?:\/\//) })]);
     expect(doc.paths["/v1/events"].post.responses["409"].description).toContain("EVENT_LIMIT_REACHED");
     expect(doc.components.schemas).toHaveProperty("ConditionNode");
   });

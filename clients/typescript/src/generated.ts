@@ -717,6 +717,10 @@ export interface components {
              */
             status?: "enabled" | "disabled";
         };
+        /**
+         * @description Empty, or left out.
+         * @example {}
+         */
         RotateSecretBody: Record<string, never>;
         WebhookDeliveryAttempt: {
             /** Format: uuid */
@@ -1069,7 +1073,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2082,7 +2089,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2602,7 +2612,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2901,7 +2914,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3212,7 +3228,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3641,7 +3660,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4448,7 +4470,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4938,7 +4963,9 @@ export interface operations {
                 /** @description A notification id: the page starts after it (pass `next_cursor`, or the last id seen). */
                 after?: string;
                 limit?: number;
+                /** @description Only notifications of this type. */
                 type?: "candidate.pending" | "candidate.confirmed" | "candidate.failed";
+                /** @description Only this candidate's notifications. */
                 candidate_alias?: string;
             };
             header?: never;
@@ -5310,7 +5337,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".wrangler", "dist", "bench/.build", "worker-configuration.d.ts", "public", "clients/typescript/src/generated.ts"] },
+  { ignores: ["node_modules", ".wrangler", "**/dist/", "bench/.build", "worker-configuration.d.ts", "public", "test/artifacts/", "clients/typescript/src/generated.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

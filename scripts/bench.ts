@@ -5,9 +5,12 @@
  * proxy), in its own instance with in-memory storage:
  *   service:  this project as it runs on Cloudflare, where the rate-limiting binding counts on the
  *             Worker's own machine: RATE_LIMITER answered in the isolate's memory
- *             (bench/workers/memory-limited.ts), with a limit the load never reaches;
- *   service, Miniflare limiter: the same service with Miniflare's stand-in for the binding, which
- *             writes a row in a SQLite-backed object on every call (what `npm run dev` runs);
+ *             (bench/workers/memory-limited.ts), with a limit the load never reaches; and where
+ *             static assets are routed by the platform before the Worker, so it is served without
+ *             Miniflare's assets router (two more workers in front of every request, locally);
+ *   service, Miniflare limiter: the same service as `npm run dev` runs it: Miniflare's stand-in
+ *             for the binding, which writes a row in a SQLite-backed object on every call, and the
+ *             assets router in front;
  *   floor:    only the storage work each scenario cannot avoid (bench/workers/floor.ts);
  *   bare:     a Hono JSON 200 (bench/workers/bare.ts).
  * autocannon drives each scenario against each worker back to back, after a warm-up. The table is
@@ -285,7 +288,8 @@ async function main() {
   const service = await serve(
     await workerFor("service", "wrangler.toml", {
       entry: "bench/workers/memory-limited.ts",
-      adjust: (o) => ({ ...o, bindings: unlimitedVars(o) }),
+      // No `assets`: the API routes never read ASSETS, and /docs is not benched.
+      adjust: ({ assets: _assets, ...o }) => ({ ...o, bindings: unlimitedVars(o) }),
     }),
     PROFILE ? INSPECTOR_PORT : undefined,
   );

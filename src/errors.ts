@@ -120,7 +120,7 @@ export const ERROR_CODES = {
     status: 409,
     type: "invalid_request_error",
     when: "Another request with the same Idempotency-Key is still being processed.",
-    fix: "Wait a moment and retry with the same key: you will get the first request's response.",
+    fix: "Wait the seconds in `Retry-After` and retry with the same key: you will get the first request's response (or, if it died, your retry takes its place).",
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,

@@ -74,9 +74,12 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     case "mismatch":
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
     case "in_progress":
+      // By then it has completed (the retry gets its response) or its hold has lapsed (the retry takes it over).
       throw new ApiError(
         "IDEMPOTENCY_KEY_IN_USE",
         "A request with this Idempotency-Key is still in progress. Retry after it completes.",
+        undefined,
+        { "Retry-After": String(Math.max(1, Math.ceil((outcome.lockedUntil - claim.now) / 1000))) },
       );
   }
 
@@ -103,6 +106,8 @@ export async function refuseIfKeyLost(db: D1Database, accountId: string, key: He
     throw new ApiError(
       "IDEMPOTENCY_KEY_IN_USE",
       "This request outlived its hold on the Idempotency-Key and a retry took the key over. Retry to get that request's response.",
+      undefined,
+      { "Retry-After": "1" },
     );
   }
 }

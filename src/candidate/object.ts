@@ -205,6 +205,8 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       if (leaves.length > 0) this.store.recordProgress(leaves, row.id, row.received_at);
       if (missing.size === 0) break;
     }
+    // Met by an event that no longer matches it (the rules of an earlier version): said so once.
+    if (missing.size > 0) this.store.recordProgress([...missing], null, null);
     return found;
   }
 

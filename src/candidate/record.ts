@@ -73,17 +73,21 @@ export interface ConditionProgress {
 
 export type CandidateWithEvents = CandidateView & { condition_progress: ConditionProgress; events: EventView[] };
 
-/** The progress view: every leaf in contract order, with the event that first satisfied it. */
+/**
+ * The progress view: every leaf in contract order, satisfied as the mask says, with the event that
+ * first satisfied it where that is known.
+ */
 export function conditionProgress(
   condition: CompiledCondition,
   mask: number,
-  satisfiers: ReadonlyMap<number, { eventId: string; at: number }>,
+  satisfiers: ReadonlyMap<number, { eventId: string | null; at: number | null }>,
 ): ConditionProgress {
   return {
     fulfilled: holds(condition.tree, mask),
     leaves: condition.leaves.map((leaf, i) => {
       const by = satisfiers.get(i);
-      return { path: leaf.path, event: leaf.event, satisfied: by !== undefined, event_id: by?.eventId ?? null, satisfied_at: by ? iso(by.at) : null };
+      const at = by?.at ?? null;
+      return { path: leaf.path, event: leaf.event, satisfied: ((mask >>> i) & 1) === 1, event_id: by?.eventId ?? null, satisfied_at: at === null ? null : iso(at) };
     }),
   };
 }

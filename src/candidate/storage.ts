@@ -41,11 +41,12 @@ const TABLES = `
     flushed INTEGER NOT NULL DEFAULT 0
   );
   -- The event that first satisfied each leaf of the condition (leaf: its index in the compiled
-  -- condition), so the single read shows what is met and what is not.
+  -- condition), so the single read shows what is met and by what. NULLs: a leaf met before
+  -- progress was kept, by an event no longer to be found (recorded so the search runs once).
   CREATE TABLE IF NOT EXISTS condition_progress (
     leaf         INTEGER PRIMARY KEY,
-    event_id     TEXT NOT NULL,
-    satisfied_at INTEGER NOT NULL
+    event_id     TEXT,
+    satisfied_at INTEGER
   );`;
 
 /** The table added last: an object without it was created before it, and gets the new tables. */
@@ -62,8 +63,8 @@ export type CandidateRow = {
 
 export type ProgressRow = {
   leaf: number;
-  event_id: string;
-  satisfied_at: number;
+  event_id: string | null;
+  satisfied_at: number | null;
 };
 
 /** A recorded event that satisfied some leaf, as stored (its value as JSON text, or null). */
@@ -134,7 +135,7 @@ export class CandidateStore {
   }
 
   /** Records the event that satisfied these leaves first (a leaf already recorded keeps its own). */
-  recordProgress(leaves: number[], eventId: string, at: number) {
+  recordProgress(leaves: number[], eventId: string | null, at: number | null) {
     for (const leaf of leaves) {
       this.sql.exec(`INSERT OR IGNORE INTO condition_progress (leaf, event_id, satisfied_at) VALUES (?, ?, ?)`, leaf, eventId, at);
     }

@@ -16,12 +16,13 @@ export type ClaimOutcome =
   | { kind: "claimed"; claimedAt: number; lockedUntil: number }
   | { kind: "replay"; status: number; body: string }
   | { kind: "mismatch" }
-  | { kind: "in_progress" };
+  | { kind: "in_progress"; lockedUntil: number };
 
 interface KeyRow {
   fingerprint: string;
   status: number | null;
   body: string | null;
+  locked_until: number;
 }
 
 /**
@@ -47,14 +48,14 @@ export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<
       )
       .bind(c.accountId, c.key, c.fingerprint, c.now, c.now + c.lockMs, c.now - c.keepMs),
     db
-      .prepare(`SELECT fingerprint, status, body FROM idempotency_keys WHERE account_id = ? AND key = ?`)
+      .prepare(`SELECT fingerprint, status, body, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`)
       .bind(c.accountId, c.key),
   ]);
   if (claim.results.length > 0) return { kind: "claimed", claimedAt: claim.results[0].claimed!, lockedUntil: c.now + c.lockMs };
   const row = existing.results[0] as KeyRow;
   if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
   if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body };
-  return { kind: "in_progress" };
+  return { kind: "in_progress", lockedUntil: row.locked_until };
 }
 
 /** The claim a request holds: a later takeover of the same key has another `lockedUntil`. */

@@ -71,7 +71,7 @@ export const HEADER_COMPONENTS = {
   "RateLimit-Remaining": header("Requests left in this window.", "integer"),
   "RateLimit-Reset": header("Seconds until the window resets.", "integer"),
   "Idempotent-Replayed": header("`true` when this is the stored response to an earlier request with the same `Idempotency-Key`."),
-  "Retry-After": header("Seconds to wait before trying again.", "integer"),
+  "Retry-After": header("Seconds to wait before trying again (on `409 IDEMPOTENCY_KEY_IN_USE`: until the first request completes or its hold lapses).", "integer"),
   "WWW-Authenticate": header("`Bearer`: how to authenticate."),
 };
 type HeaderName = keyof typeof HEADER_COMPONENTS;
@@ -100,7 +100,7 @@ export function errorResponses(...codes: ErrorCode[]) {
         description: group.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}`).join("\n\n"),
         headers: {
           ...COMMON_HEADERS,
-          ...(status === 429 ? refs("Retry-After") : {}),
+          ...(status === 429 || group.includes("IDEMPOTENCY_KEY_IN_USE") ? refs("Retry-After") : {}),
           ...(status === 401 ? refs("WWW-Authenticate") : {}),
         },
         content: { "application/json": { schema: ErrorBodySchema, example: errorExample(group[0], status) } },
@@ -225,7 +225,11 @@ export const ConditionProgressSchema = z
           path: z.string().openapi({ description: "Where the leaf is in the contract.", example: "fulfillment_condition.all.1" }),
           event: z.string().openapi({ description: "The event type the leaf names." }),
           satisfied: z.boolean().openapi({ description: "Whether an event inside the activity window has satisfied it." }),
-          event_id: z.string().uuid().nullable().openapi({ description: "The first event that satisfied it; null while unmet." }),
+          event_id: z
+            .string()
+            .uuid()
+            .nullable()
+            .openapi({ description: "The first event that satisfied it; null while unmet (or when it was met before this was kept, by an event that no longer matches it)." }),
           satisfied_at: timestamp("When that event was received; null while unmet.").nullable(),
         }),
       )

@@ -3,7 +3,7 @@
  * errors, retries that reuse their Idempotency-Key, Retry-After, pagination, webhook verification.
  */
 import { describe, expect, it } from "vitest";
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
 import { contract, createAccount, freshAlias } from "../support/api";
@@ -101,6 +101,63 @@ describe("the TypeScript client", () => {
 
     const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")));
     await expect(down.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", status: 0 });
+  });
+
+  it("waits while an earlier attempt holds the key (409 IN_USE, Retry-After), then gets that attempt's answer", async () => {
+    let posts = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (!(request.method === "POST" && request.url.endsWith("/v1/events")) || ++posts > 1) return worker(request);
+      await worker(request);
+      // The first attempt recorded its event, then died holding the key for one more second.
+      await env.DB.prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
+        .bind(Date.now() + 1000, request.headers.get("Idempotency-Key"))
+        .run();
+      return new Response("bad gateway", { status: 502 });
+    };
+    const client = await clientFor(flaky);
+    const alias = freshAlias("in-use");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
+    const answer = await client.events.submit({ candidate_alias: alias, type: "ping" });
+    expect(posts).toBeGreaterThanOrEqual(3); // 502, then 409 IN_USE until the hold lapsed, then the replay
+    expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([answer.event.id]);
+  });
+
+  it("says the key of a POST that failed for good, so calling again with it does nothing twice", async () => {
+    let reachable = false;
+    const cut: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await worker(request);
+      if (!reachable && request.url.endsWith("/v1/events")) throw new TypeError("connection reset"); // after the event was recorded
+      return response;
+    };
+    const client = await clientFor(cut);
+    const alias = freshAlias("cut");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
+    const failed = (await client.events.submit({ candidate_alias: alias, type: "ping" }).catch((error: unknown) => error)) as CandidateContractError;
+    expect(failed).toMatchObject({ code: "NETWORK_ERROR", idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    reachable = true;
+    const again = await client.events.submit({ candidate_alias: alias, type: "ping" }, failed.idempotencyKey!);
+    expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([again.event.id]);
+  });
+
+  it("reads Retry-After as an HTTP date, answers a wait too long as the error, and stops when aborted", async () => {
+    let calls = 0;
+    const limited = (retryAfter: string): typeof fetch => async (input, init) =>
+      ++calls === 1 ? new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), { status: 429, headers: { "Retry-After": retryAfter } }) : worker(input, init);
+    expect(await (await clientFor(limited(new Date(Date.now() + 1000).toUTCString()))).schemas.list()).toEqual([]);
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect((await clientFor(limited("3600"))).schemas.list()).rejects.toMatchObject({ code: "RATE_LIMITED", status: 429 });
+    expect(calls).toBe(1);
+
+    const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")), { backoffMs: 10_000 });
+    const controller = new AbortController();
+    const started = Date.now();
+    const call = down.api.GET("/v1/schemas", { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("the caller gave up")), 50);
+    await expect(call).rejects.toThrow("the caller gave up");
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("types requests: a wrong field does not compile", async () => {

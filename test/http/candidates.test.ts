@@ -239,6 +239,20 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     // Found once, then stored.
     const stored = await inCandidate(alias, (_i, state) => state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress").toArray());
     expect(stored).toEqual([{ leaf: 2, event_id: referral.id }]);
+
+    // A leaf the mask says is met, by no event that matches it now (an earlier version's rules):
+    // met, by an unknown event, and searched for once.
+    await inCandidate(alias, (instance, state) => {
+      state.storage.sql.exec("DELETE FROM condition_progress");
+      state.storage.sql.exec("UPDATE candidate SET satisfied_mask = satisfied_mask | 2");
+      (instance as unknown as { state: undefined }).state = undefined;
+    });
+    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(read.status).toBe("OPEN");
+    expect(read.condition_progress.fulfilled).toBe(false); // signup is still unmet
+    expect(read.condition_progress.leaves[1]).toEqual({ path: "fulfillment_condition.all.1.any.0", event: "purchase", satisfied: true, event_id: null, satisfied_at: null });
+    const marked = await inCandidate(alias, (_i, state) => state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress ORDER BY leaf").toArray());
+    expect(marked).toEqual([{ leaf: 1, event_id: null }, { leaf: 2, event_id: referral.id }]);
   });
 });
 

@@ -128,12 +128,17 @@ describe("Idempotency-Key", () => {
     const body = { candidate_alias: alias, type: "purchase" };
     await post(account, "/v1/events", body, k);
     // As if the first request were still running: no result recorded, lock in the future.
+    const clock = useClock();
     await env.DB.prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
-      .bind(Date.now() + 20_000, k)
+      .bind(clock.now() + 20_000, k)
       .run();
     const res = await post(account, "/v1/events", body, k);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("IDEMPOTENCY_KEY_IN_USE");
+    // When to retry: by then the first has completed, or its hold has lapsed.
+    expect(res.headers.get("Retry-After")).toBe("20");
+    clock.advance(19_500);
+    expect((await post(account, "/v1/events", body, k)).headers.get("Retry-After")).toBe("1");
     expect(await eventCount(account, alias)).toBe(1);
   });
 

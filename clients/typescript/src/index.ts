@@ -5,8 +5,10 @@
  * (`generated.ts`, by `npm run openapi`), so a wrong field is a type error before anything is sent.
  * On top of the generated calls (openapi-fetch):
  * - every POST carries an `Idempotency-Key` (yours, or one made for the call), reused by its
- *   retries, so a retried call never does anything twice;
- * - 429 waits for `Retry-After`; 5xx and network errors retry with exponential backoff;
+ *   retries, so a retried call never does anything twice; a call that still fails says its key
+ *   (`error.idempotencyKey`): call again with it, and what the first attempt did is answered, not redone;
+ * - 429, and 409 IDEMPOTENCY_KEY_IN_USE (an earlier attempt still holds the key), wait for
+ *   `Retry-After`; 5xx and network errors retry with exponential backoff; an aborted call stops;
  * - every error is one `CandidateContractError` with the API's `code`, `details` and `request_id`;
  * - list helpers iterate every page;
  * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
@@ -42,6 +44,8 @@ export class CandidateContractError extends Error {
     readonly requestId: string | null = null,
     /** Where the code is documented. */
     readonly docUrl: string | null = null,
+    /** A POST's Idempotency-Key: to call again safely after a NETWORK_ERROR or a 5xx, pass it back. */
+    readonly idempotencyKey: string | null = null,
   ) {
     super(message);
     this.name = "CandidateContractError";
@@ -57,41 +61,89 @@ export interface ClientOptions {
   maxRetries?: number;
   /** The first backoff, doubled on each retry (default 500 ms); a 429 waits its `Retry-After`. */
   backoffMs?: number;
+  /** The longest wait for one `Retry-After` (default 60 s): a longer one is answered as the error. */
+  maxRetryAfterMs?: number;
   /** The fetch to use (default the global one). */
   fetch?: typeof fetch;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
+/** `Retry-After` in ms: seconds, or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(response: Response): number | null {
+  const value = response.headers.get("Retry-After");
+  if (value === null) return null;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? null : Math.max(0, ms);
+}
+
+/** Whether an answer may differ later: 429, 5xx, and 409 while an earlier attempt holds the key. */
+async function isTransient(response: Response): Promise<boolean> {
+  if (response.status === 429 || response.status >= 500) return true;
+  if (response.status !== 409) return false;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as ErrorBody | null;
+  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE";
+}
 
 /**
- * A fetch that retries what may succeed later, each retry of a POST with the same
- * `Idempotency-Key`, so the service applies the request at most once.
+ * A fetch that retries what may succeed later. Every attempt of a POST carries the same
+ * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
  */
-function retryingFetch({ maxRetries = 3, backoffMs = 500, fetch: send = globalThis.fetch.bind(globalThis) }: ClientOptions): typeof fetch {
+function retryingFetch({ maxRetries = 3, backoffMs = 500, maxRetryAfterMs = 60_000, fetch: send = globalThis.fetch.bind(globalThis) }: ClientOptions): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
-    if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
+      const backoff = backoffMs * 2 ** attempt;
       let response: Response;
       try {
         response = await send(request.clone());
       } catch (error) {
-        if (last) throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${(error as Error).message}`, 0);
-        await sleep(backoffMs * 2 ** attempt);
+        if (request.signal.aborted) throw error;
+        if (last) {
+          const key = request.headers.get("Idempotency-Key");
+          throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${(error as Error).message}`, 0, [], null, null, key);
+        }
+        await sleep(backoff, request.signal);
         continue;
       }
-      if (last || (response.status !== 429 && response.status < 500)) return response;
-      const retryAfter = Number(response.headers.get("Retry-After"));
+      if (last || !(await isTransient(response))) return response;
+      const wait = retryAfterMs(response) ?? backoff;
+      if (wait > maxRetryAfterMs) return response;
       await response.body?.cancel();
-      await sleep(response.status === 429 && retryAfter > 0 ? retryAfter * 1000 : backoffMs * 2 ** attempt);
+      await sleep(wait, request.signal);
     }
   };
 }
 
+/** Every POST gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
+const withIdempotencyKey: Middleware = {
+  onRequest({ request }) {
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+    return request;
+  },
+};
+
 /** Non-2xx answers become a CandidateContractError with what the service said. */
 const throwOnError: Middleware = {
-  async onResponse({ response }) {
+  async onResponse({ request, response }) {
     if (response.ok) return undefined;
     const body = (await response
       .clone()
@@ -105,6 +157,7 @@ const throwOnError: Middleware = {
       error?.details ?? [],
       body?.request_id ?? response.headers.get("Request-Id"),
       error?.doc_url ?? null,
+      request.headers.get("Idempotency-Key"),
     );
   },
 };
@@ -138,7 +191,7 @@ export function createCandidateContractClient(options: ClientOptions) {
     headers: { Authorization: `Bearer ${options.token}` },
     fetch: retryingFetch(options),
   });
-  api.use(throwOnError);
+  api.use(withIdempotencyKey, throwOnError);
   /** A POST's Idempotency-Key, when the caller gives one (else the client makes one per call). */
   const keyed = (idempotencyKey?: string) => (idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {});
 

@@ -1,7 +1,7 @@
 /** POST /v1/events/batch (decisions.md §4 "Batches"): per-item results, order, keys, limits. */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount } from "../support/api";
+import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount } from "../support/api";
 import { useClock } from "../support/clock";
 
 type Item = { candidate_alias: string; type: string; value?: unknown; idempotency_key?: string };
@@ -9,12 +9,7 @@ type Item = { candidate_alias: string; type: string; value?: unknown; idempotenc
 const batch = (account: TestAccount, events: Item[], headers: Record<string, string> = {}) =>
   call("POST", "/v1/events/batch", { token: account.token, json: { events }, headers });
 
-async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
-  const alias = freshAlias();
-  const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
-  expect(res.status).toBe(201);
-  return alias;
-}
+const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) => (await createCandidate(account, over)).alias;
 
 const events = async (account: TestAccount, alias: string) => (await client(account).get(`/v1/candidates/${alias}`)).body.events;
 

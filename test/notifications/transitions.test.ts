@@ -6,19 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, contract, createAccount, freshAlias, inCandidate, objectOf, type TestAccount } from "../support/api";
+import { client, createAccount, createCandidate, inCandidate, objectOf, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
-async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
-  const alias = freshAlias();
-  const res = await client(account).post("/v1/candidates", {
-    customer_uuid: "c",
-    candidate_alias: alias,
-    contract: contract({ activity_window: 60, review_window: 30, ...over }),
-  });
-  expect(res.status).toBe(201);
-  return { alias, created: res.body };
-}
+/** A candidate whose windows end a minute and then half a minute on. */
+const candidate = (account: TestAccount, over: Record<string, unknown> = {}) =>
+  createCandidate(account, { activity_window: 60, review_window: 30, ...over });
 
 const feed = async (account: TestAccount, query = "") => (await client(account).get(`/v1/notifications${query}`)).body;
 const feedOf = async (account: TestAccount, alias: string) => (await feed(account, `?candidate_alias=${alias}`)).data;

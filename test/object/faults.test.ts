@@ -9,21 +9,14 @@ import {
   evictDurableObject,
   runDurableObjectAlarm,
 } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, type TestAccount, inCandidate, objectOf } from "../support/api";
+import { call, client, createAccount, createCandidate, type TestAccount, inCandidate, objectOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
 import { candidateIndexStatement } from "../../src/db/candidates";
 
-async function candidate(account: TestAccount, over: Record<string, unknown> = {}) {
-  const alias = freshAlias();
-  const res = await client(account).post("/v1/candidates", {
-    customer_uuid: "c",
-    candidate_alias: alias,
-    contract: contract({ activity_window: 60, review_window: 30, ...over }),
-  });
-  expect(res.status).toBe(201);
-  return alias;
-}
+/** A candidate whose windows end a minute and then half a minute on. */
+const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) =>
+  (await createCandidate(account, { activity_window: 60, review_window: 30, ...over })).alias;
 
 const sendEvent = (account: TestAccount, alias: string, i: number) =>
   call("POST", "/v1/events", {

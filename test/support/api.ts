@@ -52,6 +52,14 @@ export const contract = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** A candidate of the account (customer "c") with `contract(over)`, created through the API. */
+export async function createCandidate(account: TestAccount, over: Record<string, unknown> = {}) {
+  const alias = freshAlias();
+  const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
+  if (res.status !== 201) throw new Error(`candidate not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return { alias, created: res.body };
+}
+
 /**
  * The candidate's Durable Object stub, untyped: the generated RPC type of CandidateObject is too
  * deep for the test helpers' generics (see CandidateRpc).

@@ -1,6 +1,6 @@
 /** Typed D1 queries for the notifications feed (migrations/0004_notifications.sql). */
 import type { JsonText } from "../domain/json";
-import type { Notification, NotificationType } from "../notifications/notification";
+import { candidateOfNotificationId, type Notification, type NotificationType } from "../notifications/notification";
 
 /** Notifications are kept in the feed this long after they reach it. */
 export const FEED_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -35,19 +35,32 @@ export async function feedPage(db: D1Database, accountId: string, q: FeedQuery) 
   const params: (string | number)[] = [accountId];
   if (q.type) where.push(`type = ?${params.push(q.type)}`);
   if (q.candidateAlias !== undefined) where.push(`candidate_alias = ?${params.push(q.candidateAlias)}`);
-  const page = (afterSql: string) =>
+  /** The page after the notification `after` names, or from the oldest kept. */
+  const page = (after?: string) =>
     db
-      .prepare(`SELECT id, payload FROM notifications WHERE ${[...where, afterSql].join(" AND ")} ORDER BY seq LIMIT ?${params.length + 1}`)
-      .bind(...params, q.limit + 1, ...(q.after === undefined ? [] : [q.after]));
-  if (q.after === undefined) {
-    const { results } = await page("1").all<{ id: string; payload: JsonText<Notification> }>();
-    return toPage(results, q.limit, true);
-  }
-  // The cursor is an id of this account's feed; its seq orders what comes after it.
-  const afterSeq = `seq > (SELECT seq FROM notifications WHERE id = ?${params.length + 2} AND account_id = ?1)`;
+      .prepare(
+        `SELECT id, payload FROM notifications WHERE ${where.join(" AND ")}
+           ${after === undefined ? "" : `AND seq > (SELECT seq FROM notifications WHERE id = ?${params.length + 2} AND account_id = ?1)`}
+         ORDER BY seq LIMIT ?${params.length + 1}`,
+      )
+      .bind(...params, q.limit + 1, ...(after === undefined ? [] : [after]));
+  const fromOldest = async () => toPage((await page().all<{ id: string; payload: JsonText<Notification> }>()).results, q.limit, true);
+  if (q.after === undefined) return fromOldest();
   const cursor = db.prepare(`SELECT 1 FROM notifications WHERE id = ? AND account_id = ?`).bind(q.after, accountId);
-  const [rows, found] = await db.batch<{ id: string; payload: JsonText<Notification> }>([page(afterSeq), cursor]);
-  return toPage(rows.results, q.limit, found.results.length > 0);
+  const [rows, found] = await db.batch<{ id: string; payload: JsonText<Notification> }>([page(q.after), cursor]);
+  if (found.results.length > 0) return toPage(rows.results, q.limit, true);
+  // An id of this account's that aged out of the feed: everything recorded up to it went with it
+  // (the purge goes oldest first), so its reader goes on from the oldest notification kept.
+  if (await agedOutId(db, accountId, q.after)) return fromOldest();
+  return toPage([], q.limit, false);
+}
+
+/** Whether `id` names a transition of one of the account's candidates (ids: notification.ts). */
+async function agedOutId(db: D1Database, accountId: string, id: string) {
+  const candidateId = candidateOfNotificationId(id);
+  if (!candidateId) return false;
+  const owned = await db.prepare(`SELECT 1 FROM candidates WHERE id = ? AND account_id = ?`).bind(candidateId, accountId).first();
+  return owned !== null;
 }
 
 function toPage(rows: { id: string; payload: JsonText<Notification> }[], limit: number, cursorValid: boolean) {
@@ -63,8 +76,9 @@ export async function feedEntry(db: D1Database, accountId: string, id: string) {
 }
 
 /**
- * Deletes up to `batch` notifications past the retention; returns how many went. Each account's
- * newest stays, whatever its age: a quiet account's reader tails the feed `after` it.
+ * Deletes up to `batch` notifications past the retention, oldest first; returns how many went.
+ * Each account's newest stays, whatever its age: a quiet account's reader tails the feed `after`
+ * it. (An id that went still works as `after`: feedPage.)
  */
 export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
   const result = await db
@@ -72,7 +86,7 @@ export async function purgeOldNotifications(db: D1Database, now: number, batch =
       `DELETE FROM notifications WHERE rowid IN (
          SELECT rowid FROM notifications old WHERE recorded_at <= ?
            AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
-         LIMIT ?)`,
+         ORDER BY recorded_at LIMIT ?)`,
     )
     .bind(now - FEED_RETENTION_MS, batch)
     .run();

@@ -32,6 +32,12 @@ export const notificationType = (status: Transition["status"]) => `candidate.${s
 export const notificationId = (candidateId: string, status: Transition["status"]) =>
   `ntf_${candidateId.replaceAll("-", "")}_${status.toLowerCase()}`;
 
+/** The candidate id a notification id names, or null when it is not one. */
+export function candidateOfNotificationId(id: string) {
+  const hex = /^ntf_([0-9a-f]{32})_(pending|confirmed|failed)$/.exec(id)?.[1];
+  return hex ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : null;
+}
+
 /**
  * The cause of a transition: the request that made it, when it made one at this instant (an
  * event that fulfilled the condition, a resolve); else the end of the window that decided it.

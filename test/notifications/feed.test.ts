@@ -105,6 +105,29 @@ describe("GET /v1/notifications", () => {
     expect((await client(account).get("/v1/notifications")).body.data.map((n: any) => n.id)).toEqual([last]);
   });
 
+  it("takes an id that aged out of the feed as after: its reader goes on from the oldest notification kept", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    await notifications(account, 3);
+    const seen = (await client(account).get("/v1/notifications?limit=1")).body.data[0].id;
+    clock.advance(31 * 24 * 3_600_000);
+    const [fresh] = await notifications(account, 1);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    for (const filter of ["", "&type=candidate.confirmed", `&candidate_alias=${fresh}`]) {
+      const tail = await client(account).get(`/v1/notifications?after=${seen}${filter}`);
+      expect(tail.status, filter).toBe(200);
+      expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias), filter).toEqual([fresh]);
+    }
+    expect((await client(account).get(`/v1/notifications/${seen}`)).status).toBe(404);
+    // Still refused: the id of another account's transition, and an id no candidate has.
+    const intruder = client(await createAccount());
+    for (const id of [seen, `ntf_${"0".repeat(32)}_pending`, "ntf_nonsense"]) {
+      const res = await intruder.get(`/v1/notifications?after=${id}`);
+      expect(res.status, id).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
+    }
+  });
+
   it("keeps notifications 30 days: the hourly purge removes older ones", async () => {
     const account = await createAccount();
     const clock = useClock();

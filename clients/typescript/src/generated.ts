@@ -4967,7 +4967,7 @@ export interface operations {
     listNotifications: {
         parameters: {
             query?: {
-                /** @description A notification id: the page starts after it (pass `next_cursor`, or the last id seen). */
+                /** @description A notification id: the page starts after it (pass `next_cursor`, or the last id seen). An id of the account's that aged out of the feed starts from the oldest notification kept. */
                 after?: string;
                 limit?: number;
                 /** @description Only notifications of this type. */

@@ -52,18 +52,20 @@ export async function startCpuProfile(port: number, name: string): Promise<{ sto
 
 /** The functions that took the most CPU themselves, as shares of the time the isolate was busy. */
 export function topSelfTime(profile: Profile, count: number): { share: number; frame: string }[] {
+  // Samples are counted, not their time deltas: a sample after a pause of the profiled isolate
+  // (another worker's round) carries that whole pause, and one such sample would outweigh the rest.
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const byFrame = new Map<string, number>();
   let total = 0;
-  profile.samples.forEach((id, i) => {
+  for (const id of profile.samples) {
     const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
-    if (functionName === "(idle)") return;
+    if (functionName === "(idle)") continue;
     const frame = `${functionName || "(anonymous)"} ${url.split("/").pop()}:${lineNumber + 1}`;
-    byFrame.set(frame, (byFrame.get(frame) ?? 0) + profile.timeDeltas[i]);
-    total += profile.timeDeltas[i];
-  });
+    byFrame.set(frame, (byFrame.get(frame) ?? 0) + 1);
+    total++;
+  }
   return [...byFrame]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map(([frame, time]) => ({ share: time / total, frame }));
+    .map(([frame, samples]) => ({ share: samples / total, frame }));
 }

@@ -11,9 +11,9 @@ import { contract, createAccount, freshAlias } from "../support/api";
 const BASE = "https://api.test";
 const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
 
-async function clientFor(send: typeof fetch = worker, options: { backoffMs?: number } = {}) {
+async function clientFor(send: typeof fetch = worker, options: { backoffMs?: number; timeoutMs?: number } = {}) {
   const account = await createAccount();
-  return createCandidateContractClient({ baseUrl: BASE, token: account.token, fetch: send, backoffMs: options.backoffMs ?? 1 });
+  return createCandidateContractClient({ baseUrl: BASE, token: account.token, fetch: send, backoffMs: options.backoffMs ?? 1, timeoutMs: options.timeoutMs });
 }
 
 describe("the TypeScript client", () => {
@@ -137,7 +137,7 @@ describe("the TypeScript client", () => {
     const failed = (await client.events.submit({ candidate_alias: alias, type: "ping" }).catch((error: unknown) => error)) as CandidateContractError;
     expect(failed).toMatchObject({ code: "NETWORK_ERROR", idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     reachable = true;
-    const again = await client.events.submit({ candidate_alias: alias, type: "ping" }, failed.idempotencyKey!);
+    const again = await client.events.submit({ candidate_alias: alias, type: "ping" }, { idempotencyKey: failed.idempotencyKey! });
     expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([again.event.id]);
   });
 
@@ -154,10 +154,22 @@ describe("the TypeScript client", () => {
     const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")), { backoffMs: 10_000 });
     const controller = new AbortController();
     const started = Date.now();
-    const call = down.api.GET("/v1/schemas", { signal: controller.signal });
+    const call = down.schemas.list({ signal: controller.signal });
     setTimeout(() => controller.abort(new Error("the caller gave up")), 50);
     await expect(call).rejects.toThrow("the caller gave up");
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("retries an attempt that does not answer within timeoutMs, and says so when none does", async () => {
+    let calls = 0;
+    const silent = (init?: RequestInit) =>
+      new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true }));
+    const firstSilent: typeof fetch = async (input, init) => (++calls === 1 ? silent(init) : worker(input, init));
+    expect(await (await clientFor(firstSilent, { timeoutMs: 100 })).schemas.list()).toEqual([]);
+    expect(calls).toBe(2);
+
+    const client = createCandidateContractClient({ baseUrl: BASE, token: "cct_x", fetch: async (_, init) => silent(init), backoffMs: 1, timeoutMs: 50, maxRetries: 1 });
+    await expect(client.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", message: expect.stringContaining("no answer within 50 ms") });
   });
 
   it("types requests: a wrong field does not compile", async () => {
@@ -175,6 +187,10 @@ describe("the TypeScript client", () => {
     const signature = new Webhook(secret).sign("ntf_x_pending", new Date(), body);
     const headers = new Headers({ "webhook-id": "ntf_x_pending", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature });
     expect(verifyWebhook(secret, body, headers).id).toBe("ntf_x_pending");
+    // Headers of another fetch implementation (not this realm's Headers class), and a plain record.
+    const foreign = { entries: () => headers.entries(), get: (name: string) => headers.get(name) } as unknown as Headers;
+    expect(verifyWebhook(secret, body, foreign).id).toBe("ntf_x_pending");
+    expect(verifyWebhook(secret, body, Object.fromEntries(headers)).id).toBe("ntf_x_pending");
     expect(() => verifyWebhook(secret, body.replace("pending", "confirmed"), headers)).toThrow();
   });
 });

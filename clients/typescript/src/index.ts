@@ -8,8 +8,9 @@
  *   retries, so a retried call never does anything twice; a call that still fails says its key
  *   (`error.idempotencyKey`): call again with it, and what the first attempt did is answered, not redone;
  * - 429, and 409 IDEMPOTENCY_KEY_IN_USE (an earlier attempt still holds the key), wait for
- *   `Retry-After`; 5xx and network errors retry with exponential backoff; an aborted call stops;
- * - every error is one `CandidateContractError` with the API's `code`, `details` and `request_id`;
+ *   `Retry-After`; 5xx, network errors and attempts that do not answer in time (`timeoutMs`) retry
+ *   with exponential backoff and jitter; a call aborted by its `signal` stops with the signal's reason;
+ * - every other error is one `CandidateContractError` with the API's `code`, `details` and `request_id`;
  * - list helpers iterate every page;
  * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
  */
@@ -59,8 +60,10 @@ export interface ClientOptions {
   token: string;
   /** Retries of a call after a 429, a 5xx or a network error (default 3). */
   maxRetries?: number;
-  /** The first backoff, doubled on each retry (default 500 ms); a 429 waits its `Retry-After`. */
+  /** The first backoff, doubled on each retry, each wait a random share of it (default 500 ms); a 429 waits its `Retry-After`. */
   backoffMs?: number;
+  /** How long one attempt may take before it counts as a network error and is retried (default 30 s). */
+  timeoutMs?: number;
   /** The longest wait for one `Retry-After` (default 60 s): a longer one is answered as the error. */
   maxRetryAfterMs?: number;
   /** The fetch to use (default the global one). */
@@ -106,20 +109,23 @@ async function isTransient(response: Response): Promise<boolean> {
  * A fetch that retries what may succeed later. Every attempt of a POST carries the same
  * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
  */
-function retryingFetch({ maxRetries = 3, backoffMs = 500, maxRetryAfterMs = 60_000, fetch: send = globalThis.fetch.bind(globalThis) }: ClientOptions): typeof fetch {
+function retryingFetch(options: ClientOptions): typeof fetch {
+  const { maxRetries = 3, backoffMs = 500, maxRetryAfterMs = 60_000, timeoutMs = 30_000, fetch: send = globalThis.fetch.bind(globalThis) } = options;
   return async (input, init) => {
     const request = new Request(input, init);
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
-      const backoff = backoffMs * 2 ** attempt;
+      // "Full jitter": clients failed by the same outage do not all come back at once.
+      const backoff = Math.random() * backoffMs * 2 ** attempt;
       let response: Response;
       try {
-        response = await send(request.clone());
+        response = await send(request.clone(), { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
       } catch (error) {
-        if (request.signal.aborted) throw error;
+        if (request.signal.aborted) throw request.signal.reason;
         if (last) {
           const key = request.headers.get("Idempotency-Key");
-          throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${(error as Error).message}`, 0, [], null, null, key);
+          const why = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+          throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${why}`, 0, [], null, null, key);
         }
         await sleep(backoff, request.signal);
         continue;
@@ -162,6 +168,12 @@ const throwOnError: Middleware = {
   },
 };
 
+/** Per call: an `AbortSignal` that stops it (retries and waits included), and for a POST the `Idempotency-Key` to use. */
+export interface CallOptions {
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
 /** A page of a list: its items, and the cursor of the next page (null on the last). */
 interface Page<T> {
   data: T[];
@@ -192,54 +204,57 @@ export function createCandidateContractClient(options: ClientOptions) {
     fetch: retryingFetch(options),
   });
   api.use(withIdempotencyKey, throwOnError);
-  /** A POST's Idempotency-Key, when the caller gives one (else the client makes one per call). */
-  const keyed = (idempotencyKey?: string) => (idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {});
+  /** A call's signal, and a POST's Idempotency-Key when the caller gives one (else the client makes one per call). */
+  const init = ({ idempotencyKey, signal }: CallOptions) => ({ signal, ...(idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {}) });
 
   return {
     /** The generated client itself (with the retries and errors above), for any call. */
     api,
     schemas: {
-      create: async (contract: Contract, idempotencyKey?: string) =>
-        data(await api.POST("/v1/schemas", { body: { contract }, ...keyed(idempotencyKey) })),
-      list: async () => data(await api.GET("/v1/schemas")).data,
-      get: async (id: string) => data(await api.GET("/v1/schemas/{id}", { params: { path: { id } } })),
+      create: async (contract: Contract, options: CallOptions = {}) =>
+        data(await api.POST("/v1/schemas", { body: { contract }, ...init(options) })),
+      list: async (options: CallOptions = {}) => data(await api.GET("/v1/schemas", init(options))).data,
+      get: async (id: string, options: CallOptions = {}) => data(await api.GET("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) })),
     },
     candidates: {
-      create: async (body: paths["/v1/candidates"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
-        data(await api.POST("/v1/candidates", { body, ...keyed(idempotencyKey) })),
-      get: async (alias: string) => data(await api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } } })),
+      create: async (body: paths["/v1/candidates"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
+        data(await api.POST("/v1/candidates", { body, ...init(options) })),
+      get: async (alias: string, options: CallOptions = {}) =>
+        data(await api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, ...init(options) })),
       /** Every candidate matching the query, newest first, across pages. */
-      list: (query: Omit<ListCandidatesQuery, "after"> = {}) =>
-        paginate((after) => api.GET("/v1/candidates", { params: { query: { ...query, after } } }).then(data)),
-      resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", idempotencyKey?: string) =>
-        data(await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome }, ...keyed(idempotencyKey) })),
+      list: (query: Omit<ListCandidatesQuery, "after"> = {}, options: CallOptions = {}) =>
+        paginate((after) => api.GET("/v1/candidates", { params: { query: { ...query, after } }, ...init(options) }).then(data)),
+      resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", options: CallOptions = {}) =>
+        data(await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome }, ...init(options) })),
     },
     events: {
-      submit: async (body: paths["/v1/events"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
-        data(await api.POST("/v1/events", { body, ...keyed(idempotencyKey) })),
+      submit: async (body: paths["/v1/events"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
+        data(await api.POST("/v1/events", { body, ...init(options) })),
       /** Up to 100 events: one result per item, each `{ status: 201, event, candidate }` or `{ status, error }`. */
-      submitBatch: async (events: paths["/v1/events/batch"]["post"]["requestBody"]["content"]["application/json"]["events"], idempotencyKey?: string) =>
-        data(await api.POST("/v1/events/batch", { body: { events }, ...keyed(idempotencyKey) })).data,
+      submitBatch: async (events: paths["/v1/events/batch"]["post"]["requestBody"]["content"]["application/json"]["events"], options: CallOptions = {}) =>
+        data(await api.POST("/v1/events/batch", { body: { events }, ...init(options) })).data,
     },
     /** What the account bills, exact now: per status, count and exact amount; optionally one customer's, in a range. */
-    summary: async (query: Omit<SummaryQuery, "group_by" | "after" | "limit"> = {}) =>
-      data(await api.GET("/v1/summary", { params: { query } })) as Summary,
+    summary: async (query: Omit<SummaryQuery, "group_by" | "after" | "limit"> = {}, options: CallOptions = {}) =>
+      data(await api.GET("/v1/summary", { params: { query }, ...init(options) })) as Summary,
     /** The same per customer, in customer_uuid order, across pages. */
-    summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}) =>
-      paginate(async (after) => data(await api.GET("/v1/summary", { params: { query: { ...query, group_by: "customer_uuid", after } } })) as Page<CustomerSummary>),
+    summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}, options: CallOptions = {}) =>
+      paginate(
+        async (after) => data(await api.GET("/v1/summary", { params: { query: { ...query, group_by: "customer_uuid", after } }, ...init(options) })) as Page<CustomerSummary>,
+      ),
     notifications: {
       /** Every notification after `after` (an id), oldest first, across pages. */
-      list: (query: Omit<ListNotificationsQuery, "after"> & { after?: string } = {}) =>
-        paginate(async (cursor) => data(await api.GET("/v1/notifications", { params: { query: { ...query, after: cursor ?? query.after } } }))),
-      get: async (id: string) => data(await api.GET("/v1/notifications/{id}", { params: { path: { id } } })),
+      list: (query: Omit<ListNotificationsQuery, "after"> & { after?: string } = {}, options: CallOptions = {}) =>
+        paginate(async (cursor) => data(await api.GET("/v1/notifications", { params: { query: { ...query, after: cursor ?? query.after } }, ...init(options) }))),
+      get: async (id: string, options: CallOptions = {}) => data(await api.GET("/v1/notifications/{id}", { params: { path: { id } }, ...init(options) })),
     },
     webhookEndpoints: {
-      create: async (body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"], idempotencyKey?: string) =>
-        data(await api.POST("/v1/webhook_endpoints", { body, ...keyed(idempotencyKey) })),
-      list: async () => data(await api.GET("/v1/webhook_endpoints")).data,
+      create: async (body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
+        data(await api.POST("/v1/webhook_endpoints", { body, ...init(options) })),
+      list: async (options: CallOptions = {}) => data(await api.GET("/v1/webhook_endpoints", init(options))).data,
       /** Every delivery attempt of an endpoint, newest first, across pages. */
-      deliveries: (id: string) =>
-        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { after } } }).then(data)),
+      deliveries: (id: string, options: CallOptions = {}) =>
+        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { after } }, ...init(options) }).then(data)),
     },
   };
 }
@@ -252,6 +267,7 @@ export type CandidateContractClient = ReturnType<typeof createCandidateContractC
  * as received, and its headers.
  */
 export function verifyWebhook(secret: string, body: string, headers: Headers | Record<string, string>): Notification {
-  const plain = headers instanceof Headers ? Object.fromEntries(headers) : headers;
+  // Any Headers-like object (the platform's, node-fetch's, undici's) or a plain record.
+  const plain = typeof (headers as Headers).entries === "function" ? Object.fromEntries((headers as Headers).entries()) : (headers as Record<string, string>);
   return new Webhook(secret).verify(body, plain) as Notification;
 }

@@ -88,7 +88,7 @@ test("the README's TypeScript snippet runs as written", async () => {
   mkdirSync("test/artifacts", { recursive: true });
   writeFileSync("test/artifacts/readme-client.ts", snippet.replace("http://127.0.0.1:8787", API));
   // It type-checks as a user's strict project would see it, against the built package's types.
-  const tsc = ["node_modules/typescript/bin/tsc", "--noEmit", "--strict", "--target", "es2022", "--module", "nodenext", "--types", "node", "--skipLibCheck"];
+  const tsc = ["node_modules/typescript/bin/tsc", "--noEmit", "--strict", "--target", "es2022", "--module", "nodenext", "--types", "node", "--skipLibCheck", "--ignoreConfig"];
   await run(process.execPath, [...tsc, "test/artifacts/readme-client.ts"]).catch((error: { stdout: string }) =>
     assert.fail(`the README's TypeScript snippet does not type-check:\n${error.stdout}`),
   );

@@ -73,6 +73,10 @@ async function main() {
 
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/schemas
+
+  reference: ${origin}/docs
+  (wrangler warns below that cron triggers do not fire locally: this script fires them, the sweep
+  every minute and the purge hourly)
 `);
   // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
   const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...args], ["ignore", "inherit", "inherit"]);

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import type { Context, Next } from "hono";
 import { ApiError, type ErrorDetail } from "./errors";
 import { strictJsonProblems } from "./strict-json";
 import type { AppEnv } from "./app-env";
@@ -44,17 +45,21 @@ export function validationHook(result: { success: boolean; error?: ZodError }) {
 }
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+/** JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced with U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+const unsupportedMediaType = () => new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
 
 /**
  * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
- * order. An `optional` body may be left out entirely (no Content-Type either): it reads as `{}`.
+ * order. An `optional` body may be left out: an empty body (whatever a proxy on the way made of
+ * it: no body, or a stream of no bytes) reads as `{}`.
  */
 export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxBytes?: number; optional?: boolean } = {}) => [
   createMiddleware<AppEnv>(async (c, next) => {
-    const absent = optional && c.req.raw.body === null && c.req.header("Content-Type") === undefined;
-    if (!absent && !JSON_MEDIA_TYPE.test(c.req.header("Content-Type") ?? "")) {
-      throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
-    }
+    const contentType = c.req.header("Content-Type");
+    // Without a Content-Type, an optional body is judged once read: empty, or refused.
+    if (contentType === undefined ? !optional : !JSON_MEDIA_TYPE.test(contentType)) throw unsupportedMediaType();
     await next();
   }),
   bodyLimit({
@@ -64,8 +69,16 @@ export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxB
     },
   }),
   createMiddleware<AppEnv>(async (c, next) => {
-    const text = optional && c.req.raw.body === null ? "{}" : await c.req.text();
+    const bytes = c.req.raw.body === null ? new ArrayBuffer(0) : await c.req.arrayBuffer();
+    if (bytes.byteLength === 0 && optional) return parsed(c, {}, next);
+    if (c.req.header("Content-Type") === undefined) throw unsupportedMediaType();
+    let text: string;
     let body: unknown;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new ApiError("INVALID_JSON", "The request body is not valid JSON: it is not UTF-8.");
+    }
     try {
       body = JSON.parse(text);
     } catch {
@@ -73,9 +86,12 @@ export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxB
     }
     const problems = strictJsonProblems(text);
     if (problems.length > 0) throw validationError(problems);
-    // Parsed once: the route's validator and the idempotency middleware read it from here.
-    c.req.json = <T>() => Promise.resolve(body as T);
-    await next();
+    return parsed(c, body, next);
   }),
 ];
 
+/** Parsed once: the route's validator and the idempotency middleware read it from here. */
+function parsed(c: Context<AppEnv>, body: unknown, next: Next) {
+  c.req.json = <T>() => Promise.resolve(body as T);
+  return next();
+}

@@ -25,13 +25,13 @@ export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
 const LIMIT_MESSAGE = { message: "must be a whole number from 1 to 100" };
-/** A list's `limit` query parameter: items per page, 1 to 100. */
-export const PageLimitSchema = z.coerce
-  .number(LIMIT_MESSAGE)
-  .int(LIMIT_MESSAGE)
-  .min(1, LIMIT_MESSAGE)
-  .max(100, LIMIT_MESSAGE)
-  .openapi({ type: "integer", example: 50 });
+/** A list's `limit` query parameter: items per page, 1 to 100, in digits (`1e2` is refused). */
+export const PageLimitSchema = z
+  .string()
+  .regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE)
+  .transform(Number)
+  .pipe(z.number().min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE))
+  .openapi({ type: "integer", minimum: 1, maximum: 100, default: 50, example: 50 });
 
 /**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A

@@ -1,4 +1,5 @@
 /** /v1/webhook_endpoints (decisions.md §8): where the account's notifications are delivered. */
+import ipaddr from "ipaddr.js";
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";
 import { ApiError } from "../errors";
@@ -15,7 +16,6 @@ import { deliveryAttemptExample, webhookEndpointExample } from "./examples";
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 const MAX_URL_LENGTH = 2048;
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const EventTypesSchema = z
@@ -25,7 +25,7 @@ const EventTypesSchema = z
   .openapi({ description: "The notification types delivered to this endpoint.", example: ["candidate.confirmed"] });
 
 const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
-  description: "Where deliveries are POSTed: `https://`; `http://` to a loopback host only where the service allows it (local development).",
+  description: "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).",
   example: "https://example.com/webhooks/candidates",
 });
 const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });
@@ -126,7 +126,24 @@ export async function requireEndpoint(database: D1Database, accountId: string, i
   return endpoint;
 }
 
-/** Why a webhook URL is refused, or null: `https://`, or `http://` to loopback where allowed. */
+/** Whether a URL's host is loopback: a name under `localhost`, or a loopback address. */
+const isLoopback = (host: string) => host === "localhost" || host.endsWith(".localhost") || addressRange(host) === "loopback";
+
+/**
+ * The range of a host that is an IP address (ipaddr.js: "unicast" is the public internet; an
+ * IPv4-mapped IPv6 address counts as its IPv4 one), or null for a name. The URL parser has
+ * already written every IPv4 form (`127.1`, `2130706433`) as dotted decimal.
+ */
+function addressRange(host: string): string | null {
+  const literal = host.replace(/^\[(.*)\]$/, "$1");
+  return ipaddr.isValid(literal) ? ipaddr.process(literal).range() : null;
+}
+
+/**
+ * Why a webhook URL is refused, or null: `https://` to a name or a public address; loopback
+ * (`http://` too) only where allowed. Private, link-local and other non-public addresses never:
+ * deliveries must not reach into the network the service runs in.
+ */
 function urlProblem(text: string, allowLoopback: boolean): string | null {
   let url: URL;
   try {
@@ -135,11 +152,13 @@ function urlProblem(text: string, allowLoopback: boolean): string | null {
     return "must be an absolute URL, like https://example.com/webhooks";
   }
   if (url.username || url.password) return "must not carry credentials; put a secret in the path or verify the signature";
-  if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) {
-    return allowLoopback ? null : "must be https:// (http:// to a loopback host is accepted only in local development)";
+  if (url.protocol !== "https:" && url.protocol !== "http:") return "must be https://";
+  if (isLoopback(url.hostname)) {
+    return allowLoopback ? null : "must be https:// to a public host (a loopback host is accepted only in local development)";
   }
-  return "must be https://";
+  const range = addressRange(url.hostname);
+  if (range !== null && range !== "unicast") return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
+  return url.protocol === "https:" ? null : "must be https://";
 }
 
 function checkUrl(env: Env, url: string | undefined) {

@@ -76,6 +76,42 @@ describe("request bodies", () => {
     }
   });
 
+  it("refuses bytes that are not UTF-8 with 400 INVALID_JSON, storing nothing (never U+FFFD in their place)", async () => {
+    const account = await createAccount();
+    const headers = { "Content-Type": "application/json" };
+    const json = new TextEncoder().encode(JSON.stringify({ contract: contract({ fulfillment_condition: { event: "XX" } }) }));
+    const at = json.indexOf("X".charCodeAt(0));
+    for (const bad of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0]]) {
+      const raw = json.slice();
+      raw.set(bad, at);
+      const res = await call("POST", "/v1/schemas", { token: account.token, headers, raw });
+      expectError(res, 400, "INVALID_JSON");
+      expect(res.body.error.message).toContain("UTF-8");
+    }
+    expect((await client(account).get("/v1/schemas")).body.data).toEqual([]);
+  });
+
+  it("takes an optional body left out however it arrives: none, an empty stream, or empty JSON; anything else is judged", async () => {
+    const account = await createAccount();
+    const hook = (await client(account).post("/v1/webhook_endpoints", { url: "https://example.com/hooks" })).body;
+    const rotate = (options: { headers?: Record<string, string>; raw?: BodyInit }) =>
+      call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, ...options });
+    const emptyStream = () => new ReadableStream({ start: (controller) => controller.close() });
+    for (const [label, options] of [
+      ["no body", {}],
+      ["an empty stream (what a proxy may forward)", { raw: emptyStream() }],
+      ["an empty JSON body", { headers: { "Content-Type": "application/json" }, raw: "" }],
+      ["{}", { headers: { "Content-Type": "application/json" }, raw: "{}" }],
+    ] as const) {
+      const res = await rotate(options);
+      expect(res.status, label).toBe(200);
+      expect(res.body.secret, label).toMatch(/^whsec_/);
+    }
+    expectError(await rotate({ raw: "{}" }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await rotate({ headers: { "Content-Type": "text/plain" }, raw: "" }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(await rotate({ headers: { "Content-Type": "application/json" }, raw: '{"x":1}' }), 400, "VALIDATION_ERROR");
+  });
+
   it("rejects a body without a JSON content type with 415", async () => {
     const { token } = await createAccount();
     const body = JSON.stringify({ contract: contract() });

@@ -83,7 +83,7 @@ describe("POST /v1/schemas", () => {
     expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([{ path: "contract.timeout_outcome", message: "is required" }]);
     expect(await refused({ contract: contract({ price: undefined }) })).toEqual([{ path: "contract.price", message: "is required" }]);
     for (const path of ["/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
-      for (const limit of ["abc", "0", "101", "2.5", ""]) {
+      for (const limit of ["abc", "0", "101", "2.5", "", "1e2", "0x10", " 5", "99999999999999999999", "-1"]) {
         const res = await api.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
         expect(res.status, `${path} limit=${limit}`).toBe(400);
         expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: "must be a whole number from 1 to 100" }]);

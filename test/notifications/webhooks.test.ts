@@ -105,27 +105,34 @@ describe("webhook endpoints", () => {
       [{ url: "https://example.com", enabled_events: ["candidate.open"] }, "enabled_events.0"],
       [{ url: "https://example.com", enabled_events: ["candidate.failed", "candidate.failed"] }, "enabled_events"],
       [{ url: "https://example.com", secret: "mine" }, "secret"],
+      // Never into the network the service runs in: private, link-local, shared and unspecified addresses.
+      ...["https://169.254.169.254/latest", "https://10.0.0.1/x", "https://192.168.1.1/", "https://172.16.5.4/", "https://100.64.0.1/",
+        "https://0.0.0.0/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::ffff:10.0.0.1]/", "https://0xa000001/", "http://10.0.0.1/"].map(
+        (url) => [{ url }, "url"] as [Record<string, unknown>, string],
+      ),
     ];
     for (const [body, path] of refused) {
       const res = await api.post("/v1/webhook_endpoints", body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
-    for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8080/x"]) {
+    for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8080/x", "http://127.1/x", "https://app.localhost/x", "https://8.8.8.8/hooks", "https://[2606:4700::1111]/hooks"]) {
       expect((await api.post("/v1/webhook_endpoints", { url })).status, url).toBe(201);
     }
-    // Where loopback is not allowed (production), http:// is refused even to 127.0.0.1.
-    const strict = await worker.fetch(
-      new Request("https://api.test/v1/webhook_endpoints", {
-        method: "POST",
-        headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ url: "http://127.0.0.1:9/x" }),
-      }),
-      { ...env, WEBHOOK_ALLOW_LOOPBACK: "false" },
-      createExecutionContext(),
-    );
-    expect(strict.status).toBe(400);
-    expect(((await strict.json()) as any).error.details[0]).toMatchObject({ path: "url", message: expect.stringMatching(/https/) });
+    // Where loopback is not allowed (production), no loopback host is, over http:// or https://.
+    for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x"]) {
+      const strict = await worker.fetch(
+        new Request("https://api.test/v1/webhook_endpoints", {
+          method: "POST",
+          headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ url }),
+        }),
+        { ...env, WEBHOOK_ALLOW_LOOPBACK: "false" },
+        createExecutionContext(),
+      );
+      expect(strict.status, url).toBe(400);
+      expect(((await strict.json()) as any).error.details[0], url).toMatchObject({ path: "url", message: expect.stringMatching(/loopback/) });
+    }
     expect((await api.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {})).status).toBe(400);
   });
 

@@ -677,7 +677,7 @@ export interface components {
          */
         CreateWebhookEndpointBody: {
             /**
-             * @description Where deliveries are POSTed: `https://`; `http://` to a loopback host only where the service allows it (local development).
+             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).
              * @example https://example.com/webhooks/candidates
              */
             url: string;
@@ -698,7 +698,7 @@ export interface components {
          */
         UpdateWebhookEndpointBody: {
             /**
-             * @description Where deliveries are POSTed: `https://`; `http://` to a loopback host only where the service allows it (local development).
+             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).
              * @example https://example.com/webhooks/candidates
              */
             url?: string;

@@ -1,6 +1,6 @@
 /** Typed D1 queries for the notifications feed (migrations/0004_notifications.sql). */
 import type { JsonText } from "../domain/json";
-import { candidateOfNotificationId, type Notification, type NotificationType } from "../notifications/notification";
+import { parseNotificationId, type Notification, type NotificationType } from "../notifications/notification";
 
 /** Notifications are kept in the feed this long after they reach it. */
 export const FEED_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -30,7 +30,7 @@ export interface FeedQuery {
 }
 
 /** A page of the account's feed, oldest first, in the order recorded. */
-export async function feedPage(db: D1Database, accountId: string, q: FeedQuery) {
+export async function feedPage(db: D1Database, accountId: string, q: FeedQuery, now: number) {
   const where = ["account_id = ?1"];
   const params: (string | number)[] = [accountId];
   if (q.type) where.push(`type = ?${params.push(q.type)}`);
@@ -51,16 +51,27 @@ export async function feedPage(db: D1Database, accountId: string, q: FeedQuery) 
   if (found.results.length > 0) return toPage(rows.results, q.limit, true);
   // An id of this account's that aged out of the feed: everything recorded up to it went with it
   // (the purge goes oldest first), so its reader goes on from the oldest notification kept.
-  if (await agedOutId(db, accountId, q.after)) return fromOldest();
+  if (await agedOut(db, accountId, q.after, now)) return fromOldest();
   return toPage([], q.limit, false);
 }
 
-/** Whether `id` names a transition of one of the account's candidates (ids: notification.ts). */
-async function agedOutId(db: D1Database, accountId: string, id: string) {
-  const candidateId = candidateOfNotificationId(id);
-  if (!candidateId) return false;
-  const owned = await db.prepare(`SELECT 1 FROM candidates WHERE id = ? AND account_id = ?`).bind(candidateId, accountId).first();
-  return owned !== null;
+/**
+ * Whether `id` names a transition one of the account's candidates made more than the retention
+ * ago (ids: notification.ts): the candidate's index row says when it entered each status. An id
+ * of a transition that never happened, or too recently to have gone, is not a cursor.
+ */
+async function agedOut(db: D1Database, accountId: string, id: string, now: number) {
+  const named = parseNotificationId(id);
+  if (!named) return false;
+  const entered =
+    named.status === "PENDING"
+      ? "pending_until > open_until AND open_until <= ?3" // a review window of 0 never enters PENDING
+      : "final_status = ?4 AND pending_until <= ?3";
+  const row = await db
+    .prepare(`SELECT 1 FROM candidates WHERE id = ?1 AND account_id = ?2 AND ${entered}`)
+    .bind(named.candidateId, accountId, now - FEED_RETENTION_MS, ...(named.status === "PENDING" ? [] : [named.status]))
+    .first();
+  return row !== null;
 }
 
 function toPage(rows: { id: string; payload: JsonText<Notification> }[], limit: number, cursorValid: boolean) {

@@ -32,10 +32,13 @@ export const notificationType = (status: Transition["status"]) => `candidate.${s
 export const notificationId = (candidateId: string, status: Transition["status"]) =>
   `ntf_${candidateId.replaceAll("-", "")}_${status.toLowerCase()}`;
 
-/** The candidate id a notification id names, or null when it is not one. */
-export function candidateOfNotificationId(id: string) {
-  const hex = /^ntf_([0-9a-f]{32})_(pending|confirmed|failed)$/.exec(id)?.[1];
-  return hex ? `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` : null;
+/** The candidate and status a notification id names, or null when it is not one. */
+export function parseNotificationId(id: string): { candidateId: string; status: Transition["status"] } | null {
+  const match = /^ntf_([0-9a-f]{32})_(pending|confirmed|failed)$/.exec(id);
+  if (!match) return null;
+  const hex = match[1];
+  const candidateId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return { candidateId, status: match[2].toUpperCase() as Transition["status"] };
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   createRouter,
   errorResponses,
   jsonResponse,
-  PageLimitSchema,
+  DefaultPageLimitSchema,
   sendJsonText,
   withPostBody,
 } from "./models";
@@ -72,7 +72,7 @@ const ListQuery = z.strictObject({
     example: "2026-12-01T00:00:00.000Z",
   }),
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
-  limit: PageLimitSchema.default(50),
+  limit: DefaultPageLimitSchema,
 });
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });

@@ -31,7 +31,9 @@ export const PageLimitSchema = z
   .regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE)
   .transform(Number)
   .pipe(z.number().min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE))
-  .openapi({ type: "integer", minimum: 1, maximum: 100, default: 50, example: 50 });
+  .openapi({ type: "integer", minimum: 1, maximum: 100, example: 50 });
+/** The same, 50 when left out (the summary's applies only with group_by, so it has none). */
+export const DefaultPageLimitSchema = PageLimitSchema.default(50).openapi({ default: 50 });
 
 /**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A

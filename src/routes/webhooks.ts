@@ -10,7 +10,7 @@ import { validationError } from "../validation";
 import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
 import { refuseIfKeyLost } from "../idempotency";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, PageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
 import { deliveryAttemptExample, webhookEndpointExample } from "./examples";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
@@ -63,7 +63,7 @@ const UpdateBody = z
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
 const DeliveriesQuery = z.strictObject({
   after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
-  limit: PageLimitSchema.default(50),
+  limit: DefaultPageLimitSchema,
 });
 
 const DeliveryAttemptSchema = z
@@ -136,7 +136,12 @@ const isLoopback = (host: string) => host === "localhost" || host.endsWith(".loc
  */
 function addressRange(host: string): string | null {
   const literal = host.replace(/^\[(.*)\]$/, "$1");
-  return ipaddr.isValid(literal) ? ipaddr.process(literal).range() : null;
+  if (!ipaddr.isValid(literal)) return null;
+  const address = ipaddr.process(literal);
+  const range = address.range();
+  // ::a.b.c.d (IPv4-compatible, deprecated) is "unicast" to ipaddr.js; it is no public address.
+  const ipv4Compatible = address.kind() === "ipv6" && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
+  return range === "unicast" && ipv4Compatible ? "ipv4Compatible" : range;
 }
 
 /**
@@ -153,10 +158,12 @@ function urlProblem(text: string, allowLoopback: boolean): string | null {
   }
   if (url.username || url.password) return "must not carry credentials; put a secret in the path or verify the signature";
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must be https://";
-  if (isLoopback(url.hostname)) {
+  // A fully qualified name's trailing dot names the same host: `localhost.` is `localhost`.
+  const host = url.hostname.replace(/\.$/, "").toLowerCase();
+  if (isLoopback(host)) {
     return allowLoopback ? null : "must be https:// to a public host (a loopback host is accepted only in local development)";
   }
-  const range = addressRange(url.hostname);
+  const range = addressRange(host);
   if (range !== null && range !== "unicast") return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
   return url.protocol === "https:" ? null : "must be https://";
 }

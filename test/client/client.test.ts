@@ -168,6 +168,16 @@ describe("the TypeScript client", () => {
     expect(await (await clientFor(firstSilent, { timeoutMs: 100 })).schemas.list()).toEqual([]);
     expect(calls).toBe(2);
 
+    // Headers in time, then a body that stops coming: the same.
+    calls = 0;
+    const stalledBody = (init?: RequestInit) =>
+      new Response(new ReadableStream({ start: (controller) => init?.signal?.addEventListener("abort", () => controller.error(init.signal!.reason)) }), {
+        headers: { "Content-Type": "application/json" },
+      });
+    const firstStalled: typeof fetch = async (input, init) => (++calls === 1 ? stalledBody(init) : worker(input, init));
+    expect(await (await clientFor(firstStalled, { timeoutMs: 100 })).schemas.list()).toEqual([]);
+    expect(calls).toBe(2);
+
     const client = createCandidateContractClient({ baseUrl: BASE, token: "cct_x", fetch: async (_, init) => silent(init), backoffMs: 1, timeoutMs: 50, maxRetries: 1 });
     await expect(client.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", message: expect.stringContaining("no answer within 50 ms") });
   });

@@ -119,13 +119,38 @@ describe("GET /v1/notifications", () => {
       expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias), filter).toEqual([fresh]);
     }
     expect((await client(account).get(`/v1/notifications/${seen}`)).status).toBe(404);
-    // Still refused: the id of another account's transition, and an id no candidate has.
+    // Still refused: transitions of the account's own candidates that never happened (these went
+    // straight to CONFIRMED; the fresh one is still OPEN) or too recently to have aged out.
+    const freshId = (await client(account).get(`/v1/candidates/${fresh}`)).body.id.replaceAll("-", "");
+    const neverOrRecent = [seen.replace("_confirmed", "_pending"), seen.replace("_confirmed", "_failed"), `ntf_${freshId}_failed`];
+    for (const id of neverOrRecent) {
+      const res = await client(account).get(`/v1/notifications?after=${id}`);
+      expect(res.status, id).toBe(400);
+    }
+    // And the id of another account's transition, and ids no candidate has.
     const intruder = client(await createAccount());
     for (const id of [seen, `ntf_${"0".repeat(32)}_pending`, "ntf_nonsense"]) {
       const res = await intruder.get(`/v1/notifications?after=${id}`);
       expect(res.status, id).toBe(400);
       expect(res.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
     }
+  });
+
+  it("takes an aged-out candidate.pending id as after too", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const alias = freshAlias("pending-cursor");
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 3600 }) });
+    await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    const [pending] = (await client(account).get("/v1/notifications")).body.data;
+    expect(pending.type).toBe("candidate.pending");
+    clock.advance(31 * 24 * 3_600_000);
+    const [fresh] = await notifications(account, 1);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    expect((await client(account).get(`/v1/notifications/${pending.id}`)).status).toBe(404);
+    const tail = await client(account).get(`/v1/notifications?after=${pending.id}&type=candidate.confirmed`);
+    expect(tail.status).toBe(200);
+    expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias)).toContain(fresh);
   });
 
   it("keeps notifications 30 days: the hourly purge removes older ones", async () => {

@@ -107,7 +107,7 @@ describe("webhook endpoints", () => {
       [{ url: "https://example.com", secret: "mine" }, "secret"],
       // Never into the network the service runs in: private, link-local, shared and unspecified addresses.
       ...["https://169.254.169.254/latest", "https://10.0.0.1/x", "https://192.168.1.1/", "https://172.16.5.4/", "https://100.64.0.1/",
-        "https://0.0.0.0/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::ffff:10.0.0.1]/", "https://0xa000001/", "http://10.0.0.1/"].map(
+        "https://0.0.0.0/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::ffff:10.0.0.1]/", "https://0xa000001/", "http://10.0.0.1/", "https://[::a00:1]/", "https://[::7f00:1]/", "https://[64:ff9b::a00:1]/"].map(
         (url) => [{ url }, "url"] as [Record<string, unknown>, string],
       ),
     ];
@@ -120,7 +120,7 @@ describe("webhook endpoints", () => {
       expect((await api.post("/v1/webhook_endpoints", { url })).status, url).toBe(201);
     }
     // Where loopback is not allowed (production), no loopback host is, over http:// or https://.
-    for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x"]) {
+    for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x", "https://LOCALHOST./x", "https://app.localhost./x"]) {
       const strict = await worker.fetch(
         new Request("https://api.test/v1/webhook_endpoints", {
           method: "POST",

@@ -119,7 +119,9 @@ function retryingFetch(options: ClientOptions): typeof fetch {
       const backoff = Math.random() * backoffMs * 2 ** attempt;
       let response: Response;
       try {
-        response = await send(request.clone(), { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
+        const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
+        // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
+        response = answer.body === null ? answer : new Response(await answer.arrayBuffer(), answer);
       } catch (error) {
         if (request.signal.aborted) throw request.signal.reason;
         if (last) {

@@ -42,7 +42,7 @@ import {
   type CandidateWithEvents,
   type EventView,
 } from "./record";
-import { asStored, CandidateStore, recordOf } from "./storage";
+import { asStored, CandidateStore, recordOf, type OutboxRow } from "./storage";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
 /** How soon the alarm retries a failed write downstream (D1 index and feed, queue). */
@@ -143,6 +143,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   private armedAt: number | null | undefined;
   /** Downstream writes failed in a row: their retries back off (from 2 s to 5 min). */
   private downstreamFailures = 0;
+  /**
+   * Outbox rows a `syncDownstream` has taken to hand to the queue and not yet finished with.
+   * Claimed in the same synchronous block that reads them, so a request, alarm or sweep that
+   * runs while the first waits on D1 or the queue leaves them alone: one hand-off per transition.
+   * Memory is enough: a claim dies with the instance that would have sent it, and the rows, still
+   * unflushed in storage, are the alarm's to retry.
+   */
+  private readonly handingOff = new Set<string>();
 
   /**
    * A storage transaction. If it throws, storage rolls back, and so must memory: the state and
@@ -446,14 +454,25 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   /**
    * Brings the downstream copies up to date: the D1 index row and the notifications feed in one
    * D1 transaction (both idempotent), then the notifications queue. A crash or failure between
-   * any two steps is retried by the alarm: a notification may be sent twice, never lost.
-   * `rewrite` writes the index row even when its version looks current (the sweep found it stale).
+   * any two steps is retried by the alarm: a notification may be sent twice, never lost. Rows
+   * another call is handing off are left to it (`handingOff`), so without a failure each
+   * transition reaches the queue once. `rewrite` writes the index row even when its version looks current (the sweep found it stale).
    */
   private async syncDownstream(rewrite = false) {
     const state = this.load()!;
-    if (!rewrite && state.indexedVersion >= state.record.version && !state.unflushed) return;
+    const notifications = this.store.unflushedNotifications().filter((n) => !this.handingOff.has(n.id));
+    if (!rewrite && state.indexedVersion >= state.record.version && notifications.length === 0) return;
+    for (const n of notifications) this.handingOff.add(n.id);
+    try {
+      await this.handOff(state, notifications);
+    } finally {
+      for (const n of notifications) this.handingOff.delete(n.id);
+    }
+  }
+
+  /** Writes the index row and these notifications to D1, then hands the notifications to the queue. */
+  private async handOff(state: StoredState, notifications: OutboxRow[]) {
     const { record, settledStatus } = state;
-    const notifications = this.store.unflushedNotifications();
     try {
       await this.env.DB.batch([
         candidateIndexStatement(this.env.DB, record, settledStatus),

@@ -1,0 +1,57 @@
+/**
+ * The hand-off from a candidate's outbox to the notifications queue happens once per transition,
+ * however many requests, alarms and sweeps reach the candidate at the same time (decisions.md §8:
+ * duplicates only where something failed).
+ */
+import { describe, expect, it } from "vitest";
+import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
+import worker from "../../src/index";
+import { SWEEP_CRON } from "../../src/notifications/sweep";
+import { client, createAccount, createCandidate, inCandidate, objectOf } from "../support/api";
+import { useClock } from "../support/clock";
+
+/** Records every notification id the candidate's object hands to the queue, and passes them on. */
+async function watchHandOffs(alias: string) {
+  const sent: string[] = [];
+  await inCandidate(alias, (instance: any) => {
+    const queue = instance.env.NOTIFICATIONS;
+    instance.env = {
+      ...instance.env,
+      NOTIFICATIONS: {
+        sendBatch: async (messages: { body: { id: string } }[]) => {
+          sent.push(...messages.map((m) => m.body.id));
+          return queue.sendBatch(messages);
+        },
+      },
+    };
+  });
+  return sent;
+}
+
+describe("the outbox's hand-off to the queue", () => {
+  it("is once per transition when ten events reach the candidate together, one of them fulfilling it", async () => {
+    const account = await createAccount();
+    const { alias } = await createCandidate(account, { review_window: 600 });
+    const sent = await watchHandOffs(alias);
+    const events = Array.from({ length: 10 }, (_, i) => ({ candidate_alias: alias, type: "purchase", value: i === 3 ? 150 : 1 }));
+    const answers = await Promise.all(events.map((event) => client(account).post("/v1/events", event)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+    const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    expect(feed.map((n: any) => n.type)).toEqual(["candidate.pending"]);
+    expect(sent).toEqual([feed[0].id]);
+  });
+
+  it("is once per transition when alarms and sweeps overlap on a window's end", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const { alias } = await createCandidate(account, { activity_window: 60, review_window: 0 });
+    const sent = await watchHandOffs(alias);
+    clock.advance(120_000);
+    const sweep = () => worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
+    const settle = () => inCandidate(alias, (instance) => instance.settle());
+    await Promise.all([runDurableObjectAlarm(objectOf(alias)), sweep(), settle(), settle(), settle(), sweep(), settle()]);
+    const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    expect(feed.map((n: any) => n.type)).toEqual(["candidate.failed"]);
+    expect(sent).toEqual([feed[0].id]);
+  });
+});

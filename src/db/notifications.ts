@@ -87,17 +87,23 @@ export async function feedEntry(db: D1Database, accountId: string, id: string) {
 }
 
 /**
- * Deletes up to `batch` notifications past the retention, oldest first; returns how many went.
- * Each account's newest stays, whatever its age: a quiet account's reader tails the feed `after`
- * it. (An id that went still works as `after`: feedPage.)
+ * Deletes up to `batch` notifications past the retention, in feed order; returns how many went.
+ * Only a prefix of the feed goes: everything before the first notification still kept. Feed
+ * order is commit order (`seq`), and `recorded_at` is the object's clock before its round trip,
+ * so two flushes can commit in the other order than their stamps; deleting by age alone could
+ * take a later notification and keep an earlier one, and a reader whose cursor was the one taken
+ * would start again from the oldest kept and see it twice. Each account's newest stays, whatever
+ * its age: a quiet account's reader tails the feed `after` it. (An id that went still works as
+ * `after`: feedPage.)
  */
 export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
   const result = await db
     .prepare(
-      `DELETE FROM notifications WHERE rowid IN (
-         SELECT rowid FROM notifications old WHERE recorded_at <= ?
+      `DELETE FROM notifications WHERE seq IN (
+         SELECT seq FROM notifications old
+         WHERE seq < COALESCE((SELECT seq FROM notifications WHERE recorded_at > ?1 ORDER BY seq LIMIT 1), 9223372036854775807)
            AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
-         ORDER BY recorded_at LIMIT ?)`,
+         ORDER BY seq LIMIT ?2)`,
     )
     .bind(now - FEED_RETENTION_MS, batch)
     .run();

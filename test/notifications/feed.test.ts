@@ -17,6 +17,14 @@ async function notifications(account: TestAccount, count: number) {
   return aliases;
 }
 
+/**
+ * Each test that moves the clock starts 100 days after the last one's: the tests of a file share
+ * one database, and the purge takes the feed in order, so one test's notifications, recorded 31
+ * days on, would otherwise still be young when the next test purges.
+ */
+let eras = 0;
+const nextEra = () => Date.now() + ++eras * 100 * 24 * 3_600_000;
+
 describe("GET /v1/notifications", () => {
   it("lists the account's notifications oldest first, pages with after, filters by type and alias", async () => {
     const account = await createAccount();
@@ -42,7 +50,7 @@ describe("GET /v1/notifications", () => {
 
   it("tailed with after = the last id seen, gives every notification exactly once, as they come", async () => {
     const account = await createAccount();
-    const clock = useClock();
+    const clock = useClock(nextEra());
     const seen: string[] = [];
     let last: string | undefined;
     const tail = async () => {
@@ -94,7 +102,7 @@ describe("GET /v1/notifications", () => {
 
   it("keeps an account's newest notification past 30 days, so a quiet account's reader can tail on", async () => {
     const account = await createAccount();
-    const clock = useClock();
+    const clock = useClock(nextEra());
     await notifications(account, 2);
     const last = (await client(account).get("/v1/notifications")).body.data[1].id;
     clock.advance(31 * 24 * 3_600_000);
@@ -107,7 +115,7 @@ describe("GET /v1/notifications", () => {
 
   it("takes an id that aged out of the feed as after: its reader goes on from the oldest notification kept", async () => {
     const account = await createAccount();
-    const clock = useClock();
+    const clock = useClock(nextEra());
     await notifications(account, 3);
     const seen = (await client(account).get("/v1/notifications?limit=1")).body.data[0].id;
     clock.advance(31 * 24 * 3_600_000);
@@ -138,7 +146,7 @@ describe("GET /v1/notifications", () => {
 
   it("takes an aged-out candidate.pending id as after too", async () => {
     const account = await createAccount();
-    const clock = useClock();
+    const clock = useClock(nextEra());
     const alias = freshAlias("pending-cursor");
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 3600 }) });
     await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
@@ -153,9 +161,30 @@ describe("GET /v1/notifications", () => {
     expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias)).toContain(fresh);
   });
 
+  it("purges in feed order: a reader tailing across the purge never sees an id twice", async () => {
+    const account = await createAccount();
+    const clock = useClock(nextEra());
+    await notifications(account, 3);
+    const [n1, n2, n3] = (await client(account).get("/v1/notifications")).body.data.map((n: any) => n.id);
+    const read = (await client(account).get("/v1/notifications?limit=2")).body;
+    expect(read.next_cursor).toBe(n2);
+    clock.advance(31 * 24 * 3_600_000);
+    // Two flushes that committed in the other order than their clocks: n1 is first in the feed
+    // but was stamped later, inside the 30 days.
+    await env.DB.prepare(`UPDATE notifications SET recorded_at = ? WHERE id = ?`).bind(clock.now() - 29 * 24 * 3_600_000, n1).run();
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    const tail = await client(account).get(`/v1/notifications?after=${read.next_cursor}`);
+    expect(tail.body.data.map((n: any) => n.id)).toEqual([n3]);
+    // Once n1 is past its 30 days too, the purge takes everything before the account's newest.
+    clock.advance(2 * 24 * 3_600_000);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    expect((await client(account).get("/v1/notifications")).body.data.map((n: any) => n.id)).toEqual([n3]);
+    expect((await client(account).get(`/v1/notifications?after=${n2}`)).body.data.map((n: any) => n.id)).toEqual([n3]);
+  });
+
   it("keeps notifications 30 days: the hourly purge removes older ones", async () => {
     const account = await createAccount();
-    const clock = useClock();
+    const clock = useClock(nextEra());
     await notifications(account, 1);
     clock.advance(30 * 24 * 3_600_000 + 1000);
     await notifications(account, 1);

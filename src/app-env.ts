@@ -10,5 +10,10 @@ export interface AppEnv {
     idempotency?: HeldKey;
     /** Set when the handler stored the key's response in the same D1 transaction as its change. */
     idempotencyRecorded?: boolean;
+    /**
+     * Set when part of the work failed (a batch item answered 500): the response is not kept
+     * under the key, so a retry with it does what failed; what succeeded replays from its object.
+     */
+    idempotencyIncomplete?: boolean;
   };
 }

@@ -88,7 +88,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.idempotencyRecorded) return; // the handler stored the response with its change
   try {
     const held = c.var.idempotency!;
-    if (replayable(c.res.status)) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
+    if (replayable(c.res.status) && !c.var.idempotencyIncomplete) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
     else await releaseIdempotencyKey(c.env.DB, claim.accountId, held);
   } catch (error) {
     // The response stands. The key stays claimed until its lock lapses; a retry then takes it

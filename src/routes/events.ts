@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
-import { candidateObject, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
+import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
 import { ApiError, docsBaseUrl, errorObject } from "../errors";
 import { sha256Hex } from "../tokens";
 import { MAX_BATCH_BODY_BYTES } from "../validation";
@@ -80,12 +80,13 @@ const RecordedEventSchema = z.object({ event: EventSchema, candidate: CandidateS
 const BatchResultSchema = z
   .union([
     RecordedEventSchema.extend({ status: z.literal(201) }),
-    z.object({ status: z.union([z.literal(404), z.literal(409)]), error: ErrorBodySchema.shape.error }),
+    z.object({ status: z.union([z.literal(404), z.literal(409), z.literal(500)]), error: ErrorBodySchema.shape.error }),
   ])
   .openapi("BatchEventResult", {
     description:
       "What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or " +
-      "404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded.",
+      "404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded, or " +
+      "500 `INTERNAL_ERROR` when the service failed this item's candidate (nothing recorded for it: send it again).",
   });
 
 const submit = createRoute({
@@ -172,7 +173,16 @@ export const eventsRouter = createRouter()
     const results: JsonText<BatchResult>[] = new Array(events.length);
     await Promise.all(
       [...byAlias].map(async ([alias, entries]) => {
-        const outcome = await candidateObject(c.env, alias).recordEvents(c.var.accountId, entries.map((e) => e.item), c.var.idempotency);
+        let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
+        try {
+          outcome = await candidateObject(c.env, alias).recordEvents(c.var.accountId, entries.map((e) => e.item), c.var.idempotency);
+        } catch (error) {
+          // One object's failure (its transaction rolled back: nothing recorded) is its items' alone.
+          console.error(`request ${c.var.requestId}: candidate '${alias}' failed its batch items`, error);
+          c.set("idempotencyIncomplete", true);
+          for (const { index } of entries) results[index] = failedItemJson(docsUrl);
+          return;
+        }
         entries.forEach(({ index }, i) => {
           results[index] = itemResultJson(outcome.ok ? outcome.results[i] : outcome, alias, docsUrl);
         });
@@ -180,6 +190,12 @@ export const eventsRouter = createRouter()
     );
     return sendJsonText(c, `{"data":[${results.join(",")}]}` as JsonText<{ data: BatchResult[] }>, 200);
   });
+
+/** The result of an item whose candidate object failed: safe to send again (with its key, exactly once). */
+const failedItemJson = (docsUrl: string) =>
+  JSON.stringify({ status: 500, error: errorObject(new ApiError("INTERNAL_ERROR", FAILED_ITEM_MESSAGE), docsUrl) }) as JsonText<BatchResult>;
+const FAILED_ITEM_MESSAGE =
+  "The service could not record this item. Send it again with its idempotency_key to have it recorded exactly once.";
 
 /** One item's result: the 201 answer with its status, or the error `POST /v1/events` would give. */
 function itemResultJson(result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" }, alias: string, docsUrl: string) {

@@ -1,5 +1,5 @@
 /** POST /v1/events/batch (decisions.md §4 "Batches"): per-item results, order, keys, limits. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount } from "../support/api";
 import { useClock } from "../support/clock";
@@ -135,6 +135,45 @@ describe("POST /v1/events/batch", () => {
     const later = await batch(account, [items[0]]);
     expect(later.body.data[0].event.id).not.toBe(first.body.data[0].event.id);
     expect(await events(account, alias)).toHaveLength(3);
+  });
+
+  it("answers a failing object's items as 500 INTERNAL_ERROR, every other item its own result; a retry records each once", async () => {
+    const account = await createAccount();
+    const [healthy, failing] = [await candidate(account), await candidate(account)];
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    // A transient Durable Object error on one alias: its next call throws, the one after works.
+    await inCandidate(failing, (instance: any) => {
+      instance.owned = () => {
+        delete instance.owned;
+        throw new Error("Durable Object reset because its code was updated.");
+      };
+    });
+    const items = [
+      { candidate_alias: healthy, type: "a", idempotency_key: "k-a" },
+      { candidate_alias: failing, type: "b", idempotency_key: "k-b" },
+      { candidate_alias: healthy, type: "c", idempotency_key: "k-c" },
+      { candidate_alias: failing, type: "d", idempotency_key: "k-d" },
+    ];
+    const header = { "Idempotency-Key": `batch-${crypto.randomUUID()}` };
+    const first = await batch(account, items, header);
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((r: any) => r.status)).toEqual([201, 500, 201, 500]);
+    for (const result of [first.body.data[1], first.body.data[3]]) {
+      expect(result.error).toMatchObject({ type: "api_error", code: "INTERNAL_ERROR", status: 500, doc_url: expect.stringContaining("/errors/INTERNAL_ERROR") });
+      expect(result.error.message).not.toMatch(/Durable Object|reset/);
+    }
+    expect((await events(account, failing)).map((e: any) => e.type)).toEqual([]);
+    expect((await events(account, healthy)).map((e: any) => e.type)).toEqual(["a", "c"]);
+    expect(log.mock.calls.map(String).join()).toContain(`candidate '${failing}' failed its batch items`);
+    log.mockRestore();
+
+    // The same batch again, same keys: the failed items are recorded now, the others not twice.
+    const retry = await batch(account, items, header);
+    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(retry.body.data.map((r: any) => r.status)).toEqual([201, 201, 201, 201]);
+    expect(retry.body.data[0]).toEqual(first.body.data[0]);
+    expect((await events(account, failing)).map((e: any) => e.type)).toEqual(["b", "d"]);
+    expect((await events(account, healthy)).map((e: any) => e.type)).toEqual(["a", "c"]);
   });
 
   it("refuses a batch with any invalid item whole, with the item's path, recording nothing", async () => {

@@ -15,6 +15,7 @@ import { uuidv7 } from "uuidv7";
 import { applyEvent, compileCondition, leafSatisfied, leavesGained, type CompiledCondition, type SubmittedEvent } from "../domain/condition";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
+import { MAX_METADATA_KEYS, mergeMetadata, type Metadata } from "../domain/metadata";
 import {
   fulfilledAt,
   nextBoundary,
@@ -24,7 +25,6 @@ import {
   transitionsSince,
   type FinalStatus,
   type Status,
-  type Timeline,
 } from "../domain/timeline";
 import { candidateIndexStatement } from "../db/candidates";
 import { feedInsertStatement } from "../db/notifications";
@@ -73,6 +73,7 @@ export interface NewCandidate {
   customerUuid: string;
   schemaId: string | null;
   contract: Contract;
+  metadata: Metadata;
 }
 
 type Failure<C extends string> = { ok: false; code: C };
@@ -113,6 +114,11 @@ export interface CandidateRpc {
     outcome: FinalStatus,
     request?: IdempotentRequest,
   ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotPending>;
+  /** Merges metadata changes (a key set to "" is removed); refused whole past the key limit. */
+  updateMetadata(
+    accountId: string,
+    changes: Metadata,
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND"> | { ok: false; code: "METADATA_LIMIT"; keys: number }>;
   /** The sweep's wake-up: settle what time decided, and rewrite the index row and feed. */
   settle(): Promise<void>;
 }
@@ -175,7 +181,13 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     }
     // Built from exactly what storage will give back, so the condition compiled now is the one
     // compiled after an eviction.
-    const record = asStored<CandidateRecord>({ id: uuidv7(), ...input, timeline: timelineAtCreation(input.contract, now), version: 1 });
+    const record = asStored<CandidateRecord>({
+      id: uuidv7(),
+      ...input,
+      metadata: mergeMetadata({}, input.metadata), // "" at creation is a key not set
+      timeline: timelineAtCreation(input.contract, now),
+      version: 1,
+    });
     const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0, unflushed: false });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.transaction(() => {
@@ -318,6 +330,20 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     return result;
   }
 
+  async updateMetadata(accountId: string, changes: Metadata) {
+    const now = Date.now();
+    const state = this.owned(accountId);
+    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    const current = state.record.metadata ?? {};
+    const metadata = mergeMetadata(current, changes);
+    const keys = Object.keys(metadata).length;
+    if (keys > MAX_METADATA_KEYS) return { ok: false, code: "METADATA_LIMIT", keys } as const;
+    if (metadata !== current) this.transaction(() => this.save({ ...state, record: { ...state.record, metadata } }, now));
+    await this.syncDownstream();
+    const saved = this.load()!;
+    return { ok: true, body: candidateJson(saved.record, saved.contractJson, now) } as const;
+  }
+
   /**
    * Window ends: persist (and notify) the status the timeline already decided, and retry a
    * downstream write that failed. Idempotent: alarms are at-least-once, and fire late or twice.
@@ -430,7 +456,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         entered++;
       }
     }
-    if (before && (entered > 0 || timelineMoved(before.record.timeline, next.record.timeline))) {
+    if (before && (entered > 0 || indexMoved(before.record, next.record))) {
       next = { ...next, record: { ...next.record, version: before.record.version + 1 } };
     }
     this.store.writeCandidate({
@@ -505,8 +531,9 @@ function stateOf(record: CandidateRecord, stored: Omit<StoredState, "record" | "
   return { record, condition: compileCondition(record.contract.fulfillment_condition), contractJson: contractJson(record.contract), ...stored };
 }
 
-const timelineMoved = (a: Timeline, b: Timeline) =>
-  a.openUntil !== b.openUntil || a.pendingUntil !== b.pendingUntil || a.finalStatus !== b.finalStatus;
+/** Whether what the D1 index shows of the candidate moved: its timeline or its metadata. */
+const indexMoved = ({ timeline: a, metadata: m }: CandidateRecord, { timeline: b, metadata: n }: CandidateRecord) =>
+  a.openUntil !== b.openUntil || a.pendingUntil !== b.pendingUntil || a.finalStatus !== b.finalStatus || m !== n;
 
 /** The state after one more event at `now`, and whether the event satisfied a leaf. Pure. */
 function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { after: StoredState; matched: boolean } {

@@ -5,6 +5,7 @@
 import { holds, type CompiledCondition } from "../domain/condition";
 import type { Contract } from "../domain/contract";
 import type { Json, JsonText } from "../domain/json";
+import type { Metadata } from "../domain/metadata";
 import { statusAt, type Timeline } from "../domain/timeline";
 
 export interface CandidateRecord {
@@ -15,7 +16,9 @@ export interface CandidateRecord {
   schemaId: string | null;
   contract: Contract;
   timeline: Timeline;
-  /** Bumped on every change of the timeline; orders writes to the D1 index. */
+  /** The account's key-value strings; absent in objects created before metadata existed. */
+  metadata?: Metadata;
+  /** Bumped on every change the D1 index shows (timeline, metadata); orders writes to the index. */
   version: number;
 }
 
@@ -44,7 +47,7 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What a candidate's view is made of besides its contract: also what a list reads of the index. */
-export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline">;
+export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata">;
 
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
 function candidateFields(record: CandidateBasics, now: number) {
@@ -60,6 +63,7 @@ function candidateFields(record: CandidateBasics, now: number) {
     activity_ends_at: iso(record.timeline.openUntil),
     review_ends_at: status === "OPEN" ? null : iso(record.timeline.pendingUntil),
     created_at: iso(record.timeline.createdAt),
+    metadata: record.metadata ?? {},
   };
 }
 

@@ -4,6 +4,7 @@ import type { JsonText } from "../domain/json";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 import { decimalParts } from "../domain/decimal";
+import type { Metadata } from "../domain/metadata";
 
 /** The columns a list page reads. */
 interface ListedRow {
@@ -16,9 +17,10 @@ interface ListedRow {
   open_until: number;
   pending_until: number;
   final_status: FinalStatus;
+  metadata: string;
 }
 
-const LISTED_COLUMNS = "id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status";
+const LISTED_COLUMNS = "id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status, metadata";
 
 /** A candidate as a list reads it: the contract stays the JSON text it is stored as. */
 export type ListedCandidate = CandidateBasics & { contract: JsonText<Contract> };
@@ -35,6 +37,7 @@ const fromRow = (row: ListedRow): ListedCandidate => ({
     pendingUntil: row.pending_until,
     finalStatus: row.final_status,
   },
+  metadata: JSON.parse(row.metadata) as Metadata,
 });
 
 /**
@@ -47,14 +50,15 @@ export function candidateIndexStatement(db: D1Database, c: CandidateRecord, sett
     .prepare(
       `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
                                created_at, open_until, pending_until, final_status, version, settled_status,
-                               price_units, price_scale)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               price_units, price_scale, metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET
          open_until = excluded.open_until,
          pending_until = excluded.pending_until,
          final_status = excluded.final_status,
          version = excluded.version,
-         settled_status = excluded.settled_status
+         settled_status = excluded.settled_status,
+         metadata = excluded.metadata
        WHERE excluded.version >= candidates.version`,
     )
     .bind(
@@ -71,6 +75,7 @@ export function candidateIndexStatement(db: D1Database, c: CandidateRecord, sett
       c.version,
       settledStatus,
       ...priceColumns(c.contract.price),
+      JSON.stringify(c.metadata ?? {}),
     );
 }
 
@@ -107,6 +112,8 @@ export interface CandidateListQuery {
   status?: Status;
   customerUuid?: string;
   statusSince?: InstantRange;
+  /** Key-value pairs the candidate's metadata must hold, every one. */
+  metadata?: [key: string, value: string][];
   after?: string;
   limit: number;
 }
@@ -177,9 +184,25 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   }
   const page = (select: string) => `${select} ORDER BY id DESC LIMIT :limit`;
   const range = query.statusSince ?? {};
+  const pairs = query.metadata ?? [];
+  pairs.forEach(([key, value], i) => Object.assign(params, { [`mk${i}`]: key, [`mv${i}`]: value }));
+  /** The candidate's metadata holds pair i (a primary-key lookup in candidate_metadata). */
+  const holds = (i: number) =>
+    `EXISTS (SELECT 1 FROM candidate_metadata m WHERE m.account_id = :account AND m.key = :mk${i} AND m.value = :mv${i} AND m.candidate_id = candidates.id)`;
   if (!query.status && range.gte === undefined && range.lt === undefined) {
-    return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
+    if (pairs.length === 0) return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
+    // Walked on the first pair's index entries, newest first: a page costs what a plain page costs.
+    const walk = ["first.account_id = :account", "first.key = :mk0", "first.value = :mv0", ...(query.after === undefined ? [] : ["first.candidate_id < :after"])];
+    const rest = common.filter((c) => !c.startsWith("id <")).map((c) => `candidates.${c}`);
+    return [
+      // CROSS JOIN: SQLite keeps the written order, so the walk drives the page.
+      `SELECT ${LISTED_COLUMNS} FROM candidate_metadata first CROSS JOIN candidates ON candidates.id = first.candidate_id
+       WHERE ${[...walk, ...rest, ...pairs.slice(1).map((_, i) => holds(i + 1))].join(" AND ")}
+       ORDER BY first.candidate_id DESC LIMIT :limit`,
+      params,
+    ];
   }
+  common.push(...pairs.map((_, i) => holds(i)));
 
   const inRange = (since: string) => [
     ...(range.gte === undefined ? [] : [`${since} >= :gte`]),
@@ -217,7 +240,7 @@ const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 /** Binds named parameters (`:name`) as D1's numbered ones: each name used, once, in order. */
 export function bindNamed(db: D1Database, sql: string, params: Params): D1PreparedStatement {
   const used: string[] = [];
-  const numbered = sql.replace(/:([a-z]+)/g, (_, name: string) => {
+  const numbered = sql.replace(/:([a-z][a-z0-9]*)/g, (_, name: string) => {
     if (!(name in params)) throw new Error(`no parameter :${name}`);
     if (!used.includes(name)) used.push(name);
     return `?${used.indexOf(name) + 1}`;

@@ -1,18 +1,22 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
 import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { ContractSchema, type Contract } from "../domain/contract";
+import { MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH, MetadataSchema, metadataObjectSchema } from "../domain/metadata";
 import { STATUSES } from "../domain/timeline";
 import { candidateJson, candidatePageJson } from "../candidate/record";
 import { candidateObject } from "../candidate/object";
 import { newestSchema, parseContract } from "../db/schemas";
-import { listCandidates } from "../db/candidates";
+import { listCandidates, type CandidateListQuery } from "../db/candidates";
 import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
+import type { AppEnv } from "../app-env";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
 import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
 import {
   AliasSchema,
+  BODY_ERRORS,
   InstantSchema,
   POST_ERRORS,
   CandidateSchema,
@@ -22,6 +26,7 @@ import {
   jsonResponse,
   DefaultPageLimitSchema,
   sendJsonText,
+  withJsonBody,
   withPostBody,
 } from "./models";
 
@@ -45,6 +50,7 @@ const CreateBody = z
     candidate_alias: AliasSchema.openapi({ description: "Your identifier for the candidate, unique across all accounts." }),
     schema_id: z.string().optional().openapi({ description: "Extension. Take the contract from this schema." }),
     contract: ContractSchema.optional().openapi({ description: "Extension. Give the contract inline." }),
+    metadata: MetadataSchema.optional().openapi({ description: "Extension. Your own key-value strings (a value of \"\" is a key not set)." }),
   })
   .superRefine((body, ctx) => {
     if (body.schema_id !== undefined && body.contract !== undefined) {
@@ -60,6 +66,50 @@ const AliasParam = z.object({
   candidate_alias: AliasSchema.openapi({ param: { name: "candidate_alias", in: "path" } }),
 });
 
+/** At most this many `metadata[KEY]=VALUE` filters on one list. */
+export const MAX_METADATA_FILTERS = 10;
+
+/**
+ * `metadata[KEY]=VALUE` query parameters, folded into one `metadata` object before the query is
+ * validated, so the list's strict query schema sees them as one known parameter.
+ */
+const metadataQuery = createMiddleware<AppEnv>(async (c, next) => {
+  const queries = c.req.queries();
+  const folded: Record<string, string[] | Record<string, string | string[]>> = {};
+  const metadata: [string, string | string[]][] = [];
+  for (const [name, values] of Object.entries(queries)) {
+    const key = /^metadata\[(.*)\]$/s.exec(name)?.[1];
+    if (key === undefined) folded[name] = values;
+    else metadata.push([key, values.length === 1 ? values[0] : values]);
+  }
+  if (metadata.length > 0) folded.metadata = Object.fromEntries(metadata);
+  c.req.queries = (() => folded) as typeof c.req.queries;
+  await next();
+});
+
+const MetadataFilterSchema = metadataObjectSchema({
+  maxKeys: MAX_METADATA_FILTERS,
+  valueProblem: (value) =>
+    typeof value !== "string"
+      ? "must be given once"
+      : value.length < 1 || value.length > MAX_METADATA_VALUE_LENGTH
+        ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters`
+        : null,
+}).openapi({
+  type: "object",
+  additionalProperties: { type: "string" },
+  param: { style: "deepObject", explode: true },
+  description: "Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold).",
+  example: { order_id: "ord_8812" },
+});
+
+/** With `status_since_gte` later than `status_since_lt` the range is empty by mistake: refused. */
+const reversedRange = (query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) => {
+  if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
+    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte: the range would be empty" });
+  }
+};
+
 const ListQuery = z.strictObject({
   status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
   customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
@@ -71,9 +121,22 @@ const ListQuery = z.strictObject({
     description: "Extension. Only candidates whose current status began before this instant.",
     example: "2026-12-01T00:00:00.000Z",
   }),
+  metadata: MetadataFilterSchema.optional(),
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: DefaultPageLimitSchema,
+}).superRefine(reversedRange);
+
+/** The list's filters, as the index query takes them. */
+const listFilters = (query: z.infer<typeof ListQuery>): Omit<CandidateListQuery, "limit" | "after"> => ({
+  status: query.status,
+  customerUuid: query.customer_uuid,
+  statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
+  metadata: Object.entries(query.metadata ?? {}),
 });
+
+const UpdateBody = z
+  .strictObject({ metadata: MetadataSchema.openapi({ description: "Merged into the candidate's metadata: a key set to `\"\"` is removed." }) })
+  .openapi("UpdateCandidateBody", { example: { metadata: { region: "us", order_id: "" } } });
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
@@ -111,6 +174,7 @@ const list = createRoute({
   operationId: "listCandidates",
   tags: ["Candidates"],
   summary: "List candidates, newest first",
+  middleware: [metadataQuery],
   request: { query: ListQuery },
   responses: {
     200: jsonResponse(
@@ -119,6 +183,20 @@ const list = createRoute({
       { data: [candidateExample], next_cursor: candidateExample.id },
     ),
     ...errorResponses("VALIDATION_ERROR"),
+  },
+});
+
+const update = createRoute({
+  method: "patch",
+  path: "/{candidate_alias}",
+  operationId: "updateCandidate",
+  tags: ["Candidates"],
+  summary: "Change a candidate's metadata (extension)",
+  description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
+  ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
+  responses: {
+    200: candidateResponse("The candidate, with its metadata as changed."),
+    ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });
 
@@ -164,6 +242,7 @@ export const candidatesRouter = createRouter()
       customerUuid: body.customer_uuid,
       schemaId,
       contract,
+      metadata: body.metadata ?? {},
     }, c.var.idempotency);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
@@ -180,19 +259,22 @@ export const candidatesRouter = createRouter()
     const page = await listCandidates(
       c.env.DB,
       c.var.accountId,
-      {
-        status: query.status,
-        customerUuid: query.customer_uuid,
-        statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
-        after: query.after,
-        limit: query.limit,
-      },
+      { ...listFilters(query), after: query.after, limit: query.limit },
       now,
     );
     if (!page.cursorValid) {
       throw validationError([{ path: "after", message: "is not a cursor from this account's candidate list" }]);
     }
     return sendJsonText(c, candidatePageJson(page.records.map((r) => candidateJson(r, r.contract, now)), page.nextCursor), 200);
+  })
+  .openapi(update, async (c) => {
+    const { candidate_alias: alias } = c.req.valid("param");
+    const result = await candidateObject(c.env, alias).updateMetadata(c.var.accountId, c.req.valid("json").metadata);
+    if (result.ok) return sendJsonText(c, result.body, 200);
+    if (result.code === "METADATA_LIMIT") {
+      throw validationError([{ path: "metadata", message: `would leave the candidate with ${result.keys} keys; at most ${MAX_METADATA_KEYS} are allowed` }]);
+    }
+    throw candidateFailure(result.code, alias);
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");

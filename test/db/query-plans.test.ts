@@ -49,6 +49,25 @@ describe("candidate list queries", () => {
   });
 });
 
+describe("candidate list queries with metadata filters", () => {
+  const shapes = [undefined, "cust_42"].flatMap((customerUuid) =>
+    [undefined, "0190aaaa-0000-7000-8000-000000000000"].flatMap((after) =>
+      [[["order_id", "ord_1"]], [["order_id", "ord_1"], ["region", "eu"]]].map((metadata) => ({ customerUuid, after, metadata: metadata as [string, string][], limit: 50 })),
+    ),
+  );
+
+  it.each(shapes)("%o walks the first pair's entries newest first, looks up the rest, and sorts nothing", async (query) => {
+    const [sql, params] = listPageQuery("account", query, Date.now());
+    const steps = await plan(sql, params);
+    expect(steps[0], steps.join("\n")).toMatch(
+      new RegExp(`^SEARCH first USING PRIMARY KEY \\(account_id=\\? AND key=\\? AND value=\\?${query.after ? " AND candidate_id<\\?" : ""}\\)`),
+    );
+    expect(steps[1], steps.join("\n")).toMatch(/^SEARCH candidates USING (COVERING )?INDEX \w+ \(.*\bid=\?\)$/);
+    expect(steps.filter((s) => /TEMP B-TREE|^SCAN /.test(s)), steps.join("\n")).toEqual([]);
+    expect(steps.filter((s) => /^SEARCH m .*\(candidate_id=\? AND account_id=\? AND key=\? AND value=\?\)/.test(s)), steps.join("\n")).toHaveLength(query.metadata.length - 1);
+  });
+});
+
 describe("summary queries", () => {
   const shapes = [undefined, "cust_42"].flatMap((customerUuid) =>
     [undefined, { gte: 1_700_000_000_000 }, { gte: 1_700_000_000_000, lt: 1_800_000_000_000 }].flatMap((range) =>

@@ -249,6 +249,7 @@ describe("docs and OpenAPI", () => {
         "DELETE /v1/schemas/{id}",
         "GET /v1/candidates",
         "GET /v1/candidates/{candidate_alias}",
+        "PATCH /v1/candidates/{candidate_alias}",
         "GET /v1/schemas",
         "GET /v1/schemas/{id}",
         "PATCH /v1/schemas/{id}",

@@ -203,7 +203,9 @@ describe("a transaction that fails", () => {
       json: { events: [{ candidate_alias: alias, type: "purchase", value: 50 }] },
       headers: { "Idempotency-Key": "batch-key" },
     });
-    expect(keyed.status).toBe(500);
+    // The object's failure is its items' own (decisions.md §4 "Batches"), not the batch's.
+    expect(keyed.status).toBe(200);
+    expect(keyed.body.data.map((r: any) => [r.status, r.error?.code])).toEqual([[500, "INTERNAL_ERROR"]]);
     // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.
     const next = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 });
     expect(next.body.event.matched).toBe(true);

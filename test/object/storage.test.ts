@@ -53,6 +53,7 @@ describe("the settled status", () => {
         alias,
         customerUuid: "c",
         schemaId: null,
+        metadata: {},
         contract: contract({ activity_window: 0.001, review_window: 60 }) as never,
       });
       clock.set(t0 + 5);

@@ -1,0 +1,60 @@
+/**
+ * A candidate's metadata (decisions.md §4 "Metadata and export"), on Stripe's rules: the
+ * account's own key-value strings, at most 50 keys of 1–40 characters, values of at most 500.
+ * Set at creation; a change merges into what is there, and a key set to "" is removed.
+ */
+import { z } from "@hono/zod-openapi";
+import { isJsonObject } from "./json";
+
+export const MAX_METADATA_KEYS = 50;
+export const MAX_METADATA_KEY_LENGTH = 40;
+export const MAX_METADATA_VALUE_LENGTH = 500;
+
+export type Metadata = Record<string, string>;
+
+/** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */
+export function metadataKeyProblem(key: string): string | null {
+  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH) return `must be 1 to ${MAX_METADATA_KEY_LENGTH} characters`;
+  return /[[\]]/.test(key) ? "must not contain [ or ]" : null;
+}
+
+/**
+ * An object of strings whose keys are metadata keys, passed through untouched (not `z.record`,
+ * which copies by assignment and so drops a `__proto__` key): each problem at its key's path.
+ */
+export const metadataObjectSchema = ({ maxKeys, valueProblem }: { maxKeys: number; valueProblem: (value: unknown) => string | null }) =>
+  z.custom<Metadata>(isJsonObject, { message: "must be an object of string values" }).superRefine((metadata, ctx) => {
+    const keys = Object.keys(metadata);
+    if (keys.length > maxKeys) ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
+    for (const key of keys) {
+      const problem = metadataKeyProblem(key) ?? valueProblem(metadata[key]);
+      if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    }
+  });
+
+/** Metadata as sent: at creation "" means unset, in a change "" removes the key. */
+export const MetadataSchema = metadataObjectSchema({
+  maxKeys: MAX_METADATA_KEYS,
+  valueProblem: (value) =>
+    typeof value !== "string" || value.length > MAX_METADATA_VALUE_LENGTH ? `must be a string of at most ${MAX_METADATA_VALUE_LENGTH} characters` : null,
+}).openapi({
+  type: "object",
+  additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
+  maxProperties: MAX_METADATA_KEYS,
+  description: `Your own key-value strings: at most ${MAX_METADATA_KEYS} keys of 1–${MAX_METADATA_KEY_LENGTH} characters (no \`[\` or \`]\`), values of at most ${MAX_METADATA_VALUE_LENGTH} characters.`,
+  example: { order_id: "ord_8812", region: "eu" },
+});
+
+/**
+ * `changes` merged into `current`: a key set to "" is removed. The same object when nothing
+ * changes. Built with entries, never by assignment, so a key like `__proto__` stays plain data.
+ */
+export function mergeMetadata(current: Metadata, changes: Metadata): Metadata {
+  const merged = new Map(Object.entries(current));
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === "") merged.delete(key);
+    else merged.set(key, value);
+  }
+  const same = merged.size === Object.keys(current).length && [...merged].every(([key, value]) => Object.hasOwn(current, key) && current[key] === value);
+  return same ? current : Object.fromEntries(merged);
+}

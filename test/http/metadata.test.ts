@@ -1,0 +1,163 @@
+/**
+ * Candidate metadata (decisions.md §4 "Metadata and export"): set at creation, merged by PATCH,
+ * shown in every candidate view and notification, and filtered on by the list.
+ */
+import { describe, expect, it } from "vitest";
+import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+
+async function create(account: TestAccount, metadata?: unknown, over: Record<string, unknown> = {}) {
+  const alias = freshAlias("meta");
+  const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over), ...(metadata === undefined ? {} : { metadata }) });
+  return { alias, res };
+}
+
+const list = async (account: TestAccount, query: string) => call("GET", `/v1/candidates?${query}`, { token: account.token });
+const aliases = (res: { body: any }) => res.body.data.map((c: any) => c.candidate_alias);
+
+describe("candidate metadata", () => {
+  it("is set at creation and shown in every view: create, read, list, event answers and notifications", async () => {
+    const account = await createAccount();
+    const { alias, res } = await create(account, JSON.parse('{"order_id":"ord_1","note":"","__proto__":"plain data"}'), { review_window: 0 });
+    expect(res.status).toBe(201);
+    // "" at creation is a key not set; __proto__ is a key like any other.
+    expect(res.body.metadata).toEqual(JSON.parse('{"order_id":"ord_1","__proto__":"plain data"}'));
+    const api = client(account);
+    expect((await api.get(`/v1/candidates/${alias}`)).body.metadata).toEqual(res.body.metadata);
+    expect((await api.get("/v1/candidates")).body.data.find((c: any) => c.candidate_alias === alias).metadata).toEqual(res.body.metadata);
+    const hit = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    expect(hit.body.candidate.metadata).toEqual(res.body.metadata);
+    const [notification] = (await api.get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    expect(notification.data.candidate.metadata).toEqual(res.body.metadata);
+    // Without metadata: {}.
+    expect((await create(account)).res.body.metadata).toEqual({});
+  });
+
+  it("is merged by PATCH: keys added, changed, and removed by \"\"; the contract never changes", async () => {
+    const account = await createAccount();
+    const { alias, res } = await create(account, { a: "1", b: "2" });
+    const api = client(account);
+    const patched = await api.patch(`/v1/candidates/${alias}`, { metadata: { b: "two", c: "3", a: "" } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({ ...res.body, metadata: { b: "two", c: "3" } });
+    expect((await api.get(`/v1/candidates/${alias}`)).body.metadata).toEqual({ b: "two", c: "3" });
+    // The list reads its own write, on the new value and not the old one.
+    expect(aliases(await list(account, "metadata[b]=two"))).toEqual([alias]);
+    expect(aliases(await list(account, "metadata[b]=2"))).toEqual([]);
+    expect(aliases(await list(account, "metadata[a]=1"))).toEqual([]);
+    // A change that changes nothing answers the candidate as it is.
+    expect((await api.patch(`/v1/candidates/${alias}`, { metadata: { zzz: "" } })).body.metadata).toEqual({ b: "two", c: "3" });
+    expect((await api.patch(`/v1/candidates/${alias}`, { metadata: {} })).status).toBe(200);
+  });
+
+  it("refuses bad metadata at its path, changing nothing", async () => {
+    const account = await createAccount();
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, "v"]));
+    const refused: [unknown, string][] = [
+      [{ n: 1 }, "metadata.n"],
+      [{ n: null }, "metadata.n"],
+      [{ n: { deep: "x" } }, "metadata.n"],
+      [{ ["k".repeat(41)]: "v" }, `metadata.${"k".repeat(41)}`],
+      [{ "": "v" }, "metadata."],
+      [{ "a[b]": "v" }, "metadata.a[b]"],
+      [{ long: "v".repeat(501) }, "metadata.long"],
+      [{ ...fifty, one_more: "v" }, "metadata"],
+      ["not an object", "metadata"],
+      [["v"], "metadata"],
+    ];
+    for (const [metadata, path] of refused) {
+      const { alias, res } = await create(account, metadata);
+      expect(res.status, JSON.stringify(metadata).slice(0, 60)).toBe(400);
+      expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(metadata).slice(0, 60)).toContain(path);
+      expect((await client(account).get(`/v1/candidates/${alias}`)).status).toBe(404);
+    }
+    const { alias } = await create(account, fifty);
+    const api = client(account);
+    for (const [metadata, path] of refused) {
+      const res = await api.patch(`/v1/candidates/${alias}`, { metadata });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+    }
+    // Merged past 50 keys: refused whole.
+    const over = await api.patch(`/v1/candidates/${alias}`, { metadata: { k0: "changed", extra: "v" } });
+    expect(over.status).toBe(400);
+    expect(over.body.error.details).toEqual([{ path: "metadata", message: expect.stringContaining("51 keys") }]);
+    // Replacing one key while removing another keeps 50: accepted.
+    expect((await api.patch(`/v1/candidates/${alias}`, { metadata: { k0: "", extra: "v" } })).status).toBe(200);
+    for (const body of [{}, { metadata: { a: "b" }, contract: contract() }, { customer_uuid: "other" }]) {
+      const res = await api.patch(`/v1/candidates/${alias}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(Object.keys(read.metadata)).toHaveLength(50);
+    expect(read.metadata.extra).toBe("v");
+  });
+
+  it("is another account's own: PATCH of its candidate is 404 and changes nothing", async () => {
+    const owner = await createAccount();
+    const { alias } = await create(owner, { a: "1" });
+    const intruder = client(await createAccount());
+    const res = await intruder.patch(`/v1/candidates/${alias}`, { metadata: { a: "2" } });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("CANDIDATE_NOT_FOUND");
+    expect((await client(owner).get(`/v1/candidates/${alias}`)).body.metadata).toEqual({ a: "1" });
+    expect(aliases(await list(await createAccount(), "metadata[a]=1"))).toEqual([]);
+  });
+
+  it("filters the list: every pair must hold, newest first, paged, with the other filters", async () => {
+    const account = await createAccount();
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const { alias } = await create(account, { batch: "b1", parity: i % 2 === 0 ? "even" : "odd", ...(i === 3 ? { vip: "yes" } : {}) });
+      made.push(alias);
+    }
+    await create(account, { batch: "b2", parity: "even" });
+    const newestFirst = [...made].reverse();
+    expect(aliases(await list(account, "metadata[batch]=b1"))).toEqual(newestFirst);
+    expect(aliases(await list(account, "metadata[batch]=b1&metadata[parity]=even"))).toEqual(newestFirst.filter((_, i) => i % 2 === 0));
+    expect(aliases(await list(account, "metadata[parity]=odd&metadata[vip]=yes"))).toEqual([made[3]]);
+    expect(aliases(await list(account, `metadata[batch]=b1&customer_uuid=c&status=OPEN`))).toEqual(newestFirst);
+    expect(aliases(await list(account, "metadata[batch]=b1&status=PENDING"))).toEqual([]);
+    // Paged: every candidate once, in order.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await list(account, `metadata[batch]=b1&limit=3${cursor ? `&after=${cursor}` : ""}`);
+      seen.push(...aliases(res));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(newestFirst);
+    // Keys and values are matched exactly, encoded as a query needs them.
+    const { alias } = await create(account, { "space key": "a&b=c" });
+    expect(aliases(await list(account, `metadata[${encodeURIComponent("space key")}]=${encodeURIComponent("a&b=c")}`))).toEqual([alias]);
+  });
+
+  it("refuses bad filters with the parameter's path", async () => {
+    const account = await createAccount();
+    const refused: [string, string][] = [
+      ["metadata[]=x", "metadata."],
+      [`metadata[${"k".repeat(41)}]=x`, `metadata.${"k".repeat(41)}`],
+      ["metadata[a]=", "metadata.a"],
+      ["metadata[a]=1&metadata[a]=2", "metadata.a"],
+      [Array.from({ length: 11 }, (_, i) => `metadata[k${i}]=v`).join("&"), "metadata"],
+      ["metadata=x", "metadata"],
+      ["metadatum[a]=x", "metadatum[a]"],
+    ];
+    for (const [query, path] of refused) {
+      const res = await list(account, query);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.details.map((d: any) => d.path), query).toContain(path);
+    }
+  });
+});
+
+describe("status_since ranges", () => {
+  it("refuses a range whose start is after its end, at status_since_lt", async () => {
+    const account = await createAccount();
+    const res = await list(account, "status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ path: "status_since_lt", message: expect.stringContaining("status_since_gte") }]);
+    // An empty range written as one instant is no mistake: nothing is in it.
+    const same = await list(account, "status_since_gte=2026-11-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");
+    expect(same.status).toBe(200);
+  });
+});

@@ -89,8 +89,8 @@ export const ERROR_CODES = {
   INVALID_STATE: {
     status: 409,
     type: "invalid_request_error",
-    when: "The resource is not in a state that allows this operation: a resolve needs a `PENDING` candidate, a resend an enabled webhook endpoint.",
-    fix: "Read the resource to see its current state; resolve only `PENDING` candidates, and enable the endpoint before a resend.",
+    when: "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.",
+    fix: "Read the resource to see its current state; a final (`CONFIRMED` or `FAILED`) candidate cannot be resolved again; enable the endpoint before a resend.",
   },
   EVENT_LIMIT_REACHED: {
     status: 409,

@@ -80,8 +80,8 @@ type Failure<C extends string> = { ok: false; code: C };
 /** Success: the response body, serialised once, here. */
 type Answer<T> = { ok: true; body: JsonText<T> };
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
-/** Only a PENDING candidate can be resolved: the refusal says what it is instead. */
-type NotPending = { ok: false; code: "INVALID_STATE"; status: Status };
+/** A final candidate cannot be resolved: the refusal says what it is. */
+type NotResolvable = { ok: false; code: "INVALID_STATE"; status: Status };
 const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
 
 export type RecordedEvent = { event: EventView; candidate: CandidateView };
@@ -113,7 +113,7 @@ export interface CandidateRpc {
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotPending>;
+  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotResolvable>;
   /** Merges metadata changes (a key set to "" is removed); refused whole past the key limit. */
   updateMetadata(
     accountId: string,
@@ -311,7 +311,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     return { plans, final: current };
   }
 
-  /** Ends the review window early with the caller's outcome (decisions.md §3, extension). */
+  /**
+   * Makes the candidate final now with the caller's outcome (decisions.md §3, extension): from
+   * PENDING it ends the review early; from OPEN it voids (FAILED) or confirms without review.
+   */
   async resolve(accountId: string, outcome: FinalStatus, request?: IdempotentRequest) {
     const now = Date.now();
     const state = this.owned(accountId);
@@ -319,7 +322,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request);
     if (earlier) return earlier;
     const { status } = statusAt(state.record.timeline, now);
-    if (status !== "PENDING") return { ok: false, code: "INVALID_STATE", status } satisfies NotPending;
+    if (status !== "OPEN" && status !== "PENDING") return { ok: false, code: "INVALID_STATE", status } satisfies NotResolvable;
     const record = { ...state.record, timeline: resolvedAt(state.record.timeline, outcome, now) };
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.transaction(() => {

@@ -46,9 +46,12 @@ export function fulfilledAt(timeline: Timeline, contract: Contract, at: number):
   return { ...timeline, openUntil: at, pendingUntil: at + secondsToMs(contract.review_window), finalStatus: "CONFIRMED" };
 }
 
-/** A PENDING candidate resolved by the caller at `at` takes `outcome` from that instant on. */
+/**
+ * A candidate resolved by the caller at `at` takes `outcome` from that instant on. From OPEN
+ * (void, or confirm without review) its activity window ends then too: no PENDING between.
+ */
 export function resolvedAt(timeline: Timeline, outcome: FinalStatus, at: number): Timeline {
-  return { ...timeline, pendingUntil: at, finalStatus: outcome };
+  return { ...timeline, openUntil: Math.min(timeline.openUntil, at), pendingUntil: at, finalStatus: outcome };
 }
 
 export function statusAt(timeline: Timeline, t: number): StatusView {
@@ -67,6 +70,11 @@ export interface Transition {
   status: Exclude<Status, "OPEN">;
   /** The exact boundary instant it was entered. */
   at: number;
+  /**
+   * The window whose end it is: a final status entered at the activity window's end (a review
+   * window of 0) ends the activity window, not a review that never ran.
+   */
+  window: "activity" | "review";
 }
 
 /**
@@ -78,9 +86,11 @@ export function transitionsSince(timeline: Timeline, settled: Status, t: number)
   const entered: Transition[] = [];
   const rank = STATUS_RANK[settled];
   if (rank < 1 && timeline.openUntil <= t && timeline.openUntil < timeline.pendingUntil) {
-    entered.push({ status: "PENDING", at: timeline.openUntil });
+    entered.push({ status: "PENDING", at: timeline.openUntil, window: "activity" });
   }
-  if (rank < 2 && timeline.pendingUntil <= t) entered.push({ status: timeline.finalStatus, at: timeline.pendingUntil });
+  if (rank < 2 && timeline.pendingUntil <= t) {
+    entered.push({ status: timeline.finalStatus, at: timeline.pendingUntil, window: timeline.pendingUntil === timeline.openUntil ? "activity" : "review" });
+  }
   return entered;
 }
 

@@ -47,7 +47,7 @@ export function parseNotificationId(id: string): { candidateId: string; status: 
  */
 export function causeOf(transition: Transition, requestCause: Cause | undefined, now: number): Cause {
   if (requestCause && transition.at === now) return requestCause;
-  return { kind: transition.status === "PENDING" ? "activity_window_ended" : "review_window_ended" };
+  return { kind: transition.window === "activity" ? "activity_window_ended" : "review_window_ended" };
 }
 
 /** The notification as JSON text, with the candidate (as of the instant) spliced in. */

@@ -35,7 +35,7 @@ const FAILURE_MESSAGES = {
   CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
   EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
   INVALID_STATE: (alias: string, status?: string) =>
-    `Candidate '${alias}' is ${status ?? "not PENDING"}: only a PENDING candidate can be resolved.`,
+    `Candidate '${alias}' is ${status ?? "final"}: only an OPEN or PENDING candidate can be resolved.`,
   IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
 } satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
 
@@ -205,7 +205,11 @@ const resolve = createRoute({
   path: "/{candidate_alias}/resolve",
   operationId: "resolveCandidate",
   tags: ["Candidates"],
-  summary: "Resolve a PENDING candidate now (extension)",
+  summary: "Make a candidate final now: void, confirm, or end its review (extension)",
+  description:
+    "The candidate takes `outcome` now, for good. From `PENDING` this ends the review early; from `OPEN` it voids the " +
+    "candidate (`FAILED`) or confirms it without review (`CONFIRMED`), and its activity window ends now. One notification, " +
+    "with cause `resolved`. A candidate already `CONFIRMED` or `FAILED` is 409 `INVALID_STATE`.",
   ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
   responses: {
     200: candidateResponse("The candidate, now final.", true),

@@ -363,20 +363,27 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     expect((await api.get(`/v1/candidates?status=FAILED`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
     const again = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
     expect(again.status).toBe(409);
-    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: `Candidate '${alias}' is FAILED: only a PENDING candidate can be resolved.` });
+    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: `Candidate '${alias}' is FAILED: only an OPEN or PENDING candidate can be resolved.` });
   });
 
-  it("refuses to resolve an OPEN candidate with 409 INVALID_STATE", async () => {
-    const api = client(await createAccount());
-    const body = newCandidate();
-    await api.post("/v1/candidates", body);
-    const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "CONFIRMED" });
-    expect(res.status).toBe(409);
-    expect(res.body.error).toMatchObject({
-      code: "INVALID_STATE",
-      message: `Candidate '${body.candidate_alias}' is OPEN: only a PENDING candidate can be resolved.`,
-    });
-    expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).body.status).toBe("OPEN");
+  it("voids or confirms an OPEN candidate now, without review: one notification, caused by the resolve", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const clock = useClock();
+    for (const outcome of ["FAILED", "CONFIRMED"]) {
+      const body = newCandidate();
+      await api.post("/v1/candidates", body);
+      clock.advance(1000);
+      const now = new Date(clock.now()).toISOString();
+      const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: outcome, status_since: now, scheduled_outcome: outcome, activity_ends_at: now, review_ends_at: now });
+      const later = await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "purchase", value: 1000 });
+      expect(later.body).toMatchObject({ event: { matched: false }, candidate: { status: outcome } });
+      const notes = (await api.get(`/v1/notifications?candidate_alias=${body.candidate_alias}`)).body.data;
+      expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause])).toEqual([[`candidate.${outcome.toLowerCase()}`, now, { kind: "resolved" }]]);
+      expect((await api.get(`/v1/candidates?status=${outcome}`)).body.data.map((c: any) => c.candidate_alias)).toContain(body.candidate_alias);
+    }
   });
 
   it("validates the outcome and hides other accounts' candidates", async () => {

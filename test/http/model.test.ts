@@ -60,7 +60,7 @@ function holdsOver(node: Node, events: ModelEvent[]): boolean {
 
 class Reference {
   events: ModelEvent[] = [];
-  resolution?: { at: number; outcome: Final };
+  resolution?: { at: number; outcome: Final; fromOpen: boolean };
   constructor(
     readonly t0: number,
     readonly activityMs: number,
@@ -69,10 +69,17 @@ class Reference {
     readonly condition: Node,
   ) {}
 
+  /** The activity window's end: a resolve while OPEN ends it then. */
+  windowEnd(): number {
+    const end = this.t0 + this.activityMs;
+    return this.resolution?.fromOpen ? Math.min(end, this.resolution.at) : end;
+  }
+
   /** The instant of the event that first made the condition hold inside the window, if any. */
   fulfilledAt(): number | null {
+    const windowEnd = this.windowEnd();
     for (let i = 0; i < this.events.length; i++) {
-      if (this.events[i].at >= this.t0 + this.activityMs) return null;
+      if (this.events[i].at >= windowEnd) return null;
       if (holdsOver(this.condition, this.events.slice(0, i + 1))) return this.events[i].at;
     }
     return null;
@@ -80,7 +87,7 @@ class Reference {
 
   at(t: number) {
     const fulfilled = this.fulfilledAt();
-    const openEnd = fulfilled ?? this.t0 + this.activityMs;
+    const openEnd = fulfilled ?? this.windowEnd();
     let pendingEnd = openEnd + this.reviewMs;
     let final: Final = fulfilled !== null || this.timeout === "confirm" ? "CONFIRMED" : "FAILED";
     if (this.resolution) ({ at: pendingEnd, outcome: final } = this.resolution);
@@ -241,10 +248,10 @@ describe("the service against a reference model", () => {
             if (due !== null && due <= clock.now()) await runDurableObjectAlarm(objectOf(alias));
           }
           if (s.kind === "resolve") {
-            const pending = model.at(clock.now()).status === "PENDING";
+            const { status } = model.at(clock.now());
             const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: s.outcome });
-            expect(res.status).toBe(pending ? 200 : 409);
-            if (pending) model.resolution = { at: clock.now(), outcome: s.outcome };
+            expect(res.status).toBe(status === "OPEN" || status === "PENDING" ? 200 : 409);
+            if (res.status === 200) model.resolution = { at: clock.now(), outcome: s.outcome, fromOpen: status === "OPEN" };
           }
           await check();
         }

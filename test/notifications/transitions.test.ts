@@ -80,6 +80,17 @@ describe("a notification per status entered", () => {
     expect(failed).toMatchObject({ type: "candidate.failed", timestamp: iso(clock.now()), data: { candidate: resolved.body, cause: { kind: "resolved" } } });
   });
 
+  it("a review window of 0 and a timeout: the final status at the window's end, caused by it", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const t0 = clock.now();
+    const { alias } = await candidate(account, { review_window: 0, timeout_outcome: "confirm" });
+    clock.set(t0 + 60_000);
+    await runDurableObjectAlarm(objectOf(alias));
+    const notes = await feedOf(account, alias);
+    expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause])).toEqual([["candidate.confirmed", iso(t0 + 60_000), { kind: "activity_window_ended" }]]);
+  });
+
   it("a review window of 0: straight to the final status, one notification", async () => {
     const account = await createAccount();
     const { alias } = await candidate(account, { review_window: 0 });

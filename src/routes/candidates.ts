@@ -18,6 +18,7 @@ import {
   AliasSchema,
   BODY_ERRORS,
   InstantSchema,
+  statusSinceRangeInOrder,
   POST_ERRORS,
   CandidateSchema,
   CandidateWithEventsSchema,
@@ -103,13 +104,6 @@ const MetadataFilterSchema = metadataObjectSchema({
   example: { order_id: "ord_8812" },
 });
 
-/** With `status_since_gte` later than `status_since_lt` the range is empty by mistake: refused. */
-const reversedRange = (query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) => {
-  if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
-    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte: the range would be empty" });
-  }
-};
-
 const ListQuery = z.strictObject({
   status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
   customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
@@ -124,7 +118,7 @@ const ListQuery = z.strictObject({
   metadata: MetadataFilterSchema.optional(),
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: DefaultPageLimitSchema,
-}).superRefine(reversedRange);
+}).superRefine(statusSinceRangeInOrder);
 
 /** The list's filters, as the index query takes them. */
 const listFilters = (query: z.infer<typeof ListQuery>): Omit<CandidateListQuery, "limit" | "after"> => ({

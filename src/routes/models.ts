@@ -45,6 +45,13 @@ export const InstantSchema = z.iso
   .transform((text) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0))
   .openapi({ type: "string", format: "date-time" });
 
+/** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
+export function statusSinceRangeInOrder(query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) {
+  if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
+    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte: the range would be empty" });
+  }
+}
+
 export const ErrorBodySchema = z
   .object({
     error: z.object({

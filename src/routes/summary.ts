@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
-import { createRouter, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, timestamp } from "./models";
+import { createRouter, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
 import { summaryExample } from "./examples";
 
 const TotalSchema = z.object({
@@ -33,6 +33,7 @@ const SummaryQuerySchema = z
     limit: PageLimitSchema.optional().openapi({ description: "With group_by: customers per page (default 50)." }),
   })
   .superRefine((q, ctx) => {
+    statusSinceRangeInOrder(q, ctx);
     for (const key of ["after", "limit"] as const) {
       if (q[key] !== undefined && q.group_by === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is used only with group_by=customer_uuid" });
     }

@@ -153,9 +153,11 @@ describe("candidate metadata", () => {
 describe("status_since ranges", () => {
   it("refuses a range whose start is after its end, at status_since_lt", async () => {
     const account = await createAccount();
-    const res = await list(account, "status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");
-    expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual([{ path: "status_since_lt", message: expect.stringContaining("status_since_gte") }]);
+    for (const path of ["/v1/candidates", "/v1/summary"]) {
+      const res = await call("GET", `${path}?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z`, { token: account.token });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.details, path).toEqual([{ path: "status_since_lt", message: expect.stringContaining("status_since_gte") }]);
+    }
     // An empty range written as one instant is no mistake: nothing is in it.
     const same = await list(account, "status_since_gte=2026-11-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");
     expect(same.status).toBe(200);

@@ -15,6 +15,7 @@ import { validationHook } from "./validation";
 import type { AppEnv } from "./app-env";
 import { schemasRouter } from "./routes/schemas";
 import { candidatesRouter } from "./routes/candidates";
+import { candidatesExportRouter } from "./routes/candidates-export";
 import { eventsRouter } from "./routes/events";
 import { docsRouter, OPENAPI_PATH } from "./routes/docs";
 import { webhooksRouter } from "./routes/webhooks";
@@ -76,6 +77,8 @@ export function createApp() {
   app.use("/v1/*", accountRequests);
 
   app.route("/v1/schemas", schemasRouter);
+  // Before the candidates router, whose `/{candidate_alias}` would take the path (an alias is 8+ characters).
+  app.route("/v1/candidates/export", candidatesExportRouter);
   app.route("/v1/candidates", candidatesRouter);
   app.route("/v1/events", eventsRouter);
   app.route("/v1/webhook_endpoints", webhooksRouter);

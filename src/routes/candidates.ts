@@ -1,23 +1,20 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import { ContractSchema, type Contract } from "../domain/contract";
-import { MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH, MetadataSchema, metadataObjectSchema } from "../domain/metadata";
-import { STATUSES } from "../domain/timeline";
+import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
 import { candidateObject } from "../candidate/object";
 import { newestSchema, parseContract } from "../db/schemas";
-import { listCandidates, type CandidateListQuery } from "../db/candidates";
+import { listCandidates } from "../db/candidates";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
 import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
-import type { AppEnv } from "../app-env";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
 import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
 import {
   AliasSchema,
   BODY_ERRORS,
-  InstantSchema,
   statusSinceRangeInOrder,
   POST_ERRORS,
   CandidateSchema,
@@ -67,66 +64,11 @@ const AliasParam = z.object({
   candidate_alias: AliasSchema.openapi({ param: { name: "candidate_alias", in: "path" } }),
 });
 
-/** At most this many `metadata[KEY]=VALUE` filters on one list. */
-export const MAX_METADATA_FILTERS = 10;
-
-/**
- * `metadata[KEY]=VALUE` query parameters, folded into one `metadata` object before the query is
- * validated, so the list's strict query schema sees them as one known parameter.
- */
-const metadataQuery = createMiddleware<AppEnv>(async (c, next) => {
-  const queries = c.req.queries();
-  const folded: Record<string, string[] | Record<string, string | string[]>> = {};
-  const metadata: [string, string | string[]][] = [];
-  for (const [name, values] of Object.entries(queries)) {
-    const key = /^metadata\[(.*)\]$/s.exec(name)?.[1];
-    if (key === undefined) folded[name] = values;
-    else metadata.push([key, values.length === 1 ? values[0] : values]);
-  }
-  if (metadata.length > 0) folded.metadata = Object.fromEntries(metadata);
-  c.req.queries = (() => folded) as typeof c.req.queries;
-  await next();
-});
-
-const MetadataFilterSchema = metadataObjectSchema({
-  maxKeys: MAX_METADATA_FILTERS,
-  valueProblem: (value) =>
-    typeof value !== "string"
-      ? "must be given once"
-      : value.length < 1 || value.length > MAX_METADATA_VALUE_LENGTH
-        ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters`
-        : null,
-}).openapi({
-  type: "object",
-  additionalProperties: { type: "string" },
-  param: { style: "deepObject", explode: true },
-  description: "Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold).",
-  example: { order_id: "ord_8812" },
-});
-
 const ListQuery = z.strictObject({
-  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
-  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
-  status_since_gte: InstantSchema.optional().openapi({
-    description: "Extension. Only candidates whose current status began at or after this instant.",
-    example: "2026-11-01T00:00:00.000Z",
-  }),
-  status_since_lt: InstantSchema.optional().openapi({
-    description: "Extension. Only candidates whose current status began before this instant.",
-    example: "2026-12-01T00:00:00.000Z",
-  }),
-  metadata: MetadataFilterSchema.optional(),
+  ...LIST_FILTERS,
   after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: DefaultPageLimitSchema,
 }).superRefine(statusSinceRangeInOrder);
-
-/** The list's filters, as the index query takes them. */
-const listFilters = (query: z.infer<typeof ListQuery>): Omit<CandidateListQuery, "limit" | "after"> => ({
-  status: query.status,
-  customerUuid: query.customer_uuid,
-  statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
-  metadata: Object.entries(query.metadata ?? {}),
-});
 
 const UpdateBody = z
   .strictObject({ metadata: MetadataSchema.openapi({ description: "Merged into the candidate's metadata: a key set to `\"\"` is removed." }) })
@@ -168,7 +110,7 @@ const list = createRoute({
   operationId: "listCandidates",
   tags: ["Candidates"],
   summary: "List candidates, newest first",
-  middleware: [metadataQuery],
+  middleware: [foldMetadataQuery],
   request: { query: ListQuery },
   responses: {
     200: jsonResponse(

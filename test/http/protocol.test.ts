@@ -250,6 +250,7 @@ describe("docs and OpenAPI", () => {
         "GET /v1/candidates",
         "GET /v1/candidates/{candidate_alias}",
         "PATCH /v1/candidates/{candidate_alias}",
+        "GET /v1/candidates/export",
         "GET /v1/schemas",
         "GET /v1/schemas/{id}",
         "PATCH /v1/schemas/{id}",

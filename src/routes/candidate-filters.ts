@@ -1,0 +1,72 @@
+/**
+ * The filters of the candidate list, shared by the list and the export: one definition, so both
+ * select the same candidates.
+ */
+import { z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../domain/metadata";
+import { STATUSES } from "../domain/timeline";
+import type { CandidateListQuery } from "../db/candidates";
+import type { AppEnv } from "../app-env";
+import { InstantSchema } from "./models";
+
+/** At most this many `metadata[KEY]=VALUE` filters on one list. */
+export const MAX_METADATA_FILTERS = 10;
+
+/**
+ * `metadata[KEY]=VALUE` query parameters, folded into one `metadata` object before the query is
+ * validated, so the strict query schema sees them as one known parameter (route middleware).
+ */
+export const foldMetadataQuery = createMiddleware<AppEnv>(async (c, next) => {
+  const folded: Record<string, string[] | Record<string, string | string[]>> = {};
+  const metadata: [string, string | string[]][] = [];
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    const key = /^metadata\[(.*)\]$/s.exec(name)?.[1];
+    if (key === undefined) folded[name] = values;
+    else metadata.push([key, values.length === 1 ? values[0] : values]);
+  }
+  if (metadata.length > 0) folded.metadata = Object.fromEntries(metadata);
+  c.req.queries = (() => folded) as typeof c.req.queries;
+  await next();
+});
+
+const MetadataFilterSchema = metadataObjectSchema({
+  maxKeys: MAX_METADATA_FILTERS,
+  valueProblem: (value) =>
+    typeof value !== "string"
+      ? "must be given once"
+      : value.length < 1 || value.length > MAX_METADATA_VALUE_LENGTH
+        ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters`
+        : null,
+}).openapi({
+  type: "object",
+  additionalProperties: { type: "string" },
+  param: { style: "deepObject", explode: true },
+  description: "Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold).",
+  example: { order_id: "ord_8812" },
+});
+
+/** The filter parameters, spread into a query schema. */
+export const LIST_FILTERS = {
+  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
+  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
+  status_since_gte: InstantSchema.optional().openapi({
+    description: "Extension. Only candidates whose current status began at or after this instant.",
+    example: "2026-11-01T00:00:00.000Z",
+  }),
+  status_since_lt: InstantSchema.optional().openapi({
+    description: "Extension. Only candidates whose current status began before this instant.",
+    example: "2026-12-01T00:00:00.000Z",
+  }),
+  metadata: MetadataFilterSchema.optional(),
+};
+
+type Filters = { [K in keyof typeof LIST_FILTERS]?: z.infer<(typeof LIST_FILTERS)[K]> };
+
+/** The filters, as the index query takes them. */
+export const listFilters = (query: Filters): Omit<CandidateListQuery, "limit" | "after"> => ({
+  status: query.status,
+  customerUuid: query.customer_uuid,
+  statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
+  metadata: Object.entries(query.metadata ?? {}),
+});

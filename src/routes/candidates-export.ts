@@ -1,0 +1,113 @@
+/**
+ * GET /v1/candidates/export (decisions.md §4 "Metadata and export"): every candidate the list's
+ * filters select, as CSV, in list order, exact at the request's instant. Streamed page by page
+ * as the reader takes it, so memory stays the same however many candidates there are.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { listCandidates, type ListedCandidate } from "../db/candidates";
+import { DecimalSum, decimalParts } from "../domain/decimal";
+import { csvLine } from "../domain/csv";
+import { statusAt } from "../domain/timeline";
+import type { Contract } from "../domain/contract";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
+import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder } from "./models";
+
+/** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */
+const EXPORT_PAGE_ROWS = 500;
+
+const COLUMNS = [
+  "candidate_alias",
+  "customer_uuid",
+  "status",
+  "status_since",
+  "scheduled_outcome",
+  "price",
+  "activity_ends_at",
+  "review_ends_at",
+  "created_at",
+  "schema_id",
+  "metadata",
+] as const;
+
+const ExportQuery = z.strictObject(LIST_FILTERS).superRefine(statusSinceRangeInOrder);
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A candidate's CSV record as of `now`: what the list shows, the price in plain decimal notation. */
+function exportLine(c: ListedCandidate, now: number) {
+  const { status, since, scheduledOutcome } = statusAt(c.timeline, now);
+  const { price } = JSON.parse(c.contract) as Contract;
+  return csvLine([
+    c.alias,
+    c.customerUuid,
+    status,
+    iso(since),
+    scheduledOutcome,
+    new DecimalSum().add(decimalParts(price)).toString(),
+    iso(c.timeline.openUntil),
+    status === "OPEN" ? null : iso(c.timeline.pendingUntil),
+    iso(c.timeline.createdAt),
+    c.schemaId,
+    JSON.stringify(c.metadata ?? {}),
+  ]);
+}
+
+const exportRoute = createRoute({
+  method: "get",
+  path: "/",
+  operationId: "exportCandidates",
+  tags: ["Candidates"],
+  summary: "Export candidates as CSV (extension)",
+  description:
+    "Every candidate the filters select (the list's filters, without paging), newest first, exact at the instant of " +
+    "the request: RFC 4180 CSV in UTF-8 with a header row. `price` is written in plain decimal notation, exactly as " +
+    "stored; `metadata` as JSON. Streamed, so a large export starts at once.",
+  middleware: [foldMetadataQuery],
+  request: { query: ExportQuery },
+  responses: {
+    200: {
+      ...jsonResponse("The CSV file.", z.string()),
+      content: {
+        "text/csv": {
+          schema: z.string().openapi({ format: "binary" }),
+          example:
+            `${COLUMNS.join(",")}\r\n` +
+            `order-2026-0001,cust_42,PENDING,2026-11-22T10:15:00.000Z,CONFIRMED,49.5,2026-11-22T10:15:00.000Z,2026-11-23T10:15:00.000Z,2026-11-22T10:00:00.000Z,,"{""order_id"":""ord_8812""}"\r\n`,
+        },
+      },
+    },
+    ...errorResponses("VALIDATION_ERROR"),
+  },
+});
+
+export const candidatesExportRouter = createRouter().openapi(exportRoute, async (c) => {
+  const filters = listFilters(c.req.valid("query"));
+  const { DB } = c.env;
+  const accountId = c.var.accountId;
+  const now = Date.now();
+  const encoder = new TextEncoder();
+  let after: string | undefined;
+  let done = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        controller.enqueue(encoder.encode(csvLine([...COLUMNS])));
+      },
+      // One page per pull: the next is read only when the reader has taken this one.
+      async pull(controller) {
+        if (done) return controller.close();
+        const page = await listCandidates(DB, accountId, { ...filters, after, limit: EXPORT_PAGE_ROWS }, now);
+        controller.enqueue(encoder.encode(page.records.map((record) => exportLine(record, now)).join("")));
+        after = page.nextCursor ?? undefined;
+        done = page.nextCursor === null;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const filename = `candidates-${iso(now).slice(0, 19).replaceAll(":", "")}Z.csv`;
+  return c.body(body, 200, {
+    "Content-Type": "text/csv; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${filename}"`,
+    "Cache-Control": "no-store",
+  }) as never;
+});

@@ -10,6 +10,7 @@ export interface SchemaRow {
   id: string;
   account_id: string;
   contract: JsonText<Contract>;
+  name: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -21,22 +22,23 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
  * statement, so two concurrent creates cannot both pass the limit), and, with `hold`, only while
  * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
  */
-export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number, hold?: Held) {
+export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, name: string | null, now: number, hold?: Held) {
   const held = hold && whileHeld(accountId, hold);
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
     contract: JSON.stringify(contract) as JsonText<Contract>,
+    name,
     created_at: now,
     updated_at: now,
   };
   const statement = db
     .prepare(
-      `INSERT INTO schemas (id, account_id, contract, created_at, updated_at)
-       SELECT ?1, ?2, ?3, ?4, ?4
+      `INSERT INTO schemas (id, account_id, contract, name, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?6, ?4, ?4
        WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${held ? ` AND ${held.sql}` : ""}`,
     )
-    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, ...(held?.params ?? []));
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, name, ...(held?.params ?? []));
   return { row, statement };
 }
 
@@ -71,10 +73,26 @@ export async function newestSchema(db: D1Database, accountId: string) {
   return (await schemaPage(db, accountId, null, 1))[0] ?? null;
 }
 
-export async function updateSchema(db: D1Database, accountId: string, id: string, contract: Contract, now: number) {
+/** What a PATCH changes: the fields given, at least one; the others stay as they are. */
+export interface SchemaChange {
+  contract?: Contract;
+  name?: string | null;
+}
+
+export async function updateSchema(db: D1Database, accountId: string, id: string, change: SchemaChange, now: number) {
+  const sets: string[] = [];
+  const params: (string | null)[] = [];
+  if (change.contract !== undefined) {
+    sets.push("contract = ?");
+    params.push(JSON.stringify(change.contract));
+  }
+  if (change.name !== undefined) {
+    sets.push("name = ?");
+    params.push(change.name);
+  }
   return db
-    .prepare(`UPDATE schemas SET contract = ?, updated_at = ? WHERE account_id = ? AND id = ? RETURNING *`)
-    .bind(JSON.stringify(contract), now, accountId, id)
+    .prepare(`UPDATE schemas SET ${[...sets, "updated_at = ?"].join(", ")} WHERE account_id = ? AND id = ? RETURNING *`)
+    .bind(...params, now, accountId, id)
     .first<SchemaRow>();
 }
 

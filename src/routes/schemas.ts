@@ -13,6 +13,7 @@ import {
   errorResponses,
   jsonResponse,
   POST_ERRORS,
+  SchemaNameSchema,
   SchemaSchema,
   sendJsonText,
   withJsonBody,
@@ -25,7 +26,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
 function schemaJson(row: db.SchemaRow) {
-  const [before, after] = [{ id: row.id, user_id: row.account_id }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
+  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
   return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
 }
 
@@ -85,7 +86,17 @@ export async function requireSchema(database: D1Database, accountId: string, id:
   return schema;
 }
 
-const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody", { example: { contract: contractExample } });
+const NameField = SchemaNameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
+const SchemaBody = z
+  .strictObject({ contract: ContractSchema, name: NameField })
+  .openapi("SchemaBody", { example: { contract: contractExample, name: schemaExample.name } });
+const UpdateSchemaBody = z
+  .strictObject({
+    contract: ContractSchema.optional().openapi({ description: "Replaces the contract; left out, it stays as it is." }),
+    name: SchemaNameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
+  })
+  .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
+  .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
 const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 
@@ -126,9 +137,9 @@ const update = createRoute({
   path: "/{id}",
   operationId: "updateSchema",
   tags: ["Schemas"],
-  summary: "Replace a schema's contract (extension)",
-  description: "Existing candidates keep the contract they were created with.",
-  ...withJsonBody(SchemaBody, { request: { params: IdParam } }),
+  summary: "Change a schema's contract or name (extension)",
+  description: "Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.",
+  ...withJsonBody(UpdateSchemaBody, { request: { params: IdParam } }),
   responses: { 200: schemaResponse("The updated schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND") },
 });
 
@@ -145,9 +156,9 @@ const remove = createRoute({
 
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
-    const { contract } = c.req.valid("json");
+    const { contract, name } = c.req.valid("json");
     const key = c.var.idempotency;
-    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, Date.now(), key);
+    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, name ?? null, Date.now(), key);
     const body = schemaJson(row);
     // With an Idempotency-Key, the schema is made only while this request holds the key, and the
     // key's response is stored in the same transaction: neither a crash between the two nor a
@@ -173,8 +184,7 @@ export const schemasRouter = createRouter()
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const { contract } = c.req.valid("json");
-    const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), contract, Date.now());
+    const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), c.req.valid("json"), Date.now());
     if (!schema) throw schemaNotFound(id);
     return sendJsonText(c, schemaJson(schema), 200);
   })

@@ -14,10 +14,39 @@ describe("POST /v1/schemas", () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       user_id: account.id,
+      name: null,
       contract: c,
       created_at: iso(clock.now()),
       updated_at: iso(clock.now()),
     });
+  });
+
+  it("takes an optional name of 1 to 100 characters, returned on every view", async () => {
+    const api = client(await createAccount());
+    const emoji = "\u{1F9FE}".repeat(100); // 100 characters, 200 UTF-16 code units
+    for (const name of ["Purchase of 100 or more", "x", "n".repeat(100), emoji, null]) {
+      const created = await api.post("/v1/schemas", { contract: contract(), name });
+      expect(created.status, String(name)).toBe(201);
+      expect(created.body.name).toBe(name);
+      expect((await api.get(`/v1/schemas/${created.body.id}`)).body).toEqual(created.body);
+      expect((await api.get("/v1/schemas")).body.data[0]).toEqual(created.body);
+    }
+  });
+
+  it.each([
+    ["", "must not be empty: send null for no name"],
+    ["n".repeat(101), "must be at most 100 characters; received 101"],
+    ["\u{1F9FE}".repeat(101), "must be at most 100 characters; received 101"],
+    [42, "must be a string of 1 to 100 characters, or null; received a number"],
+    [true, "must be a string of 1 to 100 characters, or null; received a boolean"],
+    [["a"], "must be a string of 1 to 100 characters, or null; received an array"],
+    [{ text: "a" }, "must be a string of 1 to 100 characters, or null; received an object"],
+  ])("refuses the name %j at path name, creating nothing", async (name, message) => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/schemas", { contract: contract(), name });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "name", message }] });
+    expect((await api.get("/v1/schemas")).body).toEqual({ data: [] });
   });
 
   it("keeps price exactly as given, within 10^12 and 15 significant digits", async () => {
@@ -208,6 +237,61 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
     expect(gone.body.error.code).toBe("SCHEMA_NOT_FOUND");
     expect((await api.delete(`/v1/schemas/${created.id}`)).status).toBe(404);
     expect((await api.patch(`/v1/schemas/${created.id}`, { contract: contract() })).status).toBe(404);
+  });
+
+  it("changes only the name, only the contract, or both; null clears the name", async () => {
+    const api = client(await createAccount());
+    const clock = useClock();
+    const created = (await api.post("/v1/schemas", { contract: contract(), name: "First" })).body;
+    const steps: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ name: "Renamed" }, { name: "Renamed", contract: contract() }],
+      [{ contract: contract({ price: 7 }) }, { name: "Renamed", contract: contract({ price: 7 }) }],
+      [{ name: null }, { name: null, contract: contract({ price: 7 }) }],
+      [{ name: "Both", contract: contract({ price: 8 }) }, { name: "Both", contract: contract({ price: 8 }) }],
+    ];
+    for (const [body, after] of steps) {
+      clock.advance(1000);
+      const res = await api.patch(`/v1/schemas/${created.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.body).toEqual({ ...created, ...after, updated_at: iso(clock.now()) });
+      expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(res.body);
+    }
+  });
+
+  it("refuses a PATCH that changes nothing or names badly, and the schema stays as it was", async () => {
+    const api = client(await createAccount());
+    const created = (await api.post("/v1/schemas", { contract: contract(), name: "Kept" })).body;
+    const refused: [unknown, { path: string; message: string }[]][] = [
+      [{}, [{ path: "", message: "must change at least one field: `contract` or `name`" }]],
+      [{ name: "" }, [{ path: "name", message: "must not be empty: send null for no name" }]],
+      [{ name: "n".repeat(101) }, [{ path: "name", message: "must be at most 100 characters; received 101" }]],
+      [{ name: 7, contract: contract({ price: 1 }) }, [{ path: "name", message: "must be a string of 1 to 100 characters, or null; received a number" }]],
+      [{ name: "Fine", contract: contract({ price: "free" }) }, [{ path: "contract.price", message: expect.any(String) }]],
+      [{ title: "x" }, [{ path: "title", message: "is not a known field" }]],
+    ];
+    for (const [body, details] of refused) {
+      const res = await api.patch(`/v1/schemas/${created.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error, JSON.stringify(body)).toMatchObject({ code: "VALIDATION_ERROR", details: expect.arrayContaining(details) });
+    }
+    expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(created);
+  });
+
+  it("serves the documented examples: the create and PATCH bodies are accepted, the Schema validates", async () => {
+    const api = client(await createAccount());
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const example = (op: any) => {
+      const body = op.requestBody.content["application/json"];
+      return body.example ?? doc.components.schemas[body.schema.$ref.split("/").pop()].example;
+    };
+    const created = await api.post("/v1/schemas", example(doc.paths["/v1/schemas"].post));
+    expect(created.status).toBe(201);
+    const patched = await api.patch(`/v1/schemas/${created.body.id}`, example(doc.paths["/v1/schemas/{id}"].patch));
+    expect(patched.status).toBe(200);
+    // An answer has exactly the documented example's fields, of the same kinds.
+    const documented = doc.paths["/v1/schemas/{id}"].get.responses["200"].content["application/json"].example;
+    const shape = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? "null" : typeof v]));
+    expect(shape(patched.body)).toEqual(shape(documented));
   });
 
   it("answers 404 SCHEMA_NOT_FOUND naming the id for unknown and malformed ids", async () => {

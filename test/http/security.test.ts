@@ -61,6 +61,7 @@ describe("another account's resources", () => {
     const cases: [string, (ids: Ids) => [string, string, unknown?]][] = [
       ["read a schema", ({ s }) => ["GET", `/v1/schemas/${s}`]],
       ["update a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
+      ["rename a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { name: "stolen" }]],
       ["delete a schema", ({ s }) => ["DELETE", `/v1/schemas/${s}`]],
       ["create a candidate from a schema", ({ s }) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
       ["read a candidate", ({ a }) => ["GET", `/v1/candidates/${a}`]],

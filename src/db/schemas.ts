@@ -48,21 +48,36 @@ export interface SchemaCursor {
   id: string;
 }
 
+/** The list's pages, newest first (ties by id), each a range of schemas_by_account in its order. */
+export const SCHEMA_PAGE_SQL = {
+  first: `SELECT * FROM schemas WHERE account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2`,
+  /** After a schema whose place is known: ?3 created_at, ?4 id. */
+  afterPlace: `SELECT * FROM schemas WHERE account_id = ?1 AND (created_at, id) < (?3, ?4) ORDER BY created_at DESC, id DESC LIMIT ?2`,
+  /** After the account's schema with id ?3, its place read in the same statement (none: no rows). */
+  afterId: `SELECT * FROM schemas WHERE account_id = ?1
+    AND (created_at, id) < (SELECT created_at, id FROM schemas WHERE account_id = ?1 AND id = ?3)
+    ORDER BY created_at DESC, id DESC LIMIT ?2`,
+};
+
 /** A page of the account's schemas, newest first (ties by id), after `cursor`. */
 export async function schemaPage(db: D1Database, accountId: string, cursor: SchemaCursor | null, limit: number) {
-  const { results } = cursor
-    ? await db
-        .prepare(
-          `SELECT * FROM schemas WHERE account_id = ? AND (created_at, id) < (?, ?)
-           ORDER BY created_at DESC, id DESC LIMIT ?`,
-        )
-        .bind(accountId, cursor.createdAt, cursor.id, limit)
-        .all<SchemaRow>()
-    : await db
-        .prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
-        .bind(accountId, limit)
-        .all<SchemaRow>();
-  return results;
+  const statement = cursor
+    ? db.prepare(SCHEMA_PAGE_SQL.afterPlace).bind(accountId, limit, cursor.createdAt, cursor.id)
+    : db.prepare(SCHEMA_PAGE_SQL.first).bind(accountId, limit);
+  return (await statement.all<SchemaRow>()).results;
+}
+
+/**
+ * A page after the account's schema with id `afterId` (stored form), or null when the account
+ * has no such schema (another account's, deleted, never made). One batch: the check and the page
+ * see the same state.
+ */
+export async function schemaPageAfterId(db: D1Database, accountId: string, afterId: string, limit: number): Promise<SchemaRow[] | null> {
+  const [found, page] = await db.batch<SchemaRow>([
+    db.prepare(`SELECT id FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, afterId),
+    db.prepare(SCHEMA_PAGE_SQL.afterId).bind(accountId, limit, afterId),
+  ]);
+  return found.results.length > 0 ? page.results : null;
 }
 
 export async function getSchema(db: D1Database, accountId: string, id: string) {

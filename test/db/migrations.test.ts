@@ -93,7 +93,7 @@ describe("a database from before notifications and billing", () => {
       { ...env, DB: db() },
       createExecutionContext(),
     );
-    expect(await schemas.json()).toMatchObject({ data: [{ id: schemaId, name: null, contract: { price: 1 } }] });
+    expect(await schemas.json()).toMatchObject({ data: [{ id: schemaId, name: null, contract: { price: 1 } }], next_cursor: null });
   });
 
   it("takes index writes from the Worker of before (no price parts) while a deploy rolls out", async () => {

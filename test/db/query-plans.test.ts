@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import { SCHEMA_PAGE_SQL } from "../../src/db/schemas";
 import { summaryQueries } from "../../src/db/summary";
 import { STATUSES } from "../../src/domain/timeline";
 
@@ -46,6 +47,20 @@ describe("candidate list queries", () => {
     expect(searches.filter((s) => s.includes("candidates_lagging (account_id=? AND settle_due_at<?)"))).toHaveLength(1);
     expect(searches.filter((s) => /candidates_(customer_)?billing .*settled_since>\?/.test(s))).toHaveLength(1);
     expect(searches).toHaveLength(settled.length + 2);
+  });
+});
+
+describe("schema list queries", () => {
+  const params = { first: ["account", 50], afterPlace: ["account", 50, 1_700_000_000_000, "0190aaaa-0000-7000-8000-000000000000"], afterId: ["account", 50, "0190aaaa-0000-7000-8000-000000000000"] };
+
+  it.each(Object.keys(SCHEMA_PAGE_SQL) as (keyof typeof SCHEMA_PAGE_SQL)[])("%s walks schemas_by_account in page order", async (shape) => {
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${SCHEMA_PAGE_SQL[shape]}`).bind(...params[shape]).all<{ detail: string }>();
+    const steps = results.map((r) => r.detail);
+    // A range of the account's index entries in page order (no sort, no scan); a cursor id is found by its key.
+    expect(steps.filter((s) => /^(SEARCH|SCAN) /.test(s.trim().replace(/^[|`-]+/, "")) || /TEMP B-TREE/.test(s)), steps.join("\n")).toEqual([
+      expect.stringMatching(/^SEARCH schemas USING INDEX schemas_by_account \(account_id=\?/),
+      ...(shape === "afterId" ? [expect.stringMatching(/^SEARCH schemas USING (COVERING )?INDEX sqlite_autoindex_schemas_1 \(id=\?\)$/)] : []),
+    ]);
   });
 });
 

@@ -10,6 +10,7 @@ export interface SchemaRow {
   id: string;
   account_id: string;
   contract: JsonText<Contract>;
+  name: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -21,22 +22,23 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
  * statement, so two concurrent creates cannot both pass the limit), and, with `hold`, only while
  * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
  */
-export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, now: number, hold?: Held) {
+export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, name: string | null, now: number, hold?: Held) {
   const held = hold && whileHeld(accountId, hold);
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
     contract: JSON.stringify(contract) as JsonText<Contract>,
+    name,
     created_at: now,
     updated_at: now,
   };
   const statement = db
     .prepare(
-      `INSERT INTO schemas (id, account_id, contract, created_at, updated_at)
-       SELECT ?1, ?2, ?3, ?4, ?4
+      `INSERT INTO schemas (id, account_id, contract, name, created_at, updated_at)
+       SELECT ?1, ?2, ?3, ?6, ?4, ?4
        WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${held ? ` AND ${held.sql}` : ""}`,
     )
-    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, ...(held?.params ?? []));
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, name, ...(held?.params ?? []));
   return { row, statement };
 }
 
@@ -46,21 +48,36 @@ export interface SchemaCursor {
   id: string;
 }
 
+/** The list's pages, newest first (ties by id), each a range of schemas_by_account in its order. */
+export const SCHEMA_PAGE_SQL = {
+  first: `SELECT * FROM schemas WHERE account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2`,
+  /** After a schema whose place is known: ?3 created_at, ?4 id. */
+  afterPlace: `SELECT * FROM schemas WHERE account_id = ?1 AND (created_at, id) < (?3, ?4) ORDER BY created_at DESC, id DESC LIMIT ?2`,
+  /** After the account's schema with id ?3, its place read in the same statement (none: no rows). */
+  afterId: `SELECT * FROM schemas WHERE account_id = ?1
+    AND (created_at, id) < (SELECT created_at, id FROM schemas WHERE account_id = ?1 AND id = ?3)
+    ORDER BY created_at DESC, id DESC LIMIT ?2`,
+};
+
 /** A page of the account's schemas, newest first (ties by id), after `cursor`. */
 export async function schemaPage(db: D1Database, accountId: string, cursor: SchemaCursor | null, limit: number) {
-  const { results } = cursor
-    ? await db
-        .prepare(
-          `SELECT * FROM schemas WHERE account_id = ? AND (created_at, id) < (?, ?)
-           ORDER BY created_at DESC, id DESC LIMIT ?`,
-        )
-        .bind(accountId, cursor.createdAt, cursor.id, limit)
-        .all<SchemaRow>()
-    : await db
-        .prepare(`SELECT * FROM schemas WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
-        .bind(accountId, limit)
-        .all<SchemaRow>();
-  return results;
+  const statement = cursor
+    ? db.prepare(SCHEMA_PAGE_SQL.afterPlace).bind(accountId, limit, cursor.createdAt, cursor.id)
+    : db.prepare(SCHEMA_PAGE_SQL.first).bind(accountId, limit);
+  return (await statement.all<SchemaRow>()).results;
+}
+
+/**
+ * A page after the account's schema with id `afterId` (stored form), or null when the account
+ * has no such schema (another account's, deleted, never made). One batch: the check and the page
+ * see the same state.
+ */
+export async function schemaPageAfterId(db: D1Database, accountId: string, afterId: string, limit: number): Promise<SchemaRow[] | null> {
+  const [found, page] = await db.batch<SchemaRow>([
+    db.prepare(`SELECT id FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, afterId),
+    db.prepare(SCHEMA_PAGE_SQL.afterId).bind(accountId, limit, afterId),
+  ]);
+  return found.results.length > 0 ? page.results : null;
 }
 
 export async function getSchema(db: D1Database, accountId: string, id: string) {
@@ -71,10 +88,26 @@ export async function newestSchema(db: D1Database, accountId: string) {
   return (await schemaPage(db, accountId, null, 1))[0] ?? null;
 }
 
-export async function updateSchema(db: D1Database, accountId: string, id: string, contract: Contract, now: number) {
+/** What a PATCH changes: the fields given, at least one; the others stay as they are. */
+export interface SchemaChange {
+  contract?: Contract;
+  name?: string | null;
+}
+
+export async function updateSchema(db: D1Database, accountId: string, id: string, change: SchemaChange, now: number) {
+  const sets: string[] = [];
+  const params: (string | null)[] = [];
+  if (change.contract !== undefined) {
+    sets.push("contract = ?");
+    params.push(JSON.stringify(change.contract));
+  }
+  if (change.name !== undefined) {
+    sets.push("name = ?");
+    params.push(change.name);
+  }
   return db
-    .prepare(`UPDATE schemas SET contract = ?, updated_at = ? WHERE account_id = ? AND id = ? RETURNING *`)
-    .bind(JSON.stringify(contract), now, accountId, id)
+    .prepare(`UPDATE schemas SET ${[...sets, "updated_at = ?"].join(", ")} WHERE account_id = ? AND id = ? RETURNING *`)
+    .bind(...params, now, accountId, id)
     .first<SchemaRow>();
 }
 

@@ -10,6 +10,7 @@ export const contractExample = {
 export const schemaExample = {
   id: "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
   user_id: "01936f0e-0000-7000-8000-00000000a11c",
+  name: "Purchase of 100 or more",
   contract: contractExample,
   created_at: "2026-11-22T09:00:00.000Z",
   updated_at: "2026-11-22T09:00:00.000Z",

@@ -177,13 +177,31 @@ export const BODY_ERRORS: ErrorCode[] = ["VALIDATION_ERROR", "INVALID_JSON", "PA
 /** Errors of every POST, which all read a JSON body and honour Idempotency-Key. */
 export const POST_ERRORS: ErrorCode[] = [...BODY_ERRORS, "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"];
 
+const MAX_SCHEMA_NAME = 100;
+/** What a JSON value is, in the API's words, for a message about a value of the wrong type. */
+const jsonKind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`);
+
+/**
+ * A schema's name: 1 to 100 characters, counted as Unicode code points (as JSON Schema's
+ * `maxLength` counts them, so an emoji is one), or null for none.
+ */
+export const SchemaNameSchema = z
+  .string({ error: (issue) => `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}` })
+  .min(1, { error: "must not be empty: send null for no name" })
+  .refine((name) => [...name].length <= MAX_SCHEMA_NAME, {
+    error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${[...(issue.input as string)].length}`,
+  })
+  .nullable()
+  .openapi({ minLength: 1, maxLength: MAX_SCHEMA_NAME, example: "Purchase of 100 or more" });
+
 export const SchemaSchema = z
   .object({
     id: z.string().uuid(),
     user_id: z.string().uuid().openapi({ description: "The owning account." }),
+    name: z.string().nullable().openapi({ description: "Extension. The schema's name; null when it has none.", example: "Purchase of 100 or more" }),
     contract: ContractSchema,
     created_at: timestamp("When the schema was created."),
-    updated_at: timestamp("When the contract was last changed."),
+    updated_at: timestamp("When the contract or name last changed."),
   })
   .openapi("Schema");
 

@@ -7,12 +7,15 @@ import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
 import { completionStatement } from "../db/idempotency";
 import { refuseIfKeyLost } from "../idempotency";
+import { validationError } from "../validation";
 import {
   BODY_ERRORS,
   createRouter,
+  DefaultPageLimitSchema,
   errorResponses,
   jsonResponse,
   POST_ERRORS,
+  SchemaNameSchema,
   SchemaSchema,
   sendJsonText,
   withJsonBody,
@@ -20,50 +23,67 @@ import {
 } from "./models";
 
 type SchemaView = z.infer<typeof SchemaSchema>;
+type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
 function schemaJson(row: db.SchemaRow) {
-  const [before, after] = [{ id: row.id, user_id: row.account_id }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
+  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
   return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
 }
 
-/** Schemas read from D1 per page of the streamed list: bounds the Worker's memory (64 KiB each at most). */
-const LIST_PAGE_SIZE = 20;
+/** Schemas read from D1 at a time while a page streams: bounds the Worker's memory (64 KiB each at most). */
+const CHUNK_SIZE = 20;
 
 /**
- * All of the account's schemas, newest first, as one JSON body streamed page by page from D1, so
- * the Worker holds at most one page however many there are. The first page is read before the
- * response starts, so a failing database is still a clean 500.
+ * A page of the account's schemas, newest first, after the schema `afterId` (a stored id) if
+ * given, as one JSON body streamed chunk by chunk from D1, so the Worker holds at most one chunk
+ * however large the page. Each read takes one schema more than it shows, to know whether more
+ * follow. The first chunk is read before the response starts, so a cursor the account does not
+ * have (null) or a failing database is still a clean error.
  */
-async function schemaListStream(database: D1Database, accountId: string): Promise<JsonStream<{ data: SchemaView[] }>> {
+async function schemaPageStream(
+  database: D1Database,
+  accountId: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<JsonStream<SchemaPageView> | null> {
   const encoder = new TextEncoder();
-  let page = await db.schemaPage(database, accountId, null, LIST_PAGE_SIZE);
-  let first = true;
+  let remaining = limit;
+  /** How many of the next read are shown: it reads one more. */
+  const want = () => Math.min(CHUNK_SIZE, remaining);
+  const first =
+    afterId === undefined
+      ? await db.schemaPage(database, accountId, null, want() + 1)
+      : await db.schemaPageAfterId(database, accountId, afterId, want() + 1);
+  if (first === null) return null;
+  let rows: db.SchemaRow[] = first;
+  let separator = "";
   return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encoder.encode(`{"data":[`));
     },
     async pull(controller) {
-      if (page.length > 0) {
-        controller.enqueue(encoder.encode((first ? "" : ",") + page.map(schemaJson).join(",")));
-        first = false;
-      }
-      if (page.length < LIST_PAGE_SIZE) {
-        controller.enqueue(encoder.encode("]}"));
+      const shown = rows.slice(0, want());
+      const more = rows.length > shown.length; // the extra row: a schema follows the last shown
+      remaining -= shown.length;
+      if (shown.length > 0) controller.enqueue(encoder.encode(separator + shown.map(schemaJson).join(",")));
+      separator = ",";
+      const last = shown[shown.length - 1];
+      if (!more || remaining === 0) {
+        controller.enqueue(encoder.encode(`],"next_cursor":${JSON.stringify(more ? last.id : null)}}`));
         controller.close();
         return;
       }
-      const last = page[page.length - 1];
       try {
-        page = await db.schemaPage(database, accountId, { createdAt: last.created_at, id: last.id }, LIST_PAGE_SIZE);
+        rows = await db.schemaPage(database, accountId, { createdAt: last.created_at, id: last.id }, want() + 1);
       } catch (error) {
         console.error(`schema list of account ${accountId} failed midway`, error);
-        controller.error(error); // the client sees a truncated body, never a partial list as whole
+        controller.error(error); // the client sees a truncated body, never a partial page as whole
       }
     },
-  }) as JsonStream<{ data: SchemaView[] }>;
+  }) as JsonStream<SchemaPageView>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -85,7 +105,21 @@ export async function requireSchema(database: D1Database, accountId: string, id:
   return schema;
 }
 
-const SchemaBody = z.strictObject({ contract: ContractSchema }).openapi("SchemaBody", { example: { contract: contractExample } });
+const NameField = SchemaNameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
+const SchemaBody = z
+  .strictObject({ contract: ContractSchema, name: NameField })
+  .openapi("SchemaBody", { example: { contract: contractExample, name: schemaExample.name } });
+const UpdateSchemaBody = z
+  .strictObject({
+    contract: ContractSchema.optional().openapi({ description: "Replaces the contract; left out, it stays as it is." }),
+    name: SchemaNameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
+  })
+  .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
+  .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
+const ListQuery = z.strictObject({
+  after: z.string().optional().openapi({ description: "The `next_cursor` of the previous page.", example: schemaExample.id }),
+  limit: DefaultPageLimitSchema,
+});
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
 const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 
@@ -105,9 +139,17 @@ const list = createRoute({
   operationId: "listSchemas",
   tags: ["Schemas"],
   summary: "List schemas, newest first",
+  description:
+    "Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; " +
+    "an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.",
+  request: { query: ListQuery },
   responses: {
-    200: jsonResponse("All schemas of the account, newest first.", z.object({ data: z.array(SchemaSchema) }), { data: [schemaExample] }),
-    ...errorResponses(),
+    200: jsonResponse(
+      "A page of schemas; pass `next_cursor` as `after` for the next one.",
+      z.object({ data: z.array(SchemaSchema), next_cursor: z.string().uuid().nullable() }),
+      { data: [schemaExample], next_cursor: schemaExample.id },
+    ),
+    ...errorResponses("VALIDATION_ERROR"),
   },
 });
 
@@ -126,9 +168,9 @@ const update = createRoute({
   path: "/{id}",
   operationId: "updateSchema",
   tags: ["Schemas"],
-  summary: "Replace a schema's contract (extension)",
-  description: "Existing candidates keep the contract they were created with.",
-  ...withJsonBody(SchemaBody, { request: { params: IdParam } }),
+  summary: "Change a schema's contract or name (extension)",
+  description: "Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.",
+  ...withJsonBody(UpdateSchemaBody, { request: { params: IdParam } }),
   responses: { 200: schemaResponse("The updated schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND") },
 });
 
@@ -145,9 +187,9 @@ const remove = createRoute({
 
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
-    const { contract } = c.req.valid("json");
+    const { contract, name } = c.req.valid("json");
     const key = c.var.idempotency;
-    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, Date.now(), key);
+    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, name ?? null, Date.now(), key);
     const body = schemaJson(row);
     // With an Idempotency-Key, the schema is made only while this request holds the key, and the
     // key's response is stored in the same transaction: neither a crash between the two nor a
@@ -165,7 +207,13 @@ export const schemasRouter = createRouter()
     return sendJsonText(c, body, 201);
   })
   .openapi(list, async (c) => {
-    return sendJsonText(c, await schemaListStream(c.env.DB, c.var.accountId), 200);
+    const { after, limit } = c.req.valid("query");
+    // A malformed cursor names no schema: refused like any other, without a query.
+    const page = after === undefined || UUID.test(after) ? await schemaPageStream(c.env.DB, c.var.accountId, after?.toLowerCase(), limit) : null;
+    if (!page) {
+      throw validationError([{ path: "after", message: "is not a cursor from this account's schema list (the `next_cursor` of a page, while its schema exists)" }]);
+    }
+    return sendJsonText(c, page, 200);
   })
   .openapi(get, async (c) => {
     const schema = await requireSchema(c.env.DB, c.var.accountId, c.req.valid("param").id);
@@ -173,8 +221,7 @@ export const schemasRouter = createRouter()
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const { contract } = c.req.valid("json");
-    const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), contract, Date.now());
+    const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), c.req.valid("json"), Date.now());
     if (!schema) throw schemaNotFound(id);
     return sendJsonText(c, schemaJson(schema), 200);
   })

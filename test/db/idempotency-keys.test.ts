@@ -44,7 +44,7 @@ describe("Idempotency-Key takeovers", () => {
     expect(await holdsKey(env.DB, account.id, retry)).toBe(true);
 
     // The slow request's create, as the route issues it, after the retry took the key over.
-    const { row, statement } = insertSchemaStatement(env.DB, account.id, contract() as never, t1 + 40_000, slow);
+    const { row, statement } = insertSchemaStatement(env.DB, account.id, contract() as never, null, t1 + 40_000, slow);
     const completion = completionStatement(env.DB, account.id, slow, 201, "{}", { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] });
     const [inserted, completed] = await env.DB.batch([statement, completion]);
     expect(inserted.meta.changes).toBe(0);
@@ -53,7 +53,7 @@ describe("Idempotency-Key takeovers", () => {
     expect((await completionStatement(env.DB, account.id, slow, 409, "{}").run()).meta.changes).toBe(0);
 
     // The retry creates the schema and records its response.
-    const mine = insertSchemaStatement(env.DB, account.id, contract() as never, t1 + 41_000, retry);
+    const mine = insertSchemaStatement(env.DB, account.id, contract() as never, null, t1 + 41_000, retry);
     const [ok, recorded] = await env.DB.batch([
       mine.statement,
       completionStatement(env.DB, account.id, retry, 201, "{}", { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [mine.row.id] }),

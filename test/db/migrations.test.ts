@@ -36,6 +36,12 @@ describe("a database from before notifications and billing", () => {
       const contract = `{"price":${price},"activity_window":60,"review_window":60,"fulfillment_condition":{"event":"e"},"timeout_outcome":"fail"}`;
       await insert.bind(crypto.randomUUID(), account.id, `legacy-${alias}`, "cust", contract, now - 180_000, openUntil, pendingUntil, final).run();
     }
+    // A schema from before names: it has none.
+    const schemaId = crypto.randomUUID();
+    await db()
+      .prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`)
+      .bind(schemaId, account.id, `{"price":1,"activity_window":60,"review_window":60,"fulfillment_condition":{"event":"e"},"timeout_outcome":"fail"}`)
+      .run();
 
     await applyD1Migrations(db(), after.filter((m) => m.name.slice(0, 4) <= "0005"));
     // A webhook endpoint rotated as of migration 0004: one previous secret.
@@ -82,6 +88,12 @@ describe("a database from before notifications and billing", () => {
       "legacy-confirmed-2",
       "legacy-confirmed-3",
     ]);
+    const schemas = await worker.fetch(
+      new Request("https://api.test/v1/schemas", { headers: { Authorization: `Bearer ${account.token}` } }),
+      { ...env, DB: db() },
+      createExecutionContext(),
+    );
+    expect(await schemas.json()).toMatchObject({ data: [{ id: schemaId, name: null, contract: { price: 1 } }], next_cursor: null });
   });
 
   it("takes index writes from the Worker of before (no price parts) while a deploy rolls out", async () => {

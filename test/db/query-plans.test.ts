@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import { SCHEMA_PAGE_SQL } from "../../src/db/schemas";
 import { summaryQueries } from "../../src/db/summary";
 import { STATUSES } from "../../src/domain/timeline";
 
@@ -65,6 +66,20 @@ describe("candidate list queries with metadata filters", () => {
     expect(steps[1], steps.join("\n")).toMatch(/^SEARCH candidates USING (COVERING )?INDEX \w+ \(.*\bid=\?\)$/);
     expect(steps.filter((s) => /TEMP B-TREE|^SCAN /.test(s)), steps.join("\n")).toEqual([]);
     expect(steps.filter((s) => /^SEARCH m .*\(candidate_id=\? AND account_id=\? AND key=\? AND value=\?\)/.test(s)), steps.join("\n")).toHaveLength(query.metadata.length - 1);
+  });
+});
+
+describe("schema list queries", () => {
+  const params = { first: ["account", 50], afterPlace: ["account", 50, 1_700_000_000_000, "0190aaaa-0000-7000-8000-000000000000"], afterId: ["account", 50, "0190aaaa-0000-7000-8000-000000000000"] };
+
+  it.each(Object.keys(SCHEMA_PAGE_SQL) as (keyof typeof SCHEMA_PAGE_SQL)[])("%s walks schemas_by_account in page order", async (shape) => {
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${SCHEMA_PAGE_SQL[shape]}`).bind(...params[shape]).all<{ detail: string }>();
+    const steps = results.map((r) => r.detail);
+    // A range of the account's index entries in page order (no sort, no scan); a cursor id is found by its key.
+    expect(steps.filter((s) => /^(SEARCH|SCAN) /.test(s.trim().replace(/^[|`-]+/, "")) || /TEMP B-TREE/.test(s)), steps.join("\n")).toEqual([
+      expect.stringMatching(/^SEARCH schemas USING INDEX schemas_by_account \(account_id=\?/),
+      ...(shape === "afterId" ? [expect.stringMatching(/^SEARCH schemas USING (COVERING )?INDEX sqlite_autoindex_schemas_1 \(id=\?\)$/)] : []),
+    ]);
   });
 });
 

@@ -292,7 +292,7 @@ describe("docs and OpenAPI", () => {
     }
     // Page sizes say their range; a default only where one applies (the summary's needs group_by).
     const limitOf = (path: string) => doc.paths[path].get.parameters.find((p: any) => p.name === "limit").schema;
-    for (const path of ["/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/{id}/deliveries"]) {
+    for (const path of ["/v1/schemas", "/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/{id}/deliveries"]) {
       expect(limitOf(path), path).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 });
     }
     expect(limitOf("/v1/summary")).toMatchObject({ minimum: 1, maximum: 100 });

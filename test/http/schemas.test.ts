@@ -14,10 +14,39 @@ describe("POST /v1/schemas", () => {
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       user_id: account.id,
+      name: null,
       contract: c,
       created_at: iso(clock.now()),
       updated_at: iso(clock.now()),
     });
+  });
+
+  it("takes an optional name of 1 to 100 characters, returned on every view", async () => {
+    const api = client(await createAccount());
+    const emoji = "\u{1F9FE}".repeat(100); // 100 characters, 200 UTF-16 code units
+    for (const name of ["Purchase of 100 or more", "x", "n".repeat(100), emoji, null]) {
+      const created = await api.post("/v1/schemas", { contract: contract(), name });
+      expect(created.status, String(name)).toBe(201);
+      expect(created.body.name).toBe(name);
+      expect((await api.get(`/v1/schemas/${created.body.id}`)).body).toEqual(created.body);
+      expect((await api.get("/v1/schemas?limit=1")).body.data).toEqual([created.body]);
+    }
+  });
+
+  it.each([
+    ["", "must not be empty: send null for no name"],
+    ["n".repeat(101), "must be at most 100 characters; received 101"],
+    ["\u{1F9FE}".repeat(101), "must be at most 100 characters; received 101"],
+    [42, "must be a string of 1 to 100 characters, or null; received a number"],
+    [true, "must be a string of 1 to 100 characters, or null; received a boolean"],
+    [["a"], "must be a string of 1 to 100 characters, or null; received an array"],
+    [{ text: "a" }, "must be a string of 1 to 100 characters, or null; received an object"],
+  ])("refuses the name %j at path name, creating nothing", async (name, message) => {
+    const api = client(await createAccount());
+    const res = await api.post("/v1/schemas", { contract: contract(), name });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "name", message }] });
+    expect((await api.get("/v1/schemas")).body).toEqual({ data: [], next_cursor: null });
   });
 
   it("keeps price exactly as given, within 10^12 and 15 significant digits", async () => {
@@ -82,7 +111,7 @@ describe("POST /v1/schemas", () => {
     expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([{ path: "contract.review_window", message: "is in seconds: at least 0" }]);
     expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([{ path: "contract.timeout_outcome", message: "is required" }]);
     expect(await refused({ contract: contract({ price: undefined }) })).toEqual([{ path: "contract.price", message: "is required" }]);
-    for (const path of ["/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
+    for (const path of ["/v1/schemas", "/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
       for (const limit of ["abc", "0", "101", "2.5", "", "1e2", "0x10", " 5", "99999999999999999999", "-1"]) {
         const res = await api.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
         expect(res.status, `${path} limit=${limit}`).toBe(400);
@@ -142,11 +171,66 @@ describe("GET /v1/schemas", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.map((s: any) => s.id)).toEqual([ids[2], ids[1], ids[0]]);
     expect(res.body.data.map((s: any) => s.contract.price)).toEqual([2, 1, 0]);
+    expect(res.body.next_cursor).toBeNull();
+  });
+
+  it("pages with limit and after: every schema once, in order, next_cursor null at the end", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    // Seven schemas, created_at 0,0,0,1,1,1,1 (ids unordered against it): page boundaries fall among ties.
+    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, 0)`);
+    const rows = Array.from({ length: 7 }, (_, i) => ({ id: uuidv7(), createdAt: i % 2 === 0 && i < 6 ? 0 : 1 }));
+    await env.DB.batch(rows.map((r) => stmt.bind(r.id, account.id, JSON.stringify(contract()), r.createdAt)));
+    await client(await createAccount()).post("/v1/schemas", { contract: contract() }); // another account's: never listed
+    const expected = [...rows].sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1)).map((r) => r.id);
+
+    for (const limit of [1, 2, 3, 6, 7, 8]) {
+      const seen: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const res = await api.get(`/v1/schemas?limit=${limit}${after ? `&after=${after}` : ""}`);
+        expect(res.status).toBe(200);
+        expect(res.body.data.length).toBeLessThanOrEqual(limit);
+        seen.push(...res.body.data.map((s: any) => s.id));
+        after = res.body.next_cursor;
+        if (after) expect(after).toBe(seen[seen.length - 1]);
+        pages++;
+      } while (after);
+      expect(seen, `limit=${limit}`).toEqual(expected);
+      expect(pages, `limit=${limit}`).toBe(Math.ceil(7 / limit));
+    }
+    // The default page is 50; a cursor in capitals is the same cursor.
+    expect((await api.get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual(expected);
+    expect((await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).body.data.map((s: any) => s.id)).toEqual(expected.slice(3));
+    // After the last schema: an empty last page.
+    expect((await api.get(`/v1/schemas?after=${expected[6]}`)).body).toEqual({ data: [], next_cursor: null });
+  });
+
+  it("refuses an after that is not one of the account's schemas: another account's, deleted, malformed", async () => {
+    const mine = client(await createAccount());
+    const theirs = client(await createAccount());
+    const kept = (await mine.post("/v1/schemas", { contract: contract() })).body;
+    const deleted = (await mine.post("/v1/schemas", { contract: contract() })).body.id;
+    expect((await mine.delete(`/v1/schemas/${deleted}`)).status).toBe(204);
+    const foreign = (await theirs.post("/v1/schemas", { contract: contract() })).body.id;
+    const candidate = (await mine.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "schema-cursor-1", schema_id: kept.id })).body.id;
+    for (const after of [foreign, deleted, candidate, uuidv7(), "not-a-cursor", "", "%00", "x".repeat(300)]) {
+      const res = await mine.get(`/v1/schemas?after=${after}`);
+      expect(res.status, after).toBe(400);
+      expect(res.body.error).toMatchObject({
+        code: "VALIDATION_ERROR",
+        details: [{ path: "after", message: "is not a cursor from this account's schema list (the `next_cursor` of a page, while its schema exists)" }],
+      });
+    }
+    // Another account's schema is still not reachable through its id as a cursor, nor listed.
+    expect((await mine.get("/v1/schemas")).body).toEqual({ data: [kept], next_cursor: null });
+    expect((await mine.get("/v1/schemas?sort=asc")).body.error.details).toEqual([{ path: "sort", message: "is not a known field" }]);
   });
 });
 
 describe("GET /v1/schemas at its limit", () => {
-  it("answers all 1,000 schemas of up to 64 KiB each, newest first, streamed page by page", async () => {
+  it("pages through all 1,000 schemas of up to 64 KiB each, newest first, each page streamed chunk by chunk", async () => {
     const account = await createAccount();
     // One in ten contracts near the body limit: a body of about 6 MB.
     const big = JSON.stringify(contract({ fulfillment_condition: { event: "e", match: { pad: "p".repeat(60_000) } } }));
@@ -156,17 +240,28 @@ describe("GET /v1/schemas at its limit", () => {
     for (let b = 0; b < 10; b++) {
       await env.DB.batch(ids.slice(b * 100, b * 100 + 100).map((id, i) => stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0)));
     }
-    const res = await call("GET", "/v1/schemas", { token: account.token });
-    expect(res.status).toBe(200);
-    expect(res.body.data).toHaveLength(1000);
+    const data: any[] = [];
+    let after = "";
+    for (let page = 0; page < 10; page++) {
+      const res = await call("GET", `/v1/schemas?limit=100${after}`, { token: account.token });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(100);
+      data.push(...res.body.data);
+      // The tenth page ends the list exactly: nothing follows it.
+      expect(res.body.next_cursor).toBe(page < 9 ? data[data.length - 1].id : null);
+      after = `&after=${res.body.next_cursor}`;
+    }
     const expected = ids.map((id, n) => ({ id, createdAt: Math.floor(n / 200) }))
       .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1))
       .map((x) => x.id);
-    expect(res.body.data.map((s: any) => s.id)).toEqual(expected);
-    expect(res.body.data.filter((s: any) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
+    expect(data.map((s: any) => s.id)).toEqual(expected);
+    expect(data.filter((s: any) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
+    const first = await call("GET", "/v1/schemas", { token: account.token });
+    expect(first.body.data.map((s: any) => s.id)).toEqual(expected.slice(0, 50));
+    expect(first.body.next_cursor).toBe(expected[49]);
 
-    // Page by page: once the first bytes are out, later pages are still to be read from D1.
-    const streamed = await SELF.fetch("https://api.test/v1/schemas", { headers: { Authorization: `Bearer ${account.token}` } });
+    // Chunk by chunk: once the first bytes of a page are out, the rest of it is still to be read from D1.
+    const streamed = await SELF.fetch("https://api.test/v1/schemas?limit=100", { headers: { Authorization: `Bearer ${account.token}` } });
     const reader = streamed.body!.getReader();
     await reader.read();
     await env.DB.exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
@@ -208,6 +303,63 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
     expect(gone.body.error.code).toBe("SCHEMA_NOT_FOUND");
     expect((await api.delete(`/v1/schemas/${created.id}`)).status).toBe(404);
     expect((await api.patch(`/v1/schemas/${created.id}`, { contract: contract() })).status).toBe(404);
+  });
+
+  it("changes only the name, only the contract, or both; null clears the name", async () => {
+    const api = client(await createAccount());
+    const clock = useClock();
+    const created = (await api.post("/v1/schemas", { contract: contract(), name: "First" })).body;
+    const steps: [Record<string, unknown>, Record<string, unknown>][] = [
+      [{ name: "Renamed" }, { name: "Renamed", contract: contract() }],
+      [{ contract: contract({ price: 7 }) }, { name: "Renamed", contract: contract({ price: 7 }) }],
+      [{ name: null }, { name: null, contract: contract({ price: 7 }) }],
+      [{ name: "Both", contract: contract({ price: 8 }) }, { name: "Both", contract: contract({ price: 8 }) }],
+    ];
+    for (const [body, after] of steps) {
+      clock.advance(1000);
+      const res = await api.patch(`/v1/schemas/${created.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.body).toEqual({ ...created, ...after, updated_at: iso(clock.now()) });
+      expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(res.body);
+    }
+  });
+
+  it("refuses a PATCH that changes nothing or names badly, and the schema stays as it was", async () => {
+    const api = client(await createAccount());
+    const created = (await api.post("/v1/schemas", { contract: contract(), name: "Kept" })).body;
+    const refused: [unknown, { path: string; message: string }[]][] = [
+      [{}, [{ path: "", message: "must change at least one field: `contract` or `name`" }]],
+      [{ name: "" }, [{ path: "name", message: "must not be empty: send null for no name" }]],
+      [{ name: "n".repeat(101) }, [{ path: "name", message: "must be at most 100 characters; received 101" }]],
+      [{ name: 7, contract: contract({ price: 1 }) }, [{ path: "name", message: "must be a string of 1 to 100 characters, or null; received a number" }]],
+      [{ name: "Fine", contract: contract({ price: "free" }) }, [{ path: "contract.price", message: expect.any(String) }]],
+      [{ title: "x" }, [{ path: "title", message: "is not a known field" }]],
+    ];
+    for (const [body, details] of refused) {
+      const res = await api.patch(`/v1/schemas/${created.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error, JSON.stringify(body)).toMatchObject({ code: "VALIDATION_ERROR", details: expect.arrayContaining(details) });
+    }
+    expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(created);
+  });
+
+  it("serves the documented examples: the create and PATCH bodies are accepted, the Schema validates", async () => {
+    const api = client(await createAccount());
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const example = (op: any) => {
+      const body = op.requestBody.content["application/json"];
+      return body.example ?? doc.components.schemas[body.schema.$ref.split("/").pop()].example;
+    };
+    const created = await api.post("/v1/schemas", example(doc.paths["/v1/schemas"].post));
+    expect(created.status).toBe(201);
+    const patched = await api.patch(`/v1/schemas/${created.body.id}`, example(doc.paths["/v1/schemas/{id}"].patch));
+    expect(patched.status).toBe(200);
+    // An answer has exactly the documented example's fields, of the same kinds.
+    const documented = doc.paths["/v1/schemas/{id}"].get.responses["200"].content["application/json"].example;
+    const shape = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? "null" : typeof v]));
+    expect(shape(patched.body)).toEqual(shape(documented));
+    const page = doc.paths["/v1/schemas"].get.responses["200"].content["application/json"].example;
+    expect(Object.keys(page).sort()).toEqual(["data", "next_cursor"]);
   });
 
   it("answers 404 SCHEMA_NOT_FOUND naming the id for unknown and malformed ids", async () => {

@@ -61,6 +61,8 @@ describe("another account's resources", () => {
     const cases: [string, (ids: Ids) => [string, string, unknown?]][] = [
       ["read a schema", ({ s }) => ["GET", `/v1/schemas/${s}`]],
       ["update a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
+      ["rename a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { name: "stolen" }]],
+      ["page schemas after a schema", ({ s }) => ["GET", `/v1/schemas?after=${s}`]],
       ["delete a schema", ({ s }) => ["DELETE", `/v1/schemas/${s}`]],
       ["create a candidate from a schema", ({ s }) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
       ["read a candidate", ({ a }) => ["GET", `/v1/candidates/${a}`]],
@@ -93,7 +95,7 @@ describe("another account's resources", () => {
     // Lists filtered by the owner's customer show the intruder nothing, as for any unknown customer.
     const byCustomer = await call("GET", "/v1/candidates?customer_uuid=owner-customer", { token: intruder.token });
     expect(byCustomer.body).toEqual({ data: [], next_cursor: null });
-    expect((await call("GET", "/v1/schemas", { token: intruder.token })).body).toEqual({ data: [] });
+    expect((await call("GET", "/v1/schemas", { token: intruder.token })).body).toEqual({ data: [], next_cursor: null });
     expect((await call("GET", `/v1/notifications?candidate_alias=${alias}`, { token: intruder.token })).body).toEqual({ data: [], next_cursor: null });
     expect((await call("GET", "/v1/webhook_endpoints", { token: intruder.token })).body.data.map((e: any) => e.id)).toEqual([intruderEndpoint]);
     expect((await call("GET", "/v1/notifications", { token: intruder.token })).body.data.map((n: any) => n.id)).toEqual([intruderNotification]);

@@ -1,5 +1,6 @@
 /** Typed D1 queries for webhook endpoints and their delivery attempts (migrations/0004). */
 import type { NotificationType } from "../notifications/notification";
+import type { SqlFragment } from "./idempotency";
 
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 
@@ -110,29 +111,44 @@ export async function deleteEndpoint(db: D1Database, accountId: string, id: stri
 }
 
 /**
- * The statement that rotates the secret of `endpoint` (as read): the new secret signs from now
- * on, the old one keeps signing until `retireUntil`, beside any retired earlier and still in
- * their overlap. It changes nothing if the endpoint changed since it was read (a concurrent
- * rotation), or, given `held`, once the request no longer holds its Idempotency-Key.
+ * The statement that rotates an endpoint's secret, as one UPDATE of the row as it is when it
+ * runs: the new secret signs from `now` on, the one it replaces keeps signing until
+ * `retireUntil`, beside those retired earlier and still in their overlap. Rotations arriving
+ * together each apply in turn, none lost. Given `held`, only while the request holds its
+ * Idempotency-Key. Returns the rotated row (none: no such endpoint, or the key was lost).
  */
 export function rotateSecretStatement(
   db: D1Database,
-  endpoint: EndpointRow,
+  endpoint: { account_id: string; id: string },
   secret: string,
   retireUntil: number,
   now: number,
-  held?: { sql: string; params: (string | number)[] },
+  held?: SqlFragment,
 ) {
-  const retired = [...(JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now), { secret: endpoint.secret, until: retireUntil }];
-  const rotated: EndpointRow = { ...endpoint, secret, retired_secrets: JSON.stringify(retired), updated_at: now };
-  const statement = db
+  return db
     .prepare(
-      `UPDATE webhook_endpoints SET secret = ?, retired_secrets = ?, updated_at = ?
-       WHERE account_id = ? AND id = ? AND secret = ?${held ? ` AND ${held.sql}` : ""}`,
+      `UPDATE webhook_endpoints SET secret = ?1, updated_at = ?2,
+         retired_secrets = (
+           SELECT json_group_array(json(retired)) FROM (
+             SELECT value AS retired FROM json_each(webhook_endpoints.retired_secrets) WHERE json_extract(value, '$.until') > ?2
+             UNION ALL SELECT json_object('secret', webhook_endpoints.secret, 'until', ?3)))
+       WHERE account_id = ?4 AND id = ?5${held ? ` AND ${held.sql}` : ""}
+       RETURNING *`,
     )
-    .bind(secret, rotated.retired_secrets, now, endpoint.account_id, endpoint.id, endpoint.secret, ...(held?.params ?? []));
-  return { rotated, statement };
+    .bind(secret, now, retireUntil, endpoint.account_id, endpoint.id, ...(held?.params ?? []));
 }
+
+/**
+ * The endpoint with its secret as the API shows it, as SQL over the row with this id and secret
+ * (the answer to a rotation, recorded with it). Its instants are given: they are not the row's
+ * epoch milliseconds but their ISO text.
+ */
+export const endpointWithSecretJson = (id: string, secret: string, createdAt: string, updatedAt: string): SqlFragment => ({
+  sql: `(SELECT json_object('id', id, 'url', url, 'description', description, 'enabled_events', json(enabled_events), 'status', status,
+                            'created_at', ?, 'updated_at', ?, 'secret', secret)
+         FROM webhook_endpoints WHERE id = ? AND secret = ?)`,
+  params: [createdAt, updatedAt, id, secret],
+});
 
 /** The account's enabled endpoints that take notifications of this type. */
 export async function subscribedEndpoints(db: D1Database, accountId: string, type: NotificationType) {

@@ -316,22 +316,22 @@ export const webhooksRouter = createRouter()
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
     const key = c.var.idempotency;
-    // Rotations of one endpoint at once: each applies to the endpoint as read, or reads it again.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
-      const now = Date.now();
-      const secret = newWebhookSecret();
-      const { rotated, statement } = db.rotateSecretStatement(c.env.DB, endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
-      const answer = JSON.stringify(withSecret(rotated));
-      const onlyIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
-      const [updated] = await c.env.DB.batch(key ? [statement, completionStatement(c.env.DB, c.var.accountId, key, 200, answer, onlyIf)] : [statement]);
-      if (updated.meta.changes === 1) {
-        if (key) c.set("idempotencyRecorded", true);
-        return sendJsonText(c, answer as JsonText<z.infer<typeof WithSecretSchema>>, 200);
-      }
+    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const now = Date.now();
+    const secret = newWebhookSecret();
+    const rotate = db.rotateSecretStatement(c.env.DB, endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
+    // With an Idempotency-Key, the answer (the new secret, shown once) is recorded in the same
+    // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
+    const answer = db.endpointWithSecretJson(endpoint.id, secret, iso(endpoint.created_at), iso(now));
+    const onlyIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
+    const [rotated] = await c.env.DB.batch<db.EndpointRow>(key ? [rotate, completionStatement(c.env.DB, c.var.accountId, key, 200, answer, onlyIf)] : [rotate]);
+    const row = rotated.results[0];
+    if (!row) {
       await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
+      throw endpointNotFound(id); // deleted meanwhile
     }
-    throw new ApiError("IDEMPOTENCY_KEY_IN_USE", "The endpoint's secret is being rotated by another request; retry in a moment.");
+    if (key) c.set("idempotencyRecorded", true);
+    return c.json(withSecret(row), 200);
   })
   .openapi(deliveries, async (c) => {
     const { id } = c.req.valid("param");

@@ -348,6 +348,37 @@ describe("deliveries", () => {
     for (const secret of [hook.secret, second, third]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
+  it("rotate in turn when many rotations arrive at once: each succeeds, and every replaced secret keeps signing", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const rotations = await Promise.all(
+      Array.from({ length: 12 }, () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })),
+    );
+    expect(rotations.map((r) => r.status), JSON.stringify(rotations.find((r) => r.status !== 200)?.body)).toEqual(Array(12).fill(200));
+    const secrets = [hook.secret, ...rotations.map((r) => r.body.secret as string)];
+    expect(new Set(secrets).size).toBe(13);
+    const { notification } = await pendingCandidate(account);
+    const [delivery] = await waitForReceived(hook.name, 1);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(13);
+    for (const secret of secrets) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+
+  it("rotate once per Idempotency-Key: a retry replays the same new secret", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const headers = { "Idempotency-Key": `rotate-${crypto.randomUUID()}` };
+    const rotate = () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, headers });
+    const first = await rotate();
+    expect(first.status).toBe(200);
+    const again = await rotate();
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const { notification } = await pendingCandidate(account);
+    const [delivery] = await waitForReceived(hook.name, 1);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    for (const secret of [hook.secret, first.body.secret]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+
   it("to an endpoint disabled meanwhile end there, and its log says so", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });

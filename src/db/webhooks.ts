@@ -1,4 +1,4 @@
-/** Typed D1 queries for webhook endpoints and their delivery attempts (migrations/0004). */
+/** Typed D1 queries for webhook endpoints (migrations/0004, 0006); their attempts are in webhook-deliveries.ts. */
 import type { NotificationType } from "../notifications/notification";
 import type { SqlFragment } from "./idempotency";
 
@@ -160,84 +160,4 @@ export async function subscribedEndpoints(db: D1Database, accountId: string, typ
     .bind(accountId, type)
     .all<{ id: string }>();
   return results.map((r) => r.id);
-}
-
-export interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  endpoint_id: string;
-  account_id: string;
-  notification_id: string;
-  type: NotificationType;
-  attempt: number;
-  status: "pending" | "succeeded" | "failed";
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number | null;
-  attempted_at: number;
-  next_attempt_at: number | null;
-}
-
-/** Records an attempt and what it means for its endpoint, in one D1 transaction. */
-export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { disable: boolean }) {
-  const succeeded = a.status === "succeeded";
-  await db.batch([
-    db
-      .prepare(
-        // Not for an endpoint deleted while the attempt ran: its log went with it.
-        `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
-                                         response_status, error, duration_ms, attempted_at, next_attempt_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-         WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?3)`,
-      )
-      .bind(a.id, a.delivery_id, a.endpoint_id, a.account_id, a.notification_id, a.type, a.attempt, a.status,
-        a.response_status, a.error, a.duration_ms, a.attempted_at, a.next_attempt_at),
-    succeeded
-      ? db.prepare(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).bind(a.endpoint_id)
-      : db
-          .prepare(
-            `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?),
-               status = iif(?, 'disabled', status), updated_at = iif(?, ?, updated_at)
-             WHERE id = ?`,
-          )
-          .bind(a.attempted_at, endpoint.disable ? 1 : 0, endpoint.disable ? 1 : 0, a.attempted_at, a.endpoint_id),
-  ]);
-}
-
-/** Marks the last attempt of a delivery failed (the dead-letter queue's consumer). */
-export async function markDeliveryFailed(db: D1Database, deliveryId: string, error: string) {
-  await db
-    .prepare(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error || '; ', '') || ?
-       WHERE delivery_id = ? AND attempt = (SELECT MAX(attempt) FROM webhook_deliveries WHERE delivery_id = ?) AND status = 'pending'`,
-    )
-    .bind(error, deliveryId, deliveryId)
-    .run();
-}
-
-/** A page of an endpoint's attempts, newest first; `cursorValid` is false when `after` is none of them. */
-export async function attemptsPage(db: D1Database, accountId: string, endpointId: string, after: string | undefined, limit: number) {
-  const page = db
-    .prepare(
-      `SELECT * FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ? ${after === undefined ? "" : "AND id < ?"}
-       ORDER BY id DESC LIMIT ?`,
-    )
-    .bind(accountId, endpointId, ...(after === undefined ? [] : [after]), limit + 1);
-  const cursor = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`).bind(after ?? "", endpointId, accountId);
-  const [rows, found] = await db.batch<AttemptRow>([page, cursor]);
-  const results = rows.results;
-  return {
-    rows: results.slice(0, limit),
-    nextCursor: results.length > limit ? results[limit - 1].id : null,
-    cursorValid: after === undefined || found.results.length > 0,
-  };
-}
-
-/** Deletes up to `batch` attempts older than `before`; returns how many went. */
-export async function purgeOldAttempts(db: D1Database, before: number, batch = 5000) {
-  const result = await db
-    .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`)
-    .bind(before, batch)
-    .run();
-  return result.meta.changes;
 }

@@ -64,16 +64,30 @@ export const webhookEndpointExample = {
 };
 
 export const deliveryAttemptExample = {
-  id: "01936f21-0000-7000-8000-000000000001",
+  id: "01936f21-0000-7000-8000-000000000002",
+  delivery_id: "01936f20-ffff-7000-8000-00000000000a",
   notification_id: notificationExample.id,
   type: "candidate.pending",
-  attempt: 1,
+  attempt: 2,
   status: "succeeded",
   response_status: 200,
   error: null,
   duration_ms: 84,
-  attempted_at: "2026-11-22T10:15:01.200Z",
+  attempted_at: "2026-11-22T10:15:06.900Z",
   next_attempt_at: null,
+};
+
+/** The attempt before it: failed, and retried. */
+export const failedAttemptExample = {
+  ...deliveryAttemptExample,
+  id: "01936f21-0000-7000-8000-000000000001",
+  attempt: 1,
+  status: "failed",
+  response_status: 503,
+  error: "answered 503, not a 2xx",
+  duration_ms: 212,
+  attempted_at: "2026-11-22T10:15:01.200Z",
+  next_attempt_at: "2026-11-22T10:15:06.700Z",
 };
 
 const totals = {

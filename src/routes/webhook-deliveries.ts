@@ -1,0 +1,90 @@
+/** An endpoint's delivery log (`GET /v1/webhook_endpoints/{id}/deliveries`), decisions.md §8. */
+import { createRoute, z } from "@hono/zod-openapi";
+import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-deliveries";
+import { NOTIFICATION_TYPES } from "../notifications/notification";
+import { validationError } from "../validation";
+import { createRouter, DefaultPageLimitSchema, errorResponses, jsonResponse, timestamp } from "./models";
+import { deliveryAttemptExample, failedAttemptExample, notificationExample } from "./examples";
+import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
+
+const DeliveriesQuery = z.strictObject({
+  after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
+  limit: DefaultPageLimitSchema,
+  notification_id: z
+    .string()
+    .min(1, { error: "must be a notification id, like ntf_..._confirmed" })
+    .max(255, { error: "must be a notification id of at most 255 characters" })
+    .optional()
+    .openapi({ description: "Only the attempts of deliveries of this notification.", example: notificationExample.id }),
+  status: z
+    .enum(ATTEMPT_STATUSES, { error: (issue) => `must be one of pending, succeeded, failed (received ${JSON.stringify(issue.input)})` })
+    .optional()
+    .openapi({ description: "Only attempts with this status.", example: "failed" }),
+});
+
+export const DeliveryAttemptSchema = z
+  .object({
+    id: z.string().uuid(),
+    delivery_id: z.string().uuid().openapi({ description: "The delivery (one notification to this endpoint) the attempt belongs to: its attempts share it, and a resend answers it." }),
+    notification_id: z.string(),
+    type: z.enum(NOTIFICATION_TYPES),
+    attempt: z.number().int().openapi({ description: "1 for the first attempt of a delivery, then 2, 3, ..." }),
+    status: z.enum(ATTEMPT_STATUSES).openapi({
+      description:
+        "What this attempt got: `succeeded` (a 2xx), `failed` (anything else: `response_status` or `error` say what), or `pending` (sent, not answered yet).",
+    }),
+    response_status: z.number().int().nullable().openapi({ description: "The endpoint's HTTP status; null when it gave none (yet)." }),
+    error: z.string().nullable().openapi({ description: "Why the attempt failed, and how the delivery ended if it did; null otherwise." }),
+    duration_ms: z.number().int().nullable().openapi({ description: "From the request's start to its answer or timeout; null while pending." }),
+    attempted_at: timestamp("When the attempt's request started."),
+    next_attempt_at: timestamp("When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).").nullable(),
+  })
+  .openapi("WebhookDeliveryAttempt");
+
+function attemptView(row: AttemptRow) {
+  return {
+    id: row.id,
+    delivery_id: row.delivery_id,
+    notification_id: row.notification_id,
+    type: row.type,
+    attempt: row.attempt,
+    status: row.status,
+    response_status: row.response_status,
+    error: row.error,
+    duration_ms: row.duration_ms,
+    attempted_at: iso(row.attempted_at),
+    next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
+  };
+}
+
+const deliveries = createRoute({
+  method: "get",
+  path: "/{id}/deliveries",
+  operationId: "listWebhookDeliveries",
+  tags: ["Webhooks"],
+  summary: "List an endpoint's delivery attempts, newest first (extension)",
+  description:
+    "Every attempt to deliver a notification to this endpoint, kept 30 days. An attempt is `pending` from the start of its request " +
+    "until it is answered; a failed one that will be retried says when (`next_attempt_at`). Filter by `notification_id` to follow " +
+    "one notification, or by `status`.",
+  request: { params: EndpointIdParam, query: DeliveriesQuery },
+  responses: {
+    200: jsonResponse(
+      "A page of attempts; pass `next_cursor` as `after` for the next one.",
+      z.object({ data: z.array(DeliveryAttemptSchema), next_cursor: z.string().nullable() }),
+      { data: [deliveryAttemptExample, failedAttemptExample], next_cursor: null },
+    ),
+    ...errorResponses("VALIDATION_ERROR", "WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
+});
+
+export const webhookDeliveriesRouter = createRouter()
+  .openapi(deliveries, async (c) => {
+    const { id } = c.req.valid("param");
+    const query = c.req.valid("query");
+    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const filters = { notificationId: query.notification_id, status: query.status };
+    const page = await attemptsPage(c.env.DB, c.var.accountId, endpoint.id, filters, query.after, query.limit);
+    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of one of this endpoint's delivery attempts" }]);
+    return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
+  });

@@ -90,6 +90,17 @@ export const failedAttemptExample = {
   next_attempt_at: "2026-11-22T10:15:06.700Z",
 };
 
+export const webhookTestExample = {
+  event_id: "test_01936f2a4b5c7d6e8f90a1b2c3d4e5f6",
+  type: "webhook.test",
+  webhook_endpoint_id: webhookEndpointExample.id,
+  status: "succeeded",
+  response_status: 200,
+  error: null,
+  duration_ms: 97,
+  attempted_at: "2026-11-22T10:20:00.000Z",
+};
+
 const totals = {
   OPEN: { count: 3, amount: "148.5" },
   PENDING: { count: 2, amount: "99", scheduled_confirmed: { count: 1, amount: "49.5" } },

@@ -1,10 +1,17 @@
-/** An endpoint's delivery log (`GET /v1/webhook_endpoints/{id}/deliveries`), decisions.md §8. */
+/**
+ * An endpoint's delivery log (`GET /v1/webhook_endpoints/{id}/deliveries`) and test sends
+ * (`POST /v1/webhook_endpoints/{id}/test`), decisions.md §8.
+ */
 import { createRoute, z } from "@hono/zod-openapi";
+import { uuidv7 } from "uuidv7";
+import { signingSecrets } from "../db/webhooks";
 import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-deliveries";
-import { NOTIFICATION_TYPES } from "../notifications/notification";
+import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
+import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
+import { sendSigned } from "../notifications/send";
 import { validationError } from "../validation";
-import { createRouter, DefaultPageLimitSchema, errorResponses, jsonResponse, timestamp } from "./models";
-import { deliveryAttemptExample, failedAttemptExample, notificationExample } from "./examples";
+import { createRouter, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, withPostBody } from "./models";
+import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
 import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
 
 const DeliveriesQuery = z.strictObject({
@@ -40,6 +47,19 @@ export const DeliveryAttemptSchema = z
     next_attempt_at: timestamp("When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).").nullable(),
   })
   .openapi("WebhookDeliveryAttempt");
+
+export const TestAttemptSchema = z
+  .object({
+    event_id: z.string().openapi({ description: "The test event's `id`, sent as `webhook-id`: a new one each time." }),
+    type: z.literal(TEST_EVENT_TYPE),
+    webhook_endpoint_id: z.string().uuid(),
+    status: z.enum(["succeeded", "failed"]).openapi({ description: "`succeeded` on a 2xx; else `failed`, and `response_status` or `error` say what." }),
+    response_status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    attempted_at: timestamp("When the request started."),
+  })
+  .openapi("WebhookTestAttempt");
 
 function attemptView(row: AttemptRow) {
   return {
@@ -78,6 +98,26 @@ const deliveries = createRoute({
   },
 });
 
+const test = createRoute({
+  method: "post",
+  path: "/{id}/test",
+  operationId: "testWebhookEndpoint",
+  tags: ["Webhooks"],
+  summary: "Send a signed test event to an endpoint (extension)",
+  description:
+    "Sends `{ id, type: \"webhook.test\", timestamp, data: { webhook_endpoint_id } }`, signed like every delivery with the endpoint's " +
+    "secret(s), now, once, also to a disabled endpoint, and answers what the request got. It is not a notification: not in the " +
+    "feed, not retried, not in the delivery log, and it changes nothing about the endpoint. No body is needed.",
+  ...withPostBody(z.strictObject({}).openapi("TestWebhookEndpointBody", { description: "Empty, or left out.", example: {} }), {
+    request: { params: EndpointIdParam },
+    optional: true,
+  }),
+  responses: {
+    200: jsonResponse("The attempt: what the endpoint answered, or why it did not.", TestAttemptSchema, webhookTestExample, { replayable: true }),
+    ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
+});
+
 export const webhookDeliveriesRouter = createRouter()
   .openapi(deliveries, async (c) => {
     const { id } = c.req.valid("param");
@@ -87,4 +127,24 @@ export const webhookDeliveriesRouter = createRouter()
     const page = await attemptsPage(c.env.DB, c.var.accountId, endpoint.id, filters, query.after, query.limit);
     if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of one of this endpoint's delivery attempts" }]);
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
+  })
+  .openapi(test, async (c) => {
+    const { id } = c.req.valid("param");
+    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const eventId = `test_${uuidv7().replaceAll("-", "")}`;
+    const now = Date.now();
+    const sent = await sendSigned(c.env, endpoint.url, signingSecrets(endpoint, now), eventId, testEventJson(eventId, endpoint.id, now));
+    return c.json(
+      {
+        event_id: eventId,
+        type: TEST_EVENT_TYPE,
+        webhook_endpoint_id: endpoint.id,
+        status: isDelivered(sent) ? ("succeeded" as const) : ("failed" as const),
+        response_status: sent.responseStatus,
+        error: answerProblem(sent),
+        duration_ms: sent.durationMs,
+        attempted_at: iso(sent.startedAt),
+      },
+      200,
+    );
   });

@@ -10,8 +10,8 @@ import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
 import { client, createAccount } from "../support/api";
 import { useClock } from "../support/clock";
-import { deliveryAttemptExample, failedAttemptExample } from "../../src/routes/examples";
-import { DeliveryAttemptSchema } from "../../src/routes/webhook-deliveries";
+import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/examples";
+import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
 import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
 
 const DAY = 24 * 3_600_000;
@@ -342,5 +342,6 @@ describe("the delivery log", () => {
 describe("the documented examples", () => {
   it("are what the schemas describe", () => {
     for (const example of [deliveryAttemptExample, failedAttemptExample]) expect(DeliveryAttemptSchema.parse(example)).toEqual(example);
+    expect(TestAttemptSchema.parse(webhookTestExample)).toEqual(webhookTestExample);
   });
 });

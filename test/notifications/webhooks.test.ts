@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (decisions.md §8), their secrets and signatures: delivered for
+ * Webhook endpoints (decisions.md §8), their secrets and signatures, and test sends: delivered for
  * real to an HTTP receiver (test/global-setup.ts) and verified with the `standardwebhooks`
  * package, as a receiver would. Retries, timeouts and the delivery log: deliveries.test.ts.
  */
@@ -251,4 +251,84 @@ describe("deliveries", () => {
     for (const secret of [hook.secret, first.body.secret]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
+});
+
+describe("a test send", () => {
+  const test = (account: { token: string }, id: string, options: { headers?: Record<string, string>; json?: unknown } = {}) =>
+    call("POST", `/v1/webhook_endpoints/${id}/test`, { token: account.token, ...options });
+
+  it("signs a webhook.test event with the endpoint's secrets, sends it now and answers the attempt", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] });
+    const rotated = (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret;
+    const before = Date.now();
+    const res = await test(account, hook.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      event_id: expect.stringMatching(/^test_[0-9a-f]{32}$/),
+      type: "webhook.test",
+      webhook_endpoint_id: hook.id,
+      status: "succeeded",
+      response_status: 200,
+      error: null,
+      duration_ms: expect.any(Number),
+      attempted_at: expect.any(String),
+    });
+    expect(Date.parse(res.body.attempted_at)).toBeGreaterThanOrEqual(before);
+    const [sent] = await received(hook.name);
+    expect(sent.headers["webhook-id"]).toBe(res.body.event_id);
+    for (const secret of [hook.secret, rotated]) {
+      expect(new Webhook(secret).verify(sent.body, sent.headers)).toEqual({
+        id: res.body.event_id,
+        type: "webhook.test",
+        timestamp: expect.any(String),
+        data: { webhook_endpoint_id: hook.id },
+      });
+    }
+    // Not a notification: not in the feed, not in the delivery log.
+    expect((await client(account).get("/v1/notifications")).body.data).toEqual([]);
+    expect(await attempts(account, hook.id)).toEqual([]);
+  });
+
+  it("goes to a disabled endpoint too, answers a failure as it came, and neither retries nor changes the endpoint", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "410");
+    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
+    const res = await test(account, hook.id, { json: {} });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "failed", response_status: 410, error: "answered 410, not a 2xx" });
+    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
+    const failing = await test(account, hook.id);
+    expect(failing.body).toMatchObject({ status: "failed", response_status: 410 });
+    await new Promise((r) => setTimeout(r, 1500)); // past the first retry's due time: none comes
+    expect(await received(hook.name)).toHaveLength(2);
+    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
+    expect(await attempts(account, hook.id)).toEqual([]);
+
+    const unreachable = (await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" })).body;
+    const refused = await test(account, unreachable.id);
+    expect(refused.body).toMatchObject({ status: "failed", response_status: null, error: expect.stringMatching(/^request failed: /) });
+  });
+
+  it("is sent once per Idempotency-Key, and refuses a body, another account's endpoint or a malformed id", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account);
+    const headers = { "Idempotency-Key": `test-${crypto.randomUUID()}` };
+    const first = await test(account, hook.id, { headers });
+    const again = await test(account, hook.id, { headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await received(hook.name)).toHaveLength(1);
+
+    const bad = await test(account, hook.id, { json: { url: "https://example.com" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ path: "url", message: "is not a known field" }]);
+    const other = await createAccount();
+    for (const id of [hook.id, "not-a-uuid", crypto.randomUUID()]) {
+      const res = await test(other, id);
+      expect(res.status, id).toBe(404);
+      expect(res.body.error.code).toBe("WEBHOOK_ENDPOINT_NOT_FOUND");
+    }
+    expect(await received(hook.name)).toHaveLength(1);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backoffSeconds, parseRetrySchedule, retryDelaySeconds } from "../../src/notifications/retry-schedule";
 import { answerProblem, DISABLE_AFTER_FAILING_MS, judgeAttempt } from "../../src/notifications/attempt-outcome";
+import { testEventJson } from "../../src/notifications/notification";
 
 describe("the webhook retry schedule", () => {
   it("is decisions.md §8's by default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.5 h)", () => {
@@ -64,5 +65,16 @@ describe("an attempt's answer", () => {
     expect(answerProblem({ responseStatus: 204, error: null })).toBeNull();
     expect(answerProblem({ responseStatus: 404, error: null })).toBe("answered 404, not a 2xx");
     expect(answerProblem({ responseStatus: null, error: "request failed: refused" })).toBe("request failed: refused");
+  });
+});
+
+describe("a test event", () => {
+  it("is webhook.test with the endpoint's id, at the instant given", () => {
+    expect(JSON.parse(testEventJson("test_1", "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f", Date.UTC(2026, 10, 22, 10, 20)))).toEqual({
+      id: "test_1",
+      type: "webhook.test",
+      timestamp: "2026-11-22T10:20:00.000Z",
+      data: { webhook_endpoint_id: "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f" },
+    });
   });
 });

@@ -184,7 +184,7 @@ test("webhooks reach a receiver on this machine, signed, and a failed attempt is
 
     const log = await api("GET", `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`, hooks);
     const attempts = log.body.data.filter((a: any) => a.notification_id === pending[0].id).map((a: any) => [a.attempt, a.status, a.response_status]);
-    assert.deepEqual(attempts, [[2, "succeeded", 200], [1, "pending", 500]]);
+    assert.deepEqual(attempts, [[2, "succeeded", 200], [1, "failed", 500]]);
     const feed = await api("GET", `/v1/notifications?candidate_alias=${hooked}`, hooks);
     assert.deepEqual(feed.body.data.map((n: any) => n.id), [pending[0].id, confirmed[0].id]);
   } finally {

@@ -19,6 +19,7 @@ import { candidatesExportRouter } from "./routes/candidates-export";
 import { eventsRouter } from "./routes/events";
 import { docsRouter, OPENAPI_PATH } from "./routes/docs";
 import { webhooksRouter } from "./routes/webhooks";
+import { webhookDeliveriesRouter } from "./routes/webhook-deliveries";
 import { HEADER_COMPONENTS } from "./routes/models";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
@@ -82,6 +83,7 @@ export function createApp() {
   app.route("/v1/candidates", candidatesRouter);
   app.route("/v1/events", eventsRouter);
   app.route("/v1/webhook_endpoints", webhooksRouter);
+  app.route("/v1/webhook_endpoints", webhookDeliveriesRouter);
   app.route("/v1/notifications", notificationsRouter);
   app.route("/v1/summary", summaryRouter);
   app.route("/docs", docsRouter);

@@ -1,13 +1,14 @@
 /**
  * Worker entry: the HTTP app, the crons (the sweep every minute, the hourly purge), the queue
  * consumers (notification fan-out, webhook deliveries and their dead letters), and the Durable
- * Object class bound as CANDIDATES.
+ * Object classes bound as CANDIDATES (one per candidate) and ENDPOINTS (one per webhook endpoint,
+ * which sends its deliveries).
  */
 import { createApp } from "./app";
 import { purgeExpired } from "./purge";
 import { sweep, SWEEP_CRON } from "./notifications/sweep";
 import { fanOut, redriveNotifications, type NotificationMessage } from "./notifications/fanout";
-import { deliverBatch, markDeadLetters, type DeliveryMessage } from "./notifications/delivery";
+import { handOffBatch, markDeadLetters, type DeliveryMessage } from "./notifications/delivery";
 import {
   DELIVERIES_DEAD_LETTER_QUEUE,
   DELIVERIES_QUEUE,
@@ -18,6 +19,7 @@ import {
 // Only handlers and Durable Object classes may be exported here: workerd takes every export of
 // the entry module for an entrypoint.
 export { CandidateObject } from "./candidate/object";
+export { EndpointObject } from "./notifications/endpoint-object";
 
 const app = createApp();
 
@@ -34,7 +36,7 @@ export default {
       case NOTIFICATIONS_DEAD_LETTER_QUEUE:
         return redriveNotifications(env, batch as MessageBatch<NotificationMessage>);
       case DELIVERIES_QUEUE:
-        return deliverBatch(env, batch as MessageBatch<DeliveryMessage>);
+        return handOffBatch(env, batch as MessageBatch<DeliveryMessage>);
       case DELIVERIES_DEAD_LETTER_QUEUE:
         return markDeadLetters(env, batch as MessageBatch<DeliveryMessage>);
       default:

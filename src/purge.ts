@@ -4,7 +4,7 @@
  */
 import { purgeExpiredIdempotencyKeys } from "./db/idempotency";
 import { FEED_RETENTION_MS, purgeOldNotifications } from "./db/notifications";
-import { purgeOldAttempts } from "./db/webhooks";
+import { purgeOldAttempts } from "./db/webhook-deliveries";
 import { IDEMPOTENCY_KEEP_MS } from "./idempotency";
 
 export async function purgeExpired(db: D1Database, now: number, maxBatches = 20) {

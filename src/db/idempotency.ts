@@ -68,26 +68,26 @@ export interface Held {
 /** The key's row while this request's claim holds it; binds account_id, key, fingerprint, locked_until. */
 const HELD_BY_THIS_REQUEST = `account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL AND locked_until = ?`;
 
+/** An SQL expression or condition with its parameters. */
+export interface SqlFragment {
+  sql: string;
+  params: (string | number)[];
+}
+
 /**
  * The statement that stores the response of the request holding the key (a no-op once a retry
  * has taken the key over). `onlyIf` (SQL with its parameters) makes it conditional, for a batch
  * that records the response in the same transaction as the change it describes, only if that
- * change happened.
+ * change happened. `body` may be SQL, for a response made of the row the change left.
  */
-export function completionStatement(
-  db: D1Database,
-  accountId: string,
-  held: Held,
-  status: number,
-  body: string,
-  onlyIf?: { sql: string; params: (string | number)[] },
-) {
+export function completionStatement(db: D1Database, accountId: string, held: Held, status: number, body: string | SqlFragment, onlyIf?: SqlFragment) {
+  const bodySql = typeof body === "string" ? { sql: "?", params: [body] } : body;
   return db
     .prepare(
-      `UPDATE idempotency_keys SET status = ?, body = ?, locked_until = NULL
+      `UPDATE idempotency_keys SET status = ?, body = ${bodySql.sql}, locked_until = NULL
        WHERE ${HELD_BY_THIS_REQUEST}${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(status, body, accountId, held.key, held.fingerprint, held.lockedUntil, ...(onlyIf?.params ?? []));
+    .bind(status, ...bodySql.params, accountId, held.key, held.fingerprint, held.lockedUntil, ...(onlyIf?.params ?? []));
 }
 
 /**

@@ -6,7 +6,7 @@
 import { uuidv7 } from "uuidv7";
 import { subscribedEndpoints } from "../db/webhooks";
 import type { NotificationType } from "./notification";
-import type { DeliveryMessage } from "./delivery";
+import type { DeliveryMessage } from "./attempt";
 import { backoffSeconds } from "./retry-schedule";
 
 /** Sent by the candidate object once a notification is in the feed. */

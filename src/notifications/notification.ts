@@ -55,3 +55,11 @@ export function notificationJson(id: string, transition: Transition, candidate: 
   const head = JSON.stringify({ id, type: notificationType(transition.status), timestamp: new Date(transition.at).toISOString() });
   return `${head.slice(0, -1)},"data":{"candidate":${candidate},"cause":${JSON.stringify(cause)}}}` as JsonText<Notification>;
 }
+
+/** The type of the signed event `POST /v1/webhook_endpoints/{id}/test` sends: not a notification. */
+export const TEST_EVENT_TYPE = "webhook.test";
+
+/** A test event for an endpoint: its id (a fresh one each time: it is no transition) and JSON. */
+export function testEventJson(eventId: string, endpointId: string, at: number) {
+  return JSON.stringify({ id: eventId, type: TEST_EVENT_TYPE, timestamp: new Date(at).toISOString(), data: { webhook_endpoint_id: endpointId } });
+}

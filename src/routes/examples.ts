@@ -65,16 +65,41 @@ export const webhookEndpointExample = {
 };
 
 export const deliveryAttemptExample = {
-  id: "01936f21-0000-7000-8000-000000000001",
+  id: "01936f21-0000-7000-8000-000000000002",
+  delivery_id: "01936f20-ffff-7000-8000-00000000000a",
   notification_id: notificationExample.id,
   type: "candidate.pending",
-  attempt: 1,
+  attempt: 2,
   status: "succeeded",
   response_status: 200,
   error: null,
   duration_ms: 84,
-  attempted_at: "2026-11-22T10:15:01.200Z",
+  attempted_at: "2026-11-22T10:15:06.900Z",
   next_attempt_at: null,
+};
+
+/** The attempt before it: failed, and retried. */
+export const failedAttemptExample = {
+  ...deliveryAttemptExample,
+  id: "01936f21-0000-7000-8000-000000000001",
+  attempt: 1,
+  status: "failed",
+  response_status: 503,
+  error: "answered 503, not a 2xx",
+  duration_ms: 212,
+  attempted_at: "2026-11-22T10:15:01.200Z",
+  next_attempt_at: "2026-11-22T10:15:06.700Z",
+};
+
+export const webhookTestExample = {
+  event_id: "test_01936f2a4b5c7d6e8f90a1b2c3d4e5f6",
+  type: "webhook.test",
+  webhook_endpoint_id: webhookEndpointExample.id,
+  status: "succeeded",
+  response_status: 200,
+  error: null,
+  duration_ms: 97,
+  attempted_at: "2026-11-22T10:20:00.000Z",
 };
 
 const totals = {

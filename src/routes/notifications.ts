@@ -8,7 +8,7 @@ import { NOTIFICATION_TYPES, type Notification } from "../notifications/notifica
 import { validationError } from "../validation";
 import { CandidateSchema, createRouter, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
 import { notificationExample, webhookEndpointExample } from "./examples";
-import { requireEndpoint } from "./webhooks";
+import { requireEndpoint } from "./webhook-endpoint";
 
 const CauseSchema = z
   .discriminatedUnion("kind", [

@@ -9,6 +9,7 @@ import { bindNamed, listPageQuery } from "../../src/db/candidates";
 import { SCHEMA_PAGE_SQL } from "../../src/db/schemas";
 import { summaryQueries } from "../../src/db/summary";
 import { STATUSES } from "../../src/domain/timeline";
+import { attemptsPageQuery, type AttemptStatus } from "../../src/db/webhook-deliveries";
 
 async function plan(sql: string, params: Record<string, string | number>): Promise<string[]> {
   const { results } = await bindNamed(env.DB, `EXPLAIN QUERY PLAN ${sql}`, params).all<{ detail: string }>();
@@ -109,5 +110,22 @@ describe("summary queries", () => {
         if (!customerWalk) expect(read, steps.join("\n")).toMatch(/candidates_(customer_)?billing .*settled_since[<>]/);
       }
     }
+  });
+});
+
+describe("delivery log queries", () => {
+  const shapes = [undefined, "ntf_0190aaaa000070008000000000000000_pending"].flatMap((notificationId) =>
+    [undefined, "pending", "succeeded", "failed"].flatMap((status) =>
+      [undefined, "0190aaaa-0000-7000-8000-000000000001"].map((after) => ({ notificationId, status: status as AttemptStatus | undefined, after })),
+    ),
+  );
+
+  it.each(shapes)("%o walks one index in page order", async ({ notificationId, status, after }) => {
+    const [sql, params] = attemptsPageQuery("account", "endpoint", { notificationId, status }, after, 50);
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...params).all<{ detail: string }>();
+    const steps = results.map((r) => r.detail);
+    const index = notificationId ? "webhook_deliveries_by_notification" : status ? "webhook_deliveries_by_status" : "webhook_deliveries_by_endpoint";
+    // One index range in page order: no scan, no sort.
+    expect(steps, steps.join("\n")).toEqual([expect.stringMatching(new RegExp(`^SEARCH webhook_deliveries USING INDEX ${index} \\(endpoint_id=\\?`))]);
   });
 });

@@ -117,6 +117,7 @@ const routes = fc.oneof(
     ["PATCH", "/v1/webhook_endpoints/:p"],
     ["DELETE", "/v1/webhook_endpoints/:p"],
     ["POST", "/v1/webhook_endpoints/:p/rotate_secret"],
+    ["POST", "/v1/webhook_endpoints/:p/test"],
     ["GET", "/v1/webhook_endpoints/:p/deliveries"],
     ["GET", "/v1/notifications"],
     ["GET", "/v1/notifications/:p"],

@@ -269,6 +269,7 @@ describe("docs and OpenAPI", () => {
         "POST /v1/notifications/{id}/resend",
         "POST /v1/webhook_endpoints",
         "POST /v1/webhook_endpoints/{id}/rotate_secret",
+        "POST /v1/webhook_endpoints/{id}/test",
         "GET /v1/summary",
       ].sort(),
     );

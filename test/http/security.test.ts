@@ -75,6 +75,8 @@ describe("another account's resources", () => {
       ["delete an endpoint", ({ e }) => ["DELETE", `/v1/webhook_endpoints/${e}`]],
       ["rotate an endpoint's secret", ({ e }) => ["POST", `/v1/webhook_endpoints/${e}/rotate_secret`, {}]],
       ["read an endpoint's deliveries", ({ e }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries`]],
+      ["filter an endpoint's deliveries", ({ e, n }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries?notification_id=${n}&status=failed`]],
+      ["send a test event to an endpoint", ({ e }) => ["POST", `/v1/webhook_endpoints/${e}/test`, {}]],
       ["read a notification", ({ n }) => ["GET", `/v1/notifications/${n}`]],
       ["page the feed after a notification", ({ n }) => ["GET", `/v1/notifications?after=${n}`]],
       ["resend a notification to one's own endpoint", ({ n }) => ["POST", `/v1/notifications/${n}/resend`, { webhook_endpoint_id: intruderEndpoint }]],

@@ -1,50 +1,15 @@
 /**
- * Webhook endpoints and deliveries (decisions.md §8), delivered for real to an HTTP receiver
- * (test/global-setup.ts) through the real queues, and verified with the `standardwebhooks`
- * package, as a receiver would.
+ * Webhook endpoints (decisions.md §8), their secrets and signatures, and test sends: delivered for
+ * real to an HTTP receiver (test/global-setup.ts) and verified with the `standardwebhooks`
+ * package, as a receiver would. Retries, timeouts and the delivery log: deliveries.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, inject, it, vi } from "vitest";
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { deliver, type DeliveryMessage } from "../../src/notifications/delivery";
-import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { call, client, createAccount } from "../support/api";
 import { useClock } from "../support/clock";
-
-const receiver = inject("webhookReceiver");
-interface Received {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
-const received = async (name: string): Promise<Received[]> => (await fetch(`${receiver}/received/${name}`)).json();
-const waitForReceived = (name: string, count: number, timeout = 8000) =>
-  vi.waitUntil(async () => ((await received(name)).length >= count ? received(name) : false), { timeout, interval: 50 });
-
-/** A receiver path of its own; `statuses` is what it answers, in turn (the last repeats). */
-const hookUrl = (statuses = "200") => {
-  const name = `h${crypto.randomUUID().replaceAll("-", "")}`;
-  return { name, url: `${receiver}/${name}/${statuses}` };
-};
-
-async function endpoint(account: TestAccount, statuses = "200", over: Record<string, unknown> = {}) {
-  const hook = hookUrl(statuses);
-  const res = await client(account).post("/v1/webhook_endpoints", { url: hook.url, ...over });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { ...hook, id: res.body.id as string, secret: res.body.secret as string };
-}
-
-/** A candidate driven to PENDING by an event: one candidate.pending notification. */
-async function pendingCandidate(account: TestAccount) {
-  const alias = freshAlias();
-  await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 600 }) });
-  await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
-  const [notification] = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
-  return { alias, notification };
-}
-
-const attempts = async (account: TestAccount, endpointId: string) =>
-  (await client(account).get(`/v1/webhook_endpoints/${endpointId}/deliveries`)).body.data;
+import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
 
 let errorLog: string[] = [];
 beforeEach(() => {
@@ -191,10 +156,11 @@ describe("deliveries", () => {
 
     const [attempt] = await vi.waitUntil(async () => {
       const log = await attempts(account, hook.id);
-      return log.length > 0 && log;
+      return log[0]?.status === "succeeded" && log;
     });
     expect(attempt).toEqual({
       id: expect.any(String),
+      delivery_id: expect.any(String),
       notification_id: notification.id,
       type: "candidate.pending",
       attempt: 1,
@@ -221,99 +187,6 @@ describe("deliveries", () => {
     expect(await received(disabled.name)).toEqual([]);
   });
 
-  it("are retried after a failure, and the log shows each attempt", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500,200");
-    const { notification } = await pendingCandidate(account);
-    const [first, second] = await waitForReceived(hook.name, 2);
-    expect(first.headers["webhook-id"]).toBe(second.headers["webhook-id"]);
-    expect(new Webhook(hook.secret).verify(second.body, second.headers)).toEqual(notification);
-    const log = await vi.waitUntil(async () => {
-      const rows = await attempts(account, hook.id);
-      return rows.length === 2 && rows;
-    });
-    expect(log.map((a: any) => [a.attempt, a.status, a.response_status])).toEqual([
-      [2, "succeeded", 200],
-      [1, "pending", 500],
-    ]);
-    expect(log[1].error).toMatch(/500/);
-    expect(Date.parse(log[1].next_attempt_at)).toBeGreaterThan(Date.parse(log[1].attempted_at));
-  });
-
-  it("follow the schedule until it runs out, then the delivery is failed", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "503");
-    const { notification } = await pendingCandidate(account);
-    await waitForReceived(hook.name, 1);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    const schedule = env.WEBHOOK_RETRY_SCHEDULE.split(" ").map((d) => Number(d.replace("s", "")));
-    for (let attempt = 1; attempt <= schedule.length; attempt++) {
-      const { retryInSeconds } = await deliver(env, message, attempt);
-      expect(retryInSeconds).toBeGreaterThanOrEqual(schedule[attempt - 1]);
-      expect(retryInSeconds).toBeLessThanOrEqual(Math.ceil(schedule[attempt - 1] * 1.1));
-    }
-    expect(await deliver(env, message, schedule.length + 1)).toEqual({});
-    const log = (await attempts(account, hook.id)).filter((a: any) => a.attempt > 0);
-    const last = log.find((a: any) => a.attempt === schedule.length + 1);
-    expect(last).toMatchObject({ status: "failed", next_attempt_at: null, response_status: 503 });
-  });
-
-  it("give up on an endpoint that answers 410 Gone: disabled at once, nothing more delivered", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "410");
-    await pendingCandidate(account);
-    await waitForReceived(hook.name, 1);
-    const state = await vi.waitUntil(async () => {
-      const e = (await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body;
-      return e.status === "disabled" && e;
-    });
-    expect(state.status).toBe("disabled");
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ status: "failed", response_status: 410, next_attempt_at: null });
-    await pendingCandidate(account);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await received(hook.name)).toHaveLength(1);
-  });
-
-  it("disable an endpoint after 5 days of nothing but failures", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    const clock = useClock();
-    expect((await deliver(env, message, 1)).retryInSeconds).toBeGreaterThan(0);
-    clock.advance(5 * 24 * 3_600_000 - 60_000);
-    expect((await deliver(env, message, 2)).retryInSeconds).toBeGreaterThan(0);
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
-    clock.advance(120_000);
-    expect(await deliver(env, message, 3)).toEqual({});
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("disabled");
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ status: "failed", error: expect.stringMatching(/5 days/) });
-    // Enabling it again starts a new streak.
-    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
-    expect((await deliver(env, message, 1)).retryInSeconds).toBeGreaterThan(0);
-  });
-
-  it("time out after WEBHOOK_TIMEOUT_SECONDS without an answer", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "hang", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    const outcome = await deliver(env, message, 1);
-    expect(outcome.retryInSeconds).toBeGreaterThan(0);
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ status: "pending", response_status: null, error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s` });
-  });
-
-  it("to one endpoint never wait on another's: a hanging endpoint delays nobody else", async () => {
-    const account = await createAccount();
-    const slow = await endpoint(account, "hang");
-    const fast = await endpoint(account);
-    const started = Date.now();
-    await pendingCandidate(account);
-    await waitForReceived(fast.name, 1);
-    expect(Date.now() - started).toBeLessThan(env.WEBHOOK_TIMEOUT_SECONDS * 1000);
-    await waitForReceived(slow.name, 1);
-  });
-
   it("are signed by both secrets for 24 hours after a rotation, then by the new one alone", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
@@ -327,10 +200,9 @@ describe("deliveries", () => {
     expect(new Webhook(hook.secret).verify(during.body, during.headers)).toEqual(notification);
     expect(new Webhook(rotated.body.secret).verify(during.body, during.headers)).toEqual(notification);
 
-    const clock = useClock();
-    clock.advance(24 * 3_600_000 + 1000);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    await deliver(env, message, 1);
+    useClock(Date.now() + 24 * 3_600_000 + 1000);
+    await handOff(deliveryOf(account, hook.id, notification.id));
+    await runAttempts(hook.id);
     const [, after] = await received(hook.name);
     expect(after.headers["webhook-signature"].split(" ")).toHaveLength(1);
     expect(new Webhook(rotated.body.secret).verify(after.body, after.headers)).toEqual(notification);
@@ -348,70 +220,115 @@ describe("deliveries", () => {
     for (const secret of [hook.secret, second, third]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
-  it("to an endpoint disabled meanwhile end there, and its log says so", async () => {
+  it("rotate in turn when many rotations arrive at once: each succeeds, and every replaced secret keeps signing", async () => {
     const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const rotations = await Promise.all(
+      Array.from({ length: 12 }, () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })),
+    );
+    expect(rotations.map((r) => r.status), JSON.stringify(rotations.find((r) => r.status !== 200)?.body)).toEqual(Array(12).fill(200));
+    const secrets = [hook.secret, ...rotations.map((r) => r.body.secret as string)];
+    expect(new Set(secrets).size).toBe(13);
     const { notification } = await pendingCandidate(account);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    await deliver(env, message, 1);
-    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
-    expect(await deliver(env, message, 2)).toEqual({});
-    const log = await attempts(account, hook.id);
-    expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ attempt: 1, status: "failed", next_attempt_at: null, error: expect.stringMatching(/500.*; the endpoint is disabled$/) });
-    const badCursor = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?after=${crypto.randomUUID()}`);
-    expect(badCursor.status).toBe(400);
-    expect(badCursor.body.error.details[0].path).toBe("after");
-  });
-
-  it("can be resent: one more delivery of the same notification, now", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] }); // not the pending type
-    const { notification } = await pendingCandidate(account);
-    const res = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(res.status).toBe(202);
-    expect(res.body).toEqual({ delivery_id: expect.any(String), notification_id: notification.id, webhook_endpoint_id: hook.id });
     const [delivery] = await waitForReceived(hook.name, 1);
-    expect(new Webhook(hook.secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(13);
+    for (const secret of secrets) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
 
-    const other = await createAccount();
-    const theirs = await endpoint(other);
-    const cases: [string, unknown, string][] = [
-      [notification.id, { webhook_endpoint_id: theirs.id }, "WEBHOOK_ENDPOINT_NOT_FOUND"],
-      ["ntf_missing", { webhook_endpoint_id: hook.id }, "NOTIFICATION_NOT_FOUND"],
-    ];
-    for (const [id, body, code] of cases) {
-      const refused = await client(account).post(`/v1/notifications/${id}/resend`, body);
-      expect(refused.status).toBe(404);
-      expect(refused.body.error.code).toBe(code);
+  it("rotate once per Idempotency-Key: a retry replays the same new secret", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const headers = { "Idempotency-Key": `rotate-${crypto.randomUUID()}` };
+    const rotate = () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, headers });
+    const first = await rotate();
+    expect(first.status).toBe(200);
+    const again = await rotate();
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const { notification } = await pendingCandidate(account);
+    const [delivery] = await waitForReceived(hook.name, 1);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(2);
+    for (const secret of [hook.secret, first.body.secret]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+
+});
+
+describe("a test send", () => {
+  const test = (account: { token: string }, id: string, options: { headers?: Record<string, string>; json?: unknown } = {}) =>
+    call("POST", `/v1/webhook_endpoints/${id}/test`, { token: account.token, ...options });
+
+  it("signs a webhook.test event with the endpoint's secrets, sends it now and answers the attempt", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] });
+    const rotated = (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret;
+    const before = Date.now();
+    const res = await test(account, hook.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      event_id: expect.stringMatching(/^test_[0-9a-f]{32}$/),
+      type: "webhook.test",
+      webhook_endpoint_id: hook.id,
+      status: "succeeded",
+      response_status: 200,
+      error: null,
+      duration_ms: expect.any(Number),
+      attempted_at: expect.any(String),
+    });
+    expect(Date.parse(res.body.attempted_at)).toBeGreaterThanOrEqual(before);
+    const [sent] = await received(hook.name);
+    expect(sent.headers["webhook-id"]).toBe(res.body.event_id);
+    for (const secret of [hook.secret, rotated]) {
+      expect(new Webhook(secret).verify(sent.body, sent.headers)).toEqual({
+        id: res.body.event_id,
+        type: "webhook.test",
+        timestamp: expect.any(String),
+        data: { webhook_endpoint_id: hook.id },
+      });
     }
+    // Not a notification: not in the feed, not in the delivery log.
+    expect((await client(account).get("/v1/notifications")).body.data).toEqual([]);
+    expect(await attempts(account, hook.id)).toEqual([]);
+  });
+
+  it("goes to a disabled endpoint too, answers a failure as it came, and neither retries nor changes the endpoint", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "410");
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
-    const disabled = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(disabled.status).toBe(409);
-    expect(disabled.body.error.code).toBe("INVALID_STATE");
+    const res = await test(account, hook.id, { json: {} });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "failed", response_status: 410, error: "answered 410, not a 2xx" });
+    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
+    const failing = await test(account, hook.id);
+    expect(failing.body).toMatchObject({ status: "failed", response_status: 410 });
+    await new Promise((r) => setTimeout(r, 1500)); // past the first retry's due time: none comes
+    expect(await received(hook.name)).toHaveLength(2);
+    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
+    expect(await attempts(account, hook.id)).toEqual([]);
+
+    const unreachable = (await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" })).body;
+    const refused = await test(account, unreachable.id);
+    expect(refused.body).toMatchObject({ status: "failed", response_status: null, error: expect.stringMatching(/^request failed: /) });
   });
 
-  it("that the queue gives up on are marked failed by the dead-letter queue's consumer", async () => {
+  it("is sent once per Idempotency-Key, and refuses a body, another account's endpoint or a malformed id", async () => {
     const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    await deliver(env, message, 1);
-    expect((await attempts(account, hook.id))[0].status).toBe("pending");
-    const batch = createMessageBatch<DeliveryMessage>("ccs-webhook-deliveries-dlq", [{ id: "dead-1", timestamp: new Date(), attempts: 1, body: message }]);
-    const ctx = createExecutionContext();
-    await worker.queue(batch, env);
-    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-1"]);
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ status: "failed", next_attempt_at: null });
-  });
+    const hook = await endpoint(account);
+    const headers = { "Idempotency-Key": `test-${crypto.randomUUID()}` };
+    const first = await test(account, hook.id, { headers });
+    const again = await test(account, hook.id, { headers });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    expect(await received(hook.name)).toHaveLength(1);
 
-  it("stop for a deleted endpoint", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    await client(account).delete(`/v1/webhook_endpoints/${hook.id}`);
-    const message: DeliveryMessage = { delivery_id: crypto.randomUUID(), notification_id: notification.id, account_id: account.id, endpoint_id: hook.id };
-    expect(await deliver(env, message, 2)).toEqual({});
-    expect(await received(hook.name)).toEqual([]);
+    const bad = await test(account, hook.id, { json: { url: "https://example.com" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ path: "url", message: "is not a known field" }]);
+    const other = await createAccount();
+    for (const id of [hook.id, "not-a-uuid", crypto.randomUUID()]) {
+      const res = await test(other, id);
+      expect(res.status, id).toBe(404);
+      expect(res.body.error.code).toBe("WEBHOOK_ENDPOINT_NOT_FOUND");
+    }
+    expect(await received(hook.name)).toHaveLength(1);
   });
 });

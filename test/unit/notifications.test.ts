@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backoffSeconds, parseRetrySchedule, retryDelaySeconds } from "../../src/notifications/retry-schedule";
+import { answerProblem, DISABLE_AFTER_FAILING_MS, judgeAttempt } from "../../src/notifications/attempt-outcome";
+import { testEventJson } from "../../src/notifications/notification";
 
 describe("the webhook retry schedule", () => {
   it("is decisions.md §8's by default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.5 h)", () => {
@@ -18,5 +20,61 @@ describe("the webhook retry schedule", () => {
 
   it("backs a failing consumer off from 5 s, doubling, to an hour", () => {
     expect([1, 2, 3, 4, 10, 11, 30].map(backoffSeconds)).toEqual([5, 10, 20, 40, 2560, 3600, 3600]);
+  });
+});
+
+describe("an attempt's answer", () => {
+  const context = { attempt: 1, at: 10 * 86_400_000, failingSince: null, schedule: [5, 300], random: 0 };
+
+  it("is delivered on a 2xx, and ends the delivery", () => {
+    for (const status of [200, 204, 299]) {
+      expect(judgeAttempt({ responseStatus: status, error: null }, context)).toEqual({ status: "succeeded", error: null, retryInSeconds: null, disable: false });
+    }
+  });
+
+  it("fails on anything else, retried on the schedule until it runs out", () => {
+    expect(judgeAttempt({ responseStatus: 500, error: null }, context)).toEqual({ status: "failed", error: "answered 500, not a 2xx", retryInSeconds: 5, disable: false });
+    expect(judgeAttempt({ responseStatus: 301, error: null }, { ...context, attempt: 2 })).toMatchObject({ status: "failed", retryInSeconds: 300 });
+    expect(judgeAttempt({ responseStatus: null, error: "no response within 15 s" }, { ...context, attempt: 3 })).toEqual({
+      status: "failed",
+      error: "no response within 15 s",
+      retryInSeconds: null,
+      disable: false,
+    });
+  });
+
+  it("disables the endpoint on 410 Gone, and after 5 days of nothing but failures", () => {
+    expect(judgeAttempt({ responseStatus: 410, error: null }, context)).toEqual({
+      status: "failed",
+      error: "answered 410 Gone: the endpoint is disabled",
+      retryInSeconds: null,
+      disable: true,
+    });
+    const failingSince = context.at - DISABLE_AFTER_FAILING_MS;
+    expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince: failingSince + 1 })).toMatchObject({ disable: false, retryInSeconds: 5 });
+    expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince })).toEqual({
+      status: "failed",
+      error: "answered 503, not a 2xx; the endpoint failed every attempt for 5 days and is disabled",
+      retryInSeconds: null,
+      disable: true,
+    });
+    expect(judgeAttempt({ responseStatus: 200, error: null }, { ...context, failingSince })).toMatchObject({ status: "succeeded", disable: false });
+  });
+
+  it("is described in the log's words", () => {
+    expect(answerProblem({ responseStatus: 204, error: null })).toBeNull();
+    expect(answerProblem({ responseStatus: 404, error: null })).toBe("answered 404, not a 2xx");
+    expect(answerProblem({ responseStatus: null, error: "request failed: refused" })).toBe("request failed: refused");
+  });
+});
+
+describe("a test event", () => {
+  it("is webhook.test with the endpoint's id, at the instant given", () => {
+    expect(JSON.parse(testEventJson("test_1", "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f", Date.UTC(2026, 10, 22, 10, 20)))).toEqual({
+      id: "test_1",
+      type: "webhook.test",
+      timestamp: "2026-11-22T10:20:00.000Z",
+      data: { webhook_endpoint_id: "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f" },
+    });
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * Typed D1 queries for the delivery log: one row per attempt (migrations/0004, 0009). An attempt
+ * is written `pending` when its request starts and completed when it is answered, so a person
+ * watching an endpoint that keeps a request waiting sees it.
+ */
+import type { NotificationType } from "../notifications/notification";
+
+export type AttemptStatus = "pending" | "succeeded" | "failed";
+export const ATTEMPT_STATUSES = ["pending", "succeeded", "failed"] as const satisfies readonly AttemptStatus[];
+
+export interface AttemptRow {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  account_id: string;
+  notification_id: string;
+  type: NotificationType;
+  attempt: number;
+  status: AttemptStatus;
+  response_status: number | null;
+  error: string | null;
+  duration_ms: number | null;
+  attempted_at: number;
+  next_attempt_at: number | null;
+}
+
+/**
+ * Writes an attempt, or completes the one with its id (an attempt interrupted before its answer
+ * was recorded is made again under the same id, so it leaves no stale `pending` row). Not for an
+ * endpoint deleted meanwhile: its log went with it.
+ */
+function upsertAttempt(db: D1Database, a: AttemptRow) {
+  return db
+    .prepare(
+      `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
+                                       response_status, error, duration_ms, attempted_at, next_attempt_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?3)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, response_status = excluded.response_status, error = excluded.error,
+         duration_ms = excluded.duration_ms, attempted_at = excluded.attempted_at, next_attempt_at = excluded.next_attempt_at`,
+    )
+    .bind(a.id, a.delivery_id, a.endpoint_id, a.account_id, a.notification_id, a.type, a.attempt, a.status,
+      a.response_status, a.error, a.duration_ms, a.attempted_at, a.next_attempt_at);
+}
+
+/** An attempt whose request is starting: `pending` until it is answered. */
+export async function recordAttemptStart(db: D1Database, a: Omit<AttemptRow, "status" | "response_status" | "error" | "duration_ms" | "next_attempt_at">) {
+  await upsertAttempt(db, { ...a, status: "pending", response_status: null, error: null, duration_ms: null, next_attempt_at: null }).run();
+}
+
+/** Records an answered attempt and what it means for its endpoint, in one D1 transaction. */
+export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { disable: boolean }) {
+  await db.batch([
+    upsertAttempt(db, a),
+    a.status === "succeeded"
+      ? db.prepare(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).bind(a.endpoint_id)
+      : db
+          .prepare(
+            `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?),
+               status = iif(?, 'disabled', status), updated_at = iif(?, ?, updated_at)
+             WHERE id = ?`,
+          )
+          .bind(a.attempted_at, endpoint.disable ? 1 : 0, endpoint.disable ? 1 : 0, a.attempted_at, a.endpoint_id),
+  ]);
+}
+
+/**
+ * Ends a delivery that will not be attempted again (its endpoint disabled, its notification no
+ * longer kept): its last attempt, if it was to be retried (or never answered), says so and
+ * points to no next attempt.
+ */
+export async function endDelivery(db: D1Database, deliveryId: string, reason: string) {
+  await endDeliveryStatement(db, deliveryId, reason).run();
+}
+
+const endDeliveryStatement = (db: D1Database, deliveryId: string, reason: string) =>
+  db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error || '; ', '') || ?
+       WHERE delivery_id = ? AND attempt = (SELECT MAX(attempt) FROM webhook_deliveries WHERE delivery_id = ?)
+         AND (next_attempt_at IS NOT NULL OR status = 'pending')`,
+    )
+    .bind(reason, deliveryId, deliveryId);
+
+/**
+ * Marks a delivery failed that could not be handed to its endpoint's sender (the dead-letter
+ * queue): its last attempt ends, or, when it never had one, a failed attempt that was never sent
+ * says so. Nothing for an endpoint deleted meanwhile.
+ */
+export async function markDeliveryFailed(
+  db: D1Database,
+  d: { attemptId: string; deliveryId: string; notificationId: string; accountId: string; endpointId: string },
+  reason: string,
+  now: number,
+) {
+  await db.batch([
+    endDeliveryStatement(db, d.deliveryId, reason),
+    db
+      .prepare(
+        `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
+                                         response_status, error, duration_ms, attempted_at, next_attempt_at)
+         SELECT ?1, ?2, ?3, ?4, n.id, n.type, 1, 'failed', NULL, ?5, NULL, ?6, NULL FROM notifications n
+         WHERE n.id = ?7 AND n.account_id = ?4
+           AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?3 AND account_id = ?4)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE delivery_id = ?2)`,
+      )
+      .bind(d.attemptId, d.deliveryId, d.endpointId, d.accountId, `not sent: ${reason}`, now, d.notificationId),
+  ]);
+}
+
+export interface AttemptFilters {
+  notificationId?: string;
+  status?: AttemptStatus;
+}
+
+/**
+ * The query of a page of an endpoint's attempts, newest first: one index range scan in page
+ * order whatever the filters (migrations/0009 indexes the notification and the status).
+ */
+export function attemptsPageQuery(accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
+  const where: [condition: string, param: string][] = [
+    ["endpoint_id = ?", endpointId],
+    ["account_id = ?", accountId],
+  ];
+  if (filters.notificationId !== undefined) where.push(["notification_id = ?", filters.notificationId]);
+  if (filters.status !== undefined) where.push(["status = ?", filters.status]);
+  if (after !== undefined) where.push(["id < ?", after]);
+  const conditions = where.map(([condition]) => condition);
+  const params: (string | number)[] = where.map(([, param]) => param);
+  // One notification's attempts are few, one status's may be nearly all: with both filters, the
+  // notification's index (SQLite's planner, without statistics, may take the status's).
+  const index = filters.notificationId !== undefined ? " INDEXED BY webhook_deliveries_by_notification" : "";
+  return [`SELECT * FROM webhook_deliveries${index} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [...params, limit + 1]] as const;
+}
+
+/** A page of an endpoint's attempts, newest first; `cursorValid` is false when `after` is none of them. */
+export async function attemptsPage(db: D1Database, accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
+  const [sql, params] = attemptsPageQuery(accountId, endpointId, filters, after, limit);
+  const cursor = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`).bind(after ?? "", endpointId, accountId);
+  const [rows, found] = await db.batch<AttemptRow>([db.prepare(sql).bind(...params), cursor]);
+  const results = rows.results;
+  return {
+    rows: results.slice(0, limit),
+    nextCursor: results.length > limit ? results[limit - 1].id : null,
+    cursorValid: after === undefined || found.results.length > 0,
+  };
+}
+
+/** Deletes up to `batch` attempts older than `before`; returns how many went. */
+export async function purgeOldAttempts(db: D1Database, before: number, batch = 5000) {
+  const result = await db
+    .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`)
+    .bind(before, batch)
+    .run();
+  return result.meta.changes;
+}

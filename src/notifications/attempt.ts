@@ -1,0 +1,70 @@
+/**
+ * One attempt of a delivery (one notification to one endpoint), made by the endpoint's object:
+ * nothing for a deleted endpoint; the delivery ends at a disabled one; else the attempt is logged
+ * `pending`, sent signed with every secret in its overlap, and logged with what it got.
+ */
+import { feedEntry } from "../db/notifications";
+import { getEndpoint, signingSecrets } from "../db/webhooks";
+import { endDelivery, recordAttempt, recordAttemptStart } from "../db/webhook-deliveries";
+import { judgeAttempt } from "./attempt-outcome";
+import { parseRetrySchedule } from "./retry-schedule";
+import { sendSigned } from "./send";
+
+/** A delivery: what the deliveries queue carries to the endpoint's object. */
+export interface DeliveryMessage {
+  delivery_id: string;
+  notification_id: string;
+  account_id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Makes attempt number `attempt` (1-based) of the delivery, logged under `attemptId`. Returns
+ * when the next attempt is due, or nothing: the delivery has ended.
+ */
+export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attempt: number, attemptId: string): Promise<{ retryAt?: number }> {
+  const [endpoint, notification] = await Promise.all([
+    getEndpoint(env.DB, delivery.account_id, delivery.endpoint_id),
+    feedEntry(env.DB, delivery.account_id, delivery.notification_id),
+  ]);
+  if (!endpoint) return {}; // deleted, its log with it: nothing to send or record
+  if (endpoint.status !== "enabled" || !notification) {
+    await endDelivery(env.DB, delivery.delivery_id, endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept");
+    return {};
+  }
+
+  const logged = {
+    id: attemptId,
+    delivery_id: delivery.delivery_id,
+    endpoint_id: endpoint.id,
+    account_id: delivery.account_id,
+    notification_id: notification.id,
+    type: notification.type,
+    attempt,
+    attempted_at: Date.now(),
+  };
+  await recordAttemptStart(env.DB, logged);
+  const sent = await sendSigned(env, endpoint.url, signingSecrets(endpoint, logged.attempted_at), notification.id, notification.payload);
+  const finished = sent.startedAt + sent.durationMs;
+  const judged = judgeAttempt(sent, {
+    attempt,
+    at: finished,
+    failingSince: endpoint.failing_since,
+    schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    random: Math.random(),
+  });
+  const retryAt = judged.retryInSeconds === null ? undefined : finished + judged.retryInSeconds * 1000;
+  await recordAttempt(
+    env.DB,
+    {
+      ...logged,
+      status: judged.status,
+      response_status: sent.responseStatus,
+      error: judged.error,
+      duration_ms: sent.durationMs,
+      next_attempt_at: retryAt ?? null,
+    },
+    { disable: judged.disable },
+  );
+  return retryAt === undefined ? {} : { retryAt };
+}

@@ -54,6 +54,25 @@ describe("the TypeScript client", () => {
     expect(seen).toEqual(aliases.reverse());
   });
 
+  it("covers metadata, voiding, the export, schema names and pages, and webhook tests", async () => {
+    const client = await clientFor();
+    for (let i = 0; i < 3; i++) await client.schemas.create(contract() as never, { name: `plan ${i}` });
+    expect((await client.schemas.list()).map((s) => s.name)).toEqual(["plan 2", "plan 1", "plan 0"]);
+    const alias = freshAlias("client-meta");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never, metadata: { order_id: "ord_1", region: "eu" } });
+    const changed = await client.candidates.updateMetadata(alias, { region: "" });
+    expect(changed.metadata).toEqual({ order_id: "ord_1" });
+    const listed = [];
+    for await (const candidate of client.candidates.list({ metadata: { order_id: "ord_1" } })) listed.push(candidate.candidate_alias);
+    expect(listed).toEqual([alias]);
+    expect((await client.candidates.resolve(alias, "FAILED")).status).toBe("FAILED");
+    const csv = await (await client.candidates.export({ status: "FAILED" })).text();
+    expect(csv.split("\r\n")[1]).toMatch(new RegExp(`^${alias},c,FAILED,`));
+    const endpoint = await client.webhookEndpoints.create({ url: "http://127.0.0.1:9/unreachable" });
+    const attempt = await client.webhookEndpoints.test(endpoint.id);
+    expect(attempt).toMatchObject({ type: "webhook.test", status: "failed", response_status: null });
+  });
+
   it("throws one typed error with the API's code, details and request id", async () => {
     const client = await clientFor();
     const missing = await client.candidates.get("no-such-alias-1").catch((error: unknown) => error);

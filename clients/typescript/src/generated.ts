@@ -10,7 +10,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List schemas, newest first */
+        /**
+         * List schemas, newest first
+         * @description Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.
+         */
         get: operations["listSchemas"];
         put?: never;
         /** Create a schema */
@@ -40,10 +43,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Replace a schema's contract (extension)
-         * @description Existing candidates keep the contract they were created with.
+         * Change a schema's contract or name (extension)
+         * @description Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.
          */
         patch: operations["updateSchema"];
+        trace?: never;
+    };
+    "/v1/candidates/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export candidates as CSV (extension)
+         * @description Every candidate the filters select (the list's filters, without paging), newest first, exact at the instant of the request: RFC 4180 CSV in UTF-8 with a header row. `price` is written in plain decimal notation, exactly as stored; `metadata` as JSON. Streamed, so a large export starts at once.
+         */
+        get: operations["exportCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/candidates": {
@@ -78,7 +101,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a candidate's metadata (extension)
+         * @description Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `""` is removed.
+         */
+        patch: operations["updateCandidate"];
         trace?: never;
     };
     "/v1/candidates/{candidate_alias}/resolve": {
@@ -90,7 +117,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve a PENDING candidate now (extension) */
+        /**
+         * Make a candidate final now: void, confirm, or end its review (extension)
+         * @description The candidate takes `outcome` now, for good. From `PENDING` this ends the review early; from `OPEN` it voids the candidate (`FAILED`) or confirms it without review (`CONFIRMED`), and its activity window ends now. One notification, with cause `resolved`. A candidate already `CONFIRMED` or `FAILED` is 409 `INVALID_STATE`.
+         */
         post: operations["resolveCandidate"];
         delete?: never;
         options?: never;
@@ -208,10 +238,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an endpoint's delivery attempts, newest first (extension) */
+        /**
+         * List an endpoint's delivery attempts, newest first (extension)
+         * @description Every attempt to deliver a notification to this endpoint, kept 30 days. An attempt is `pending` from the start of its request until it is answered; a failed one that will be retried says when (`next_attempt_at`). Filter by `notification_id` to follow one notification, or by `status`.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook_endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to an endpoint (extension)
+         * @description Sends `{ id, type: "webhook.test", timestamp, data: { webhook_endpoint_id } }`, signed like every delivery with the endpoint's secret(s), now, once, also to a disabled endpoint, and answers what the request got. It is not a notification: not in the feed, not retried, not in the delivery log, and it changes nothing about the endpoint. No body is needed.
+         */
+        post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -307,6 +360,11 @@ export interface components {
              * @description The owning account.
              */
             user_id: string;
+            /**
+             * @description Extension. The schema's name; null when it has none.
+             * @example Purchase of 100 or more
+             */
+            name: string | null;
             contract: components["schemas"]["Contract"];
             /**
              * Format: date-time
@@ -316,7 +374,7 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When the contract was last changed.
+             * @description When the contract or name last changed.
              * @example 2026-11-22T01:02:03.456Z
              */
             updated_at: string;
@@ -400,11 +458,30 @@ export interface components {
          *           "gte": 100
          *         },
          *         "timeout_outcome": "fail"
-         *       }
+         *       },
+         *       "name": "Purchase of 100 or more"
          *     }
          */
         SchemaBody: {
             contract: components["schemas"]["Contract"];
+            /**
+             * @description 1 to 100 characters; null or left out for none.
+             * @example Purchase of 100 or more
+             */
+            name?: string | null;
+        };
+        /**
+         * @example {
+         *       "name": "Purchase of 100 or more, renamed"
+         *     }
+         */
+        UpdateSchemaBody: {
+            contract?: components["schemas"]["Contract"] & unknown;
+            /**
+             * @description Replaces the name (null: none); left out, it stays as it is.
+             * @example Purchase of 100 or more
+             */
+            name?: string | null;
         };
         Candidate: {
             /**
@@ -484,6 +561,16 @@ export interface components {
             /** @description Extension. Take the contract from this schema. */
             schema_id?: string;
             contract?: components["schemas"]["Contract"] & unknown;
+            /**
+             * @description Extension. Your own key-value strings (a value of "" is a key not set).
+             * @example {
+             *       "order_id": "ord_8812",
+             *       "region": "eu"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
         };
         CandidateWithEvents: components["schemas"]["Candidate"] & {
             condition_progress: components["schemas"]["ConditionProgress"];
@@ -535,6 +622,26 @@ export interface components {
         };
         /**
          * @example {
+         *       "metadata": {
+         *         "region": "us",
+         *         "order_id": ""
+         *       }
+         *     }
+         */
+        UpdateCandidateBody: {
+            /**
+             * @description Merged into the candidate's metadata: a key set to `""` is removed.
+             * @example {
+             *       "order_id": "ord_8812",
+             *       "region": "eu"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @example {
          *       "outcome": "CONFIRMED"
          *     }
          */
@@ -567,14 +674,14 @@ export interface components {
              */
             value?: unknown;
         };
-        /** @description What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or 404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded. */
+        /** @description What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or 404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded, or 500 `INTERNAL_ERROR` when the service failed this item's candidate (nothing recorded for it: send it again). */
         BatchEventResult: {
             event: components["schemas"]["Event"];
             candidate: components["schemas"]["Candidate"];
             /** @enum {number} */
             status: 201;
         } | {
-            status: 404 | 409;
+            status: 404 | 409 | 500;
             error: {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
@@ -725,32 +832,67 @@ export interface components {
         WebhookDeliveryAttempt: {
             /** Format: uuid */
             id: string;
+            /**
+             * Format: uuid
+             * @description The delivery (one notification to this endpoint) the attempt belongs to: its attempts share it, and a resend answers it.
+             */
+            delivery_id: string;
             notification_id: string;
             /** @enum {string} */
             type: "candidate.pending" | "candidate.confirmed" | "candidate.failed";
             /** @description 1 for the first attempt of a delivery, then 2, 3, ... */
             attempt: number;
             /**
-             * @description `pending`: failed, and retried at `next_attempt_at`.
+             * @description What this attempt got: `succeeded` (a 2xx), `failed` (anything else: `response_status` or `error` say what), or `pending` (sent, not answered yet).
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
+            /** @description The endpoint's HTTP status; null when it gave none (yet). */
             response_status: number | null;
+            /** @description Why the attempt failed, and how the delivery ended if it did; null otherwise. */
             error: string | null;
+            /** @description From the request's start to its answer or timeout; null while pending. */
             duration_ms: number | null;
             /**
              * Format: date-time
-             * @description When the attempt was made.
+             * @description When the attempt's request started.
              * @example 2026-11-22T01:02:03.456Z
              */
             attempted_at: string;
             /**
              * Format: date-time
-             * @description When the next attempt is due, if any.
+             * @description When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).
              * @example 2026-11-22T01:02:03.456Z
              */
             next_attempt_at: string | null;
         };
+        WebhookTestAttempt: {
+            /** @description The test event's `id`, sent as `webhook-id`: a new one each time. */
+            event_id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+            /** Format: uuid */
+            webhook_endpoint_id: string;
+            /**
+             * @description `succeeded` on a 2xx; else `failed`, and `response_status` or `error` say what.
+             * @enum {string}
+             */
+            status: "succeeded" | "failed";
+            response_status: number | null;
+            error: string | null;
+            duration_ms: number;
+            /**
+             * Format: date-time
+             * @description When the request started.
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            attempted_at: string;
+        };
+        /**
+         * @description Empty, or left out.
+         * @example {}
+         */
+        TestWebhookEndpointBody: Record<string, never>;
         Notification: {
             /**
              * @description Stable: the same transition always has this id (deliveries carry it as `webhook-id`).
@@ -933,14 +1075,18 @@ export type $defs = Record<string, never>;
 export interface operations {
     listSchemas: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                after?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description All schemas of the account, newest first. */
+            /** @description A page of schemas; pass `next_cursor` as `after` for the next one. */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -958,6 +1104,7 @@ export interface operations {
                      *         {
                      *           "id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
                      *           "user_id": "01936f0e-0000-7000-8000-00000000a11c",
+                     *           "name": "Purchase of 100 or more",
                      *           "contract": {
                      *             "price": 49.5,
                      *             "activity_window": 604800,
@@ -972,12 +1119,48 @@ export interface operations {
                      *           "created_at": "2026-11-22T09:00:00.000Z",
                      *           "updated_at": "2026-11-22T09:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f"
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["Schema"][];
+                        /** Format: uuid */
+                        next_cursor: string | null;
                     };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /**
@@ -1105,6 +1288,7 @@ export interface operations {
                      * @example {
                      *       "id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
                      *       "user_id": "01936f0e-0000-7000-8000-00000000a11c",
+                     *       "name": "Purchase of 100 or more",
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -1364,6 +1548,7 @@ export interface operations {
                      * @example {
                      *       "id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
                      *       "user_id": "01936f0e-0000-7000-8000-00000000a11c",
+                     *       "name": "Purchase of 100 or more",
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -1649,7 +1834,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SchemaBody"];
+                "application/json": components["schemas"]["UpdateSchemaBody"];
             };
         };
         responses: {
@@ -1669,6 +1854,7 @@ export interface operations {
                      * @example {
                      *       "id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
                      *       "user_id": "01936f0e-0000-7000-8000-00000000a11c",
+                     *       "name": "Purchase of 100 or more",
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -1894,6 +2080,169 @@ export interface operations {
             };
         };
     };
+    exportCandidates: {
+        parameters: {
+            query?: {
+                /** @description Only candidates with this status now. */
+                status?: "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
+                /** @description Only this customer's candidates. */
+                customer_uuid?: string;
+                /** @description Extension. Only candidates whose current status began at or after this instant. */
+                status_since_gte?: string;
+                /** @description Extension. Only candidates whose current status began before this instant. */
+                status_since_lt?: string;
+                /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
+                metadata?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example candidate_alias,customer_uuid,status,status_since,scheduled_outcome,price,activity_ends_at,review_ends_at,created_at,schema_id,metadata
+                     *     order-2026-0001,cust_42,PENDING,2026-11-22T10:15:00.000Z,CONFIRMED,49.5,2026-11-22T10:15:00.000Z,2026-11-23T10:15:00.000Z,2026-11-22T10:00:00.000Z,,"{""order_id"":""ord_8812""}"
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCandidates: {
         parameters: {
             query?: {
@@ -1905,6 +2254,10 @@ export interface operations {
                 status_since_gte?: string;
                 /** @description Extension. Only candidates whose current status began before this instant. */
                 status_since_lt?: string;
+                /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
+                metadata?: {
+                    [key: string]: string;
+                };
                 /** @description The `next_cursor` of the previous page. */
                 after?: string;
                 limit?: number;
@@ -2610,6 +2963,268 @@ export interface operations {
             };
         };
     };
+    updateCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                candidate_alias: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCandidateBody"];
+            };
+        };
+        responses: {
+            /** @description The candidate, with its metadata as changed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
+                     *       "candidate_alias": "order-2026-0001",
+                     *       "customer_uuid": "cust_42",
+                     *       "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *       "status": "PENDING",
+                     *       "status_since": "2026-11-22T10:15:00.000Z",
+                     *       "scheduled_outcome": "CONFIRMED",
+                     *       "activity_ends_at": "2026-11-22T10:15:00.000Z",
+                     *       "review_ends_at": "2026-11-23T10:15:00.000Z",
+                     *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "contract": {
+                     *         "price": 49.5,
+                     *         "activity_window": 604800,
+                     *         "review_window": 86400,
+                     *         "fulfillment_condition": {
+                     *           "event": "purchase",
+                     *           "field": "total",
+                     *           "gte": 100
+                     *         },
+                     *         "timeout_outcome": "fail"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Candidate"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CANDIDATE_NOT_FOUND`: The candidate alias matches no candidate of your account: it is wrong or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "CANDIDATE_NOT_FOUND",
+                     *         "message": "The candidate alias matches no candidate of your account: it is wrong or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     resolveCandidate: {
         parameters: {
             query?: never;
@@ -2773,7 +3388,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs a `PENDING` candidate, a resend an enabled webhook endpoint.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.
              */
             409: {
                 headers: {
@@ -4769,6 +5384,10 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page. */
                 after?: string;
                 limit?: number;
+                /** @description Only the attempts of deliveries of this notification. */
+                notification_id?: string;
+                /** @description Only attempts with this status. */
+                status?: "pending" | "succeeded" | "failed";
             };
             header?: never;
             path: {
@@ -4794,16 +5413,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01936f21-0000-7000-8000-000000000001",
+                     *           "id": "01936f21-0000-7000-8000-000000000002",
+                     *           "delivery_id": "01936f20-ffff-7000-8000-00000000000a",
                      *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",
                      *           "type": "candidate.pending",
-                     *           "attempt": 1,
+                     *           "attempt": 2,
                      *           "status": "succeeded",
                      *           "response_status": 200,
                      *           "error": null,
                      *           "duration_ms": 84,
-                     *           "attempted_at": "2026-11-22T10:15:01.200Z",
+                     *           "attempted_at": "2026-11-22T10:15:06.900Z",
                      *           "next_attempt_at": null
+                     *         },
+                     *         {
+                     *           "id": "01936f21-0000-7000-8000-000000000001",
+                     *           "delivery_id": "01936f20-ffff-7000-8000-00000000000a",
+                     *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",
+                     *           "type": "candidate.pending",
+                     *           "attempt": 1,
+                     *           "status": "failed",
+                     *           "response_status": 503,
+                     *           "error": "answered 503, not a 2xx",
+                     *           "duration_ms": 212,
+                     *           "attempted_at": "2026-11-22T10:15:01.200Z",
+                     *           "next_attempt_at": "2026-11-22T10:15:06.700Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -4900,6 +5533,294 @@ export interface operations {
                      *         "message": "The webhook endpoint id matches no endpoint of your account: it is wrong, was deleted, or belongs to another account.",
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
+                 * @example create-order-2026-0001
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TestWebhookEndpointBody"];
+            };
+        };
+        responses: {
+            /** @description The attempt: what the endpoint answered, or why it did not. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "test_01936f2a4b5c7d6e8f90a1b2c3d4e5f6",
+                     *       "type": "webhook.test",
+                     *       "webhook_endpoint_id": "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
+                     *       "status": "succeeded",
+                     *       "response_status": 200,
+                     *       "error": null,
+                     *       "duration_ms": 97,
+                     *       "attempted_at": "2026-11-22T10:20:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestAttempt"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `WEBHOOK_ENDPOINT_NOT_FOUND`: The webhook endpoint id matches no endpoint of your account: it is wrong, was deleted, or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "WEBHOOK_ENDPOINT_NOT_FOUND",
+                     *         "message": "The webhook endpoint id matches no endpoint of your account: it is wrong, was deleted, or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.
+             *
+             *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "IDEMPOTENCY_KEY_REUSED",
+                     *         "message": "The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.",
+                     *         "status": 409,
+                     *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -5495,7 +6416,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs a `PENDING` candidate, a resend an enabled webhook endpoint.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.
              */
             409: {
                 headers: {

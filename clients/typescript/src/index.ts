@@ -198,6 +198,8 @@ const data = <T>(result: { data?: T }): T => result.data as T;
 export type ListCandidatesQuery = NonNullable<paths["/v1/candidates"]["get"]["parameters"]["query"]>;
 export type ListNotificationsQuery = NonNullable<paths["/v1/notifications"]["get"]["parameters"]["query"]>;
 export type SummaryQuery = NonNullable<paths["/v1/summary"]["get"]["parameters"]["query"]>;
+export type ExportCandidatesQuery = NonNullable<paths["/v1/candidates/export"]["get"]["parameters"]["query"]>;
+export type DeliveriesQuery = NonNullable<paths["/v1/webhook_endpoints/{id}/deliveries"]["get"]["parameters"]["query"]>;
 
 export function createCandidateContractClient(options: ClientOptions) {
   const api: Client<paths> = createClient<paths>({
@@ -213,9 +215,14 @@ export function createCandidateContractClient(options: ClientOptions) {
     /** The generated client itself (with the retries and errors above), for any call. */
     api,
     schemas: {
-      create: async (contract: Contract, options: CallOptions = {}) =>
-        data(await api.POST("/v1/schemas", { body: { contract }, ...init(options) })),
-      list: async (options: CallOptions = {}) => data(await api.GET("/v1/schemas", init(options))).data,
+      create: async (contract: Contract, options: CallOptions & { name?: string | null } = {}) =>
+        data(await api.POST("/v1/schemas", { body: { contract, ...(options.name === undefined ? {} : { name: options.name }) }, ...init(options) })),
+      /** Every schema of the account (at most 1,000), newest first, read page by page. */
+      list: async (options: CallOptions = {}) => {
+        const all: Schema[] = [];
+        for await (const schema of paginate((after) => api.GET("/v1/schemas", { params: { query: { after, limit: 100 } }, ...init(options) }).then(data))) all.push(schema);
+        return all;
+      },
       get: async (id: string, options: CallOptions = {}) => data(await api.GET("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) })),
     },
     candidates: {
@@ -226,6 +233,13 @@ export function createCandidateContractClient(options: ClientOptions) {
       /** Every candidate matching the query, newest first, across pages. */
       list: (query: Omit<ListCandidatesQuery, "after"> = {}, options: CallOptions = {}) =>
         paginate((after) => api.GET("/v1/candidates", { params: { query: { ...query, after } }, ...init(options) }).then(data)),
+      /** Merges metadata changes into the candidate's (a key set to "" is removed). */
+      updateMetadata: async (alias: string, metadata: Record<string, string>, options: CallOptions = {}) =>
+        data(await api.PATCH("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, body: { metadata }, ...init(options) })),
+      /** The list's filters as CSV: the response's body streams it (`.body`), or read it whole with `.text()`. */
+      export: async (query: ExportCandidatesQuery = {}, options: CallOptions = {}) =>
+        (await api.GET("/v1/candidates/export", { params: { query }, parseAs: "stream", ...init(options) })).response,
+      /** Makes an OPEN or PENDING candidate final now: void (FAILED), confirm, or end its review. */
       resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", options: CallOptions = {}) =>
         data(await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome }, ...init(options) })),
     },
@@ -254,9 +268,12 @@ export function createCandidateContractClient(options: ClientOptions) {
       create: async (body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
         data(await api.POST("/v1/webhook_endpoints", { body, ...init(options) })),
       list: async (options: CallOptions = {}) => data(await api.GET("/v1/webhook_endpoints", init(options))).data,
-      /** Every delivery attempt of an endpoint, newest first, across pages. */
-      deliveries: (id: string, options: CallOptions = {}) =>
-        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { after } }, ...init(options) }).then(data)),
+      /** Every delivery attempt of an endpoint, newest first, across pages; filtered by notification or status. */
+      deliveries: (id: string, query: Omit<DeliveriesQuery, "after" | "limit"> = {}, options: CallOptions = {}) =>
+        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { ...query, after } }, ...init(options) }).then(data)),
+      /** Sends a signed `webhook.test` event to the endpoint now and answers how that attempt went. */
+      test: async (id: string, options: CallOptions = {}) =>
+        data(await api.POST("/v1/webhook_endpoints/{id}/test", { params: { path: { id } }, ...init(options) })),
     },
   };
 }

@@ -24,13 +24,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { cpus, totalmem } from "node:os";
 import autocannon from "autocannon";
-import { uuidv7 } from "uuidv7";
 import type { Miniflare } from "miniflare";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "./lib/miniflare.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
 import { benchNotifications, type NotificationBench } from "./lib/notification-bench.ts";
+import { benchListReads, type ListReadsBench } from "./lib/list-bench.ts";
+import { BENCH_CONTRACT, RARE_PENDING, seedIndex } from "./lib/seed-index.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 /** Each worker is measured this many times per scenario, interleaved, and the median kept. */
@@ -48,6 +49,7 @@ const BATCH_SIZE = 100;
 const BATCH_SCENARIO = "POST /v1/events/batch, 100 events over 1,000 candidates";
 const SINGLE_EVENT_SCENARIO = "POST /v1/events, 1,000 candidates";
 const NOTIFICATION_SCENARIO = "webhooks: 1,000 candidates crossing a boundary at one instant";
+const LIST_READS = "list reads: metadata filter and CSV export, 100,000 candidates";
 
 // ---- serving -------------------------------------------------------------------------------------
 
@@ -178,14 +180,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 // ---- data ----------------------------------------------------------------------------------------
 
-const CONTRACT = {
-  price: 25,
-  activity_window: 30 * 86_400,
-  review_window: 86_400,
-  fulfillment_condition: { all: [{ event: "purchase", field: "total", gte: 100 }, { event: "review", match: { stars: 5 } }] },
-  timeout_outcome: "fail",
-};
-
 /** Runs `task` over `items` with a fixed number in flight. */
 async function pool<T>(items: T[], inFlight: number, task: (item: T) => Promise<void>) {
   let next = 0;
@@ -206,41 +200,6 @@ function client(url: string, token: string) {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<any>;
   };
-}
-
-/** The status seeded candidate `i` of `count` is in, as of now. */
-type StatusMix = (i: number, count: number) => "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
-/** A quarter each OPEN, PENDING, CONFIRMED and FAILED. */
-const EVEN_MIX: StatusMix = (i) => (["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const)[i % 4];
-/** 0.1 % PENDING, the rest CONFIRMED: a rare status. */
-const RARE_PENDING: StatusMix = (i) => (i % 1000 === 500 ? "PENDING" : "CONFIRMED");
-
-/**
- * Candidate index rows straight into D1 (a list or a summary reads only the index), newest last,
- * each settled in its status as of now (as its object would have written it), with a price.
- */
-async function seedIndex(db: D1Database, accountId: string, count: number, mix: StatusMix = EVEN_MIX) {
-  const now = Date.now();
-  const contract = JSON.stringify(CONTRACT);
-  const insert = db.prepare(
-    `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract, created_at,
-                             open_until, pending_until, final_status, version, settled_status, price_units, price_scale)
-     VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-  );
-  for (let start = 0; start < count; start += 500) {
-    const rows = [];
-    for (let i = start; i < Math.min(count, start + 500); i++) {
-      const status = mix(i, count);
-      const created = now - 86_400_000;
-      const openUntil = status === "OPEN" ? now + 86_400_000 : now - 3_600_000;
-      const pendingUntil = status === "PENDING" ? now + 86_400_000 : status === "OPEN" ? openUntil + 3_600_000 : now - 60_000;
-      const final = status === "FAILED" ? "FAILED" : "CONFIRMED";
-      rows.push(
-        insert.bind(uuidv7(), accountId, `seed-${accountId}-${i}`, `cust-${i % 100}`, contract, created, openUntil, pendingUntil, final, status, 25 + (i % 7), 1),
-      );
-    }
-    await db.batch(rows);
-  }
 }
 
 /** The same accounts and token hashes in another instance's D1, so one token works on both. */
@@ -324,7 +283,7 @@ async function main() {
     for (const [url, db] of [[service.url, serviceDb], [miniflareLimited.url, miniflareDb]] as const) {
       const seeder = client(url, main.token);
       await pool([...spread, ...hot, reader], 20, async (alias) => {
-        await seeder("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: CONTRACT });
+        await seeder("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: BENCH_CONTRACT });
       });
       await pool(Array.from({ length: 100 }, (_, i) => i), 1, async (i) => {
         await seeder("POST", "/v1/events", { candidate_alias: reader, type: "view", value: { page: i } });
@@ -337,7 +296,7 @@ async function main() {
     }
     // The floor's objects exist before they are measured, as the service's candidates do.
     await pool([...spread, ...hot, reader], 20, async (alias) => {
-      await fetch(`${floor.url}/create/${alias}`, { method: "POST", body: JSON.stringify(CONTRACT) });
+      await fetch(`${floor.url}/create/${alias}`, { method: "POST", body: JSON.stringify(BENCH_CONTRACT) });
     });
     await seedIndex(floorDb, "floor-10k", 10_000);
 
@@ -389,9 +348,9 @@ async function main() {
         service: {
           method: "POST",
           headers: auth,
-          next: () => ({ path: "/v1/candidates", body: { customer_uuid: "bench", candidate_alias: `new-${Date.now()}-${created++}`, contract: CONTRACT } }),
+          next: () => ({ path: "/v1/candidates", body: { customer_uuid: "bench", candidate_alias: `new-${Date.now()}-${created++}`, contract: BENCH_CONTRACT } }),
         },
-        floor: { method: "POST", next: () => ({ path: `/create/new-${Date.now()}-${created++}`, body: CONTRACT }) },
+        floor: { method: "POST", next: () => ({ path: `/create/new-${Date.now()}-${created++}`, body: BENCH_CONTRACT }) },
       },
     ];
 
@@ -436,14 +395,20 @@ async function main() {
       notifications = await benchNotifications({ url: service.url, token: owner.token }, floor.url, 1000, (line) => console.log(line));
     }
 
-    if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024, notifications);
+    let listReads: ListReadsBench | undefined;
+    if (!ONLY || LIST_READS.includes(ONLY)) {
+      console.log(`${LIST_READS}:`);
+      listReads = await benchListReads({ url: service.url, db: serviceDb }, (name) => insertAccountWithToken(serviceDb, name));
+    }
+
+    if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024, notifications, listReads);
     console.log("growth…");
     // The 1st versus the 1,000th event on one candidate: per-position latency over fresh candidates.
     const growthAliases = Array.from({ length: 5 }, (_, i) => `growth-${i}-${Date.now()}`);
     const firsts: number[] = [];
     const lasts: number[] = [];
     for (const alias of growthAliases) {
-      await api("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: CONTRACT });
+      await api("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: BENCH_CONTRACT });
       const times = await sequentialLatencies(1000, (i) =>
         fetch(`${service.url}/v1/events`, {
           method: "POST",
@@ -494,7 +459,7 @@ async function main() {
     };
 
     const bundleGzipKiB = gzipSync(readFileSync(service.scriptPath)).length / 1024;
-    report(rows, growth, bundleGzipKiB, notifications);
+    report(rows, growth, bundleGzipKiB, notifications, listReads);
   } finally {
     await Promise.all([service.mf.dispose(), miniflareLimited.mf.dispose(), floor.mf.dispose(), bare.mf.dispose()]);
   }
@@ -508,7 +473,7 @@ function saveProfile(scenario: string, profile: Awaited<ReturnType<Awaited<Retur
   for (const { share, frame } of topSelfTime(profile, 12)) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
 }
 
-function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number, notifications?: NotificationBench) {
+function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: number, notifications?: NotificationBench, listReads?: ListReadsBench) {
   const f = (n: number, d = 0) => n.toFixed(d);
   console.log(
     "\n| scenario | service req/s | p50 ms | p99 ms | non-2xx | floor req/s | bare req/s | service/floor | service/bare " +
@@ -540,6 +505,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
   };
   if (ingestion) console.log(`\nevents/s: ${JSON.stringify(ingestion)}`);
   if (notifications) console.log(`\n${NOTIFICATION_SCENARIO}: ${JSON.stringify(notifications)}`);
+  if (listReads) console.log(`\n${LIST_READS}: ${JSON.stringify(listReads)}`);
   const targets = [
     ...rows.map((r) => ({ figure: `${r.scenario}: service/floor`, value: r.vs_floor, target: ">= 0.80", met: r.vs_floor >= 0.8 })),
     ...rows.map((r) => {
@@ -558,6 +524,23 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
             met: notifications.delivered === notifications.candidates && notifications.verified === notifications.candidates,
           },
           { figure: "webhooks: last received after the boundary, s", value: notifications.last_after_boundary_s, target: "<= 30", met: notifications.last_after_boundary_s <= 30 },
+        ]
+      : []),
+    ...(listReads
+      ? [
+          {
+            figure: "metadata filter vs plain list page, 100k",
+            value: listReads.metadata_filter_vs_list_page,
+            target: "<= 1.2",
+            met: listReads.metadata_filter_vs_list_page <= 1.2,
+          },
+          { figure: "export of 100,000 candidates, s", value: listReads.export_100k_s, target: "seconds", met: listReads.export_100k_s < 60 },
+          {
+            figure: "export: memory growth, 100k vs 10k rows, MiB",
+            value: listReads.export_100k_peak_rss_growth_mib - listReads.export_10k_peak_rss_growth_mib,
+            target: "constant",
+            met: listReads.export_100k_peak_rss_growth_mib <= listReads.export_10k_peak_rss_growth_mib + 16,
+          },
         ]
       : []),
     ...(!SAVE_RESULTS
@@ -592,6 +575,7 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
         scenarios: rows,
         ingestion,
         notifications,
+        list_reads: listReads,
         growth,
         bundle_gzip_kib: bundleGzipKiB,
         targets,

@@ -13,6 +13,8 @@ import { requireSchema } from "./schemas";
 import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
 import {
   AliasSchema,
+  CursorSchema,
+  unknownCursor,
   InstantSchema,
   POST_ERRORS,
   CandidateSchema,
@@ -71,7 +73,7 @@ const ListQuery = z.strictObject({
     description: "Extension. Only candidates whose current status began before this instant.",
     example: "2026-12-01T00:00:00.000Z",
   }),
-  after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
+  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: DefaultPageLimitSchema,
 });
 
@@ -189,9 +191,7 @@ export const candidatesRouter = createRouter()
       },
       now,
     );
-    if (!page.cursorValid) {
-      throw validationError([{ path: "after", message: "is not a cursor from this account's candidate list" }]);
-    }
+    if (!page.cursorValid) throw unknownCursor(query.after!, "this account's candidate list");
     return sendJsonText(c, candidatePageJson(page.records.map((r) => candidateJson(r, r.contract, now)), page.nextCursor), 200);
   })
   .openapi(resolve, async (c) => {

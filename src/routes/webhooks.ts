@@ -10,7 +10,7 @@ import { validationError } from "../validation";
 import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
 import { refuseIfKeyLost } from "../idempotency";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { BODY_ERRORS, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withJsonBody, withPostBody } from "./models";
 import { deliveryAttemptExample, webhookEndpointExample } from "./examples";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
@@ -62,7 +62,7 @@ const UpdateBody = z
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
 const DeliveriesQuery = z.strictObject({
-  after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
+  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
   limit: DefaultPageLimitSchema,
 });
 
@@ -338,6 +338,6 @@ export const webhooksRouter = createRouter()
     const query = c.req.valid("query");
     const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
     const page = await db.attemptsPage(c.env.DB, c.var.accountId, endpoint.id, query.after, query.limit);
-    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of one of this endpoint's delivery attempts" }]);
+    if (!page.cursorValid) throw unknownCursor(query.after!, "this endpoint's delivery attempts");
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
   });

@@ -165,14 +165,15 @@ export const withJsonBody = <T extends z.ZodType, R extends object = object>(sch
 
 /**
  * Documented as a plain parameter rather than a zod header schema: the idempotency middleware
- * validates it (same bounds), and a header validator would copy every request's headers.
+ * validates it (same bounds), and a header validator would copy every request's headers. It has
+ * no example on purpose: the reference's "Test Request" fills in examples, and one key sent with
+ * every POST's body makes the second POST from the page 409 IDEMPOTENCY_KEY_REUSED.
  */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255 },
-  example: "create-order-2026-0001",
   description:
     "Retry-safe requests: the same key and body within 24 hours replays the first response " +
     "(with `Idempotent-Replayed: true`) and changes nothing again.",

@@ -10,7 +10,7 @@ import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
-import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
+import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./examples";
 import {
   AliasSchema,
   CursorSchema,
@@ -79,7 +79,7 @@ const ListQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, replayable = false) => jsonResponse(description, CandidateSchema, candidateExample, { replayable });
+const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true });
 
 const create = createRoute({
   method: "post",
@@ -89,7 +89,7 @@ const create = createRoute({
   summary: "Create a candidate",
   ...withPostBody(CreateBody),
   responses: {
-    201: candidateResponse("The new candidate, OPEN.", true),
+    201: candidateResponse("The new candidate, OPEN.", createdCandidateExample),
     ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
   },
 });
@@ -132,7 +132,7 @@ const resolve = createRoute({
   summary: "Resolve a PENDING candidate now (extension)",
   ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
   responses: {
-    200: candidateResponse("The candidate, now final.", true),
+    200: candidateResponse("The candidate, now final.", resolvedCandidateExample),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
   },
 });

@@ -14,7 +14,13 @@ export function resolve(doc: Document, schema: Schema | undefined): Schema | und
   while (s?.$ref) s = doc.components.schemas[String(s.$ref).replace("#/components/schemas/", "")];
   if (!s?.allOf) return s;
   const { allOf, ...own } = s;
-  return (allOf as Schema[]).reduce<Schema>((merged, part) => ({ ...merged, ...resolve(doc, part) }), own);
+  return (allOf as Schema[]).reduce<Schema>((merged, part) => {
+    const next = { ...merged, ...resolve(doc, part) };
+    // An object's parts add up: the fields of each, and what each requires.
+    if (merged.properties) next.properties = { ...merged.properties, ...next.properties };
+    if (merged.required) next.required = [...new Set([...merged.required, ...(next.required ?? [])])];
+    return next;
+  }, own);
 }
 
 /** The name of the component a schema refers to, if it is a `$ref` (or an `allOf` around one). */

@@ -88,6 +88,15 @@ function* bodyChanges(doc: Document, schema: Schema | undefined, valid: unknown,
     if (s.additionalProperties === false) yield { at: [...at, "not_a_field"], value: 1, says: [/is not a known field/] };
     for (const key of s.required ?? []) yield { at: [...at, key], remove: true, says: [/^is required/] };
     for (const [key, property] of Object.entries<Schema>(s.properties ?? {})) yield* bodyChanges(doc, property, (valid as any)[key], [...at, key]);
+    // A map of free keys (`additionalProperties`): a wrong value at a new key, and keys of the wrong length.
+    const values = resolve(doc, s.additionalProperties);
+    if (typeof values === "object") {
+      for (const wrong of wrongValues(values, false)) yield { at: [...at, "probe"], ...wrong };
+      const names = resolve(doc, s.propertyNames) ?? {};
+      const fine = [values.type ?? []].flat().includes("string") ? "v" : undefined;
+      if (fine !== undefined && names.maxLength !== undefined) yield { at: [...at, "k".repeat(names.maxLength + 1)], value: fine };
+      if (fine !== undefined && names.minLength > 0) yield { at: [...at, "k".repeat(names.minLength - 1)], value: fine };
+    }
   }
 }
 

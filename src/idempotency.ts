@@ -52,7 +52,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("Idempotency-Key");
   if (key === undefined || c.req.method !== "POST") return next();
   if (key.length < 1 || key.length > 255) {
-    throw validationError([{ path: "Idempotency-Key", message: "must be 1 to 255 characters" }]);
+    throw validationError([{ path: "Idempotency-Key", message: `must be 1 to 255 characters; received ${key.length === 0 ? "an empty key" : `${key.length} characters`}` }]);
   }
   const body: unknown = await c.req.json(); // parsed and cached by the body guards
   const claim: KeyClaim = {

@@ -16,12 +16,101 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** POST /v1/events/batch: up to 100 events of up to 8 KiB each. */
 export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
 
-// A missing field reads better as "is required" than as "expected string, received undefined"
-// (or, for a field with a fixed set of values, "Invalid option").
-z.config({
-  customError: (issue) =>
-    (issue.code === "invalid_type" || issue.code === "invalid_value") && issue.input === undefined ? "is required" : undefined,
-});
+/** A value as a message quotes it: text in backticks (cut short), a number as written, else its kind. */
+export function received(input: unknown): string {
+  if (typeof input === "string") {
+    const chars = [...input];
+    return input === "" ? "an empty string" : `\`${chars.length > 64 ? `${chars.slice(0, 64).join("")}...` : input}\``;
+  }
+  return typeof input === "number" && Number.isFinite(input) ? String(input) : kind(input);
+}
+
+/** What sort of JSON value something is, as a message names it. */
+function kind(input: unknown): string {
+  if (input === undefined) return "nothing";
+  if (input === null) return "null";
+  if (Array.isArray(input)) return input.length === 0 ? "an empty array" : "an array";
+  if (typeof input === "number") return Number.isFinite(input) ? "a number" : String(input);
+  if (typeof input === "boolean") return "a boolean";
+  if (typeof input === "object") return "an object";
+  return `a ${typeof input}`;
+}
+
+const EXPECTED_TYPE: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "an array",
+  object: "an object",
+  record: "an object",
+  null: "null",
+};
+
+const FORMATS: Record<string, string> = {
+  uuid: "a UUID, like 01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+  guid: "a UUID, like 01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+  datetime: "an ISO 8601 date and time with a time zone, like 2026-11-01T00:00:00Z",
+  date: "an ISO 8601 date, like 2026-11-01",
+  email: "an email address",
+  url: "an absolute URL, like https://example.com",
+};
+
+const AFFIXES: Record<string, string> = { starts_with: "start with", ends_with: "end with", includes: "contain" };
+
+const plural = (n: number | bigint, one: string) => `${n} ${one}${n === 1 || n === 1n ? "" : "s"}`;
+const listed = (values: readonly unknown[]) => values.map((v) => `\`${String(v)}\``).join(", ");
+
+/**
+ * The service's sentence for an issue that its schema gave no message of its own: every refusal
+ * names what was expected in the API's terms and what was received, never a library's wording
+ * (decisions.md §6). Messages read after the field's path: "price: must be at least 0; received -1".
+ */
+export function issueMessage(issue: z.core.$ZodRawIssue): string {
+  const got = `received ${received(issue.input)}`;
+  switch (issue.code) {
+    case "invalid_type":
+      if (issue.input === undefined) return "is required";
+      // A fraction where a whole number belongs is quoted; otherwise the kind of value is what is wrong.
+      return `must be ${EXPECTED_TYPE[issue.expected] ?? `a ${issue.expected}`}; received ${issue.expected === "int" ? received(issue.input) : kind(issue.input)}`;
+    case "invalid_value":
+      if (issue.input === undefined) return "is required";
+      return `must be ${issue.values.length === 1 ? "" : "one of "}${listed(issue.values)}; ${got}`;
+    case "too_small":
+    case "too_big": {
+      const small = issue.code === "too_small";
+      const bound = small ? issue.minimum : issue.maximum;
+      const input = issue.input;
+      if (issue.origin === "string" || issue.origin === "array" || issue.origin === "set") {
+        const size = typeof input === "string" ? [...input].length : Array.isArray(input) ? input.length : undefined;
+        const unit = issue.origin === "string" ? "character" : "item";
+        if (small && Number(bound) === 1) return `must not be empty; ${got}`;
+        const wanted = issue.exact ? "exactly" : small ? "at least" : "at most";
+        return `must have ${wanted} ${plural(bound, unit)}; received ${size === undefined ? kind(input) : plural(size, unit)}`;
+      }
+      const wanted = issue.inclusive === false ? (small ? "greater than" : "less than") : small ? "at least" : "at most";
+      return `must be ${wanted} ${bound}; ${got}`;
+    }
+    case "invalid_format":
+      if (issue.format === "regex") return `must match \`${issue.pattern}\`; ${got}`;
+      if (issue.format in AFFIXES) return `must ${AFFIXES[issue.format]} \`${String(issue.prefix ?? issue.suffix ?? issue.includes)}\`; ${got}`;
+      return `must be ${FORMATS[issue.format] ?? `a valid ${issue.format}`}; ${got}`;
+    case "not_multiple_of":
+      return `must be a multiple of ${issue.divisor}; ${got}`;
+    case "unrecognized_keys":
+      return "is not a known field";
+    case "invalid_key":
+      return `is not an allowed key: ${issue.issues.map((i) => i.message).join("; ")}`;
+    case "invalid_element":
+      return `is not an allowed value: ${issue.issues.map((i) => i.message).join("; ")}`;
+    case "invalid_union":
+      return `matches none of the accepted forms; received ${kind(issue.input)}`;
+    default:
+      return `is not accepted; ${got}`;
+  }
+}
+
+z.config({ customError: issueMessage });
 
 const dotted = (path: PropertyKey[]) => path.map(String).join(".");
 

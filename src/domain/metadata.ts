@@ -23,7 +23,7 @@ export function metadataKeyProblem(key: string): string | null {
  * which copies by assignment and so drops a `__proto__` key): each problem at its key's path.
  */
 export const metadataObjectSchema = ({ maxKeys, valueProblem }: { maxKeys: number; valueProblem: (value: unknown) => string | null }) =>
-  z.custom<Metadata>(isJsonObject, { message: "must be an object of string values" }).superRefine((metadata, ctx) => {
+  z.custom<Metadata>(isJsonObject, { error: (issue) => (issue.input === undefined ? "is required" : "must be an object of string values") }).superRefine((metadata, ctx) => {
     const keys = Object.keys(metadata);
     if (keys.length > maxKeys) ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
     for (const key of keys) {

@@ -11,10 +11,12 @@ import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
 import { KEY_REUSED_MESSAGE } from "../idempotency";
 import { requireSchema } from "./schemas";
-import { candidateExample, candidateWithEventsExample, contractExample } from "./examples";
+import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./examples";
 import {
   AliasSchema,
   BODY_ERRORS,
+  CursorSchema,
+  unknownCursor,
   statusSinceRangeInOrder,
   POST_ERRORS,
   CandidateSchema,
@@ -66,7 +68,7 @@ const AliasParam = z.object({
 
 const ListQuery = z.strictObject({
   ...LIST_FILTERS,
-  after: z.string().min(8).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
+  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
   limit: DefaultPageLimitSchema,
 }).superRefine(statusSinceRangeInOrder);
 
@@ -76,7 +78,7 @@ const UpdateBody = z
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, replayable = false) => jsonResponse(description, CandidateSchema, candidateExample, { replayable });
+const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true });
 
 const create = createRoute({
   method: "post",
@@ -86,7 +88,7 @@ const create = createRoute({
   summary: "Create a candidate",
   ...withPostBody(CreateBody),
   responses: {
-    201: candidateResponse("The new candidate, OPEN.", true),
+    201: candidateResponse("The new candidate, OPEN.", createdCandidateExample),
     ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
   },
 });
@@ -131,7 +133,7 @@ const update = createRoute({
   description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
   ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
   responses: {
-    200: candidateResponse("The candidate, with its metadata as changed."),
+    200: jsonResponse("The candidate, with its metadata as changed.", CandidateSchema, { ...createdCandidateExample, metadata: { region: "us" } }),
     ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -148,7 +150,7 @@ const resolve = createRoute({
     "with cause `resolved`. A candidate already `CONFIRMED` or `FAILED` is 409 `INVALID_STATE`.",
   ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
   responses: {
-    200: candidateResponse("The candidate, now final.", true),
+    200: candidateResponse("The candidate, now final.", resolvedCandidateExample),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
   },
 });
@@ -202,9 +204,7 @@ export const candidatesRouter = createRouter()
       { ...listFilters(query), after: query.after, limit: query.limit },
       now,
     );
-    if (!page.cursorValid) {
-      throw validationError([{ path: "after", message: "is not a cursor from this account's candidate list" }]);
-    }
+    if (!page.cursorValid) throw unknownCursor(query.after!, "this account's candidate list");
     return sendJsonText(c, candidatePageJson(page.records.map((r) => candidateJson(r, r.contract, now)), page.nextCursor), 200);
   })
   .openapi(update, async (c) => {

@@ -126,7 +126,7 @@ const submitBatch = createRoute({
             error: {
               type: "invalid_request_error",
               code: "CANDIDATE_NOT_FOUND",
-              message: "No candidate with alias 'order-2026-0099' exists in this account.",
+              message: "No candidate with alias 'order-2026-0002' exists in this account.",
               status: 404,
               doc_url: "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND",
             },

@@ -1,4 +1,9 @@
-/** Examples for the OpenAPI document: one realistic value of each thing the API answers with. */
+/**
+ * Examples for the OpenAPI document: one realistic value of each thing the API answers with, all
+ * one story, so each agrees with its operation and with the others. A candidate is created at
+ * 10:00 with the inline contract below (OPEN), a purchase at 10:15 fulfils it (PENDING), it is
+ * resolved CONFIRMED at 16:00, and the confirmation is delivered to the billing endpoint.
+ */
 export const contractExample = {
   price: 49.5,
   activity_window: 604800,
@@ -16,18 +21,38 @@ export const schemaExample = {
   updated_at: "2026-11-22T09:00:00.000Z",
 };
 
-export const candidateExample = {
+/** As `POST /v1/candidates` answers: OPEN since its creation, its activity window a week long. */
+export const createdCandidateExample = {
   id: "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
   candidate_alias: "order-2026-0001",
   customer_uuid: "cust_42",
-  schema_id: schemaExample.id,
+  schema_id: null, // the contract was given inline
+  status: "OPEN",
+  status_since: "2026-11-22T10:00:00.000Z",
+  scheduled_outcome: null,
+  activity_ends_at: "2026-11-29T10:00:00.000Z",
+  review_ends_at: null,
+  created_at: "2026-11-22T10:00:00.000Z",
+  metadata: { order_id: "ord_8812" },
+  contract: contractExample,
+};
+
+/** After the fulfilling purchase at 10:15: PENDING, the activity window ended then, a day's review. */
+export const candidateExample = {
+  ...createdCandidateExample,
   status: "PENDING",
   status_since: "2026-11-22T10:15:00.000Z",
   scheduled_outcome: "CONFIRMED",
   activity_ends_at: "2026-11-22T10:15:00.000Z",
   review_ends_at: "2026-11-23T10:15:00.000Z",
-  created_at: "2026-11-22T10:00:00.000Z",
-  contract: contractExample,
+};
+
+/** Resolved CONFIRMED at 16:00, before its review window would have ended. */
+export const resolvedCandidateExample = {
+  ...candidateExample,
+  status: "CONFIRMED",
+  status_since: "2026-11-22T16:00:00.000Z",
+  review_ends_at: "2026-11-22T16:00:00.000Z",
 };
 
 export const eventExample = {
@@ -64,17 +89,18 @@ export const webhookEndpointExample = {
   updated_at: "2026-11-22T09:30:00.000Z",
 };
 
+/** The confirmation's delivery to the billing endpoint, which takes only final statuses. */
 export const deliveryAttemptExample = {
   id: "01936f21-0000-7000-8000-000000000002",
   delivery_id: "01936f20-ffff-7000-8000-00000000000a",
-  notification_id: notificationExample.id,
-  type: "candidate.pending",
+  notification_id: "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_confirmed",
+  type: "candidate.confirmed",
   attempt: 2,
   status: "succeeded",
   response_status: 200,
   error: null,
   duration_ms: 84,
-  attempted_at: "2026-11-22T10:15:06.900Z",
+  attempted_at: "2026-11-22T16:00:06.900Z",
   next_attempt_at: null,
 };
 
@@ -87,8 +113,8 @@ export const failedAttemptExample = {
   response_status: 503,
   error: "answered 503, not a 2xx",
   duration_ms: 212,
-  attempted_at: "2026-11-22T10:15:01.200Z",
-  next_attempt_at: "2026-11-22T10:15:06.700Z",
+  attempted_at: "2026-11-22T16:00:01.200Z",
+  next_attempt_at: "2026-11-22T16:00:06.700Z",
 };
 
 export const webhookTestExample = {

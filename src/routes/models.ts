@@ -11,7 +11,7 @@ import { ContractSchema } from "../domain/contract";
 import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
 import { ERROR_CODES, ERROR_CODE_NAMES, type ErrorCode } from "../errors";
-import { jsonBody, validationHook } from "../validation";
+import { jsonBody, received, validationError, validationHook } from "../validation";
 import { idempotency } from "../idempotency";
 import type { AppEnv } from "../app-env";
 
@@ -24,24 +24,43 @@ export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body
 export const timestamp = (description: string) =>
   z.string().openapi({ format: "date-time", description, example: "2026-11-22T01:02:03.456Z" });
 
-const LIMIT_MESSAGE = { message: "must be a whole number from 1 to 100" };
+const limitMessage = (issue: { input?: unknown }) => `must be a whole number from 1 to 100; received ${received(issue.input)}`;
 /** A list's `limit` query parameter: items per page, 1 to 100, in digits (`1e2` is refused). */
 export const PageLimitSchema = z
-  .string()
-  .regex(/^[0-9]{1,3}$/, LIMIT_MESSAGE)
+  .string({ error: limitMessage })
+  .regex(/^[0-9]{1,3}$/)
   .transform(Number)
-  .pipe(z.number().min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE))
+  .pipe(z.number({ error: limitMessage }).min(1).max(100))
   .openapi({ type: "integer", minimum: 1, maximum: 100, example: 50 });
 /** The same, 50 when left out (the summary's applies only with group_by, so it has none). */
 export const DefaultPageLimitSchema = PageLimitSchema.default(50).openapi({ default: 50 });
 
 /**
+ * A list's `after`: the `next_cursor` of the previous page. Whatever is wrong with one, the caller
+ * needs to hear what a cursor is and where it comes from, not how long a string may be.
+ */
+export const CursorSchema = z
+  .string({ error: (issue) => `is not a cursor: pass the \`next_cursor\` of the previous page; received ${received(issue.input)}` })
+  .min(1)
+  .max(255);
+
+/** The refusal of an `after` that is well formed but is no cursor of this list (`list`: whose it is). */
+export const unknownCursor = (after: string, list: string) =>
+  validationError([{ path: "after", message: `is not a cursor of ${list}: pass the \`next_cursor\` of its previous page; received ${received(after)}` }]);
+
+/**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
  * bound finer than a millisecond is rounded up: instants here are whole milliseconds, so a status
  * that began at .005 is before `.0055` (and so included by `lt`, excluded by `gte`) as it should be.
+ * A `+` left unescaped in a query string arrives as a space, so the message says how to write it.
  */
 export const InstantSchema = z.iso
-  .datetime({ offset: true, message: "must be an ISO 8601 date and time with a time zone, like 2026-11-01T00:00:00Z" })
+  .datetime({
+    offset: true,
+    error: (issue) =>
+      "must be an ISO 8601 date and time with a time zone, like `2026-11-01T00:00:00Z`; in a query, write an offset's " +
+      `\`+\` as \`%2B\` (\`2026-11-01T00:00:00%2B01:00\`); received ${received(issue.input)}`,
+  })
   .transform((text) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0))
   .openapi({ type: "string", format: "date-time" });
 
@@ -153,14 +172,15 @@ export const withJsonBody = <T extends z.ZodType, R extends object = object>(sch
 
 /**
  * Documented as a plain parameter rather than a zod header schema: the idempotency middleware
- * validates it (same bounds), and a header validator would copy every request's headers.
+ * validates it (same bounds), and a header validator would copy every request's headers. It has
+ * no example on purpose: the reference's "Test Request" fills in examples, and one key sent with
+ * every POST's body makes the second POST from the page 409 IDEMPOTENCY_KEY_REUSED.
  */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header",
   required: false,
   schema: { type: "string", minLength: 1, maxLength: 255 },
-  example: "create-order-2026-0001",
   description:
     "Retry-safe requests: the same key and body within 24 hours replays the first response " +
     "(with `Idempotent-Replayed: true`) and changes nothing again.",
@@ -230,6 +250,10 @@ export const CandidateSchema = z
     activity_ends_at: timestamp("Extension. End of the activity window (the fulfilment instant once fulfilled)."),
     review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
     created_at: timestamp("Extension. When the candidate was created."),
+    metadata: z.record(z.string(), z.string()).openapi({
+      description: "Extension. Your own key-value strings (`{}` when none): set at creation, changed with `PATCH`.",
+      example: { order_id: "ord_8812" },
+    }),
   })
   .openapi("Candidate");
 

@@ -5,8 +5,7 @@ import { ApiError } from "../errors";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
-import { validationError } from "../validation";
-import { CandidateSchema, createRouter, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, withPostBody } from "./models";
+import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody } from "./models";
 import { notificationExample, webhookEndpointExample } from "./examples";
 import { requireEndpoint } from "./webhook-endpoint";
 
@@ -32,12 +31,7 @@ export const NotificationSchema = z
   .openapi("Notification");
 
 const FeedQuery = z.strictObject({
-  after: z
-    .string()
-    .min(1)
-    .max(255)
-    .optional()
-    .openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen). An id of the account's that aged out of the feed starts from the oldest notification kept.", example: notificationExample.id }),
+  after: CursorSchema.optional().openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen). An id of the account's that aged out of the feed starts from the oldest notification kept.", example: notificationExample.id }),
   limit: DefaultPageLimitSchema,
   type: z.enum(NOTIFICATION_TYPES).optional().openapi({ description: "Only notifications of this type.", example: "candidate.confirmed" }),
   candidate_alias: z.string().min(8).max(255).optional().openapi({ description: "Only this candidate's notifications.", example: "order-2026-0001" }),
@@ -103,7 +97,7 @@ export const notificationsRouter = createRouter()
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
     const page = await feedPage(c.env.DB, c.var.accountId, { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit }, Date.now());
-    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of a notification of this account" }]);
+    if (!page.cursorValid) throw unknownCursor(q.after!, "this account's notifications");
     const body = `{"data":[${page.payloads.join(",")}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
     return sendJsonText(c, body as JsonText<{ data: Notification[]; next_cursor: string | null }>, 200);
   })

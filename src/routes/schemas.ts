@@ -7,10 +7,10 @@ import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
 import { completionStatement } from "../db/idempotency";
 import { refuseIfKeyLost } from "../idempotency";
-import { validationError } from "../validation";
 import {
   BODY_ERRORS,
   createRouter,
+  CursorSchema,
   DefaultPageLimitSchema,
   errorResponses,
   jsonResponse,
@@ -18,6 +18,7 @@ import {
   SchemaNameSchema,
   SchemaSchema,
   sendJsonText,
+  unknownCursor,
   withJsonBody,
   withPostBody,
 } from "./models";
@@ -117,7 +118,7 @@ const UpdateSchemaBody = z
   .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
 const ListQuery = z.strictObject({
-  after: z.string().optional().openapi({ description: "The `next_cursor` of the previous page.", example: schemaExample.id }),
+  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: schemaExample.id }),
   limit: DefaultPageLimitSchema,
 });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
@@ -211,7 +212,7 @@ export const schemasRouter = createRouter()
     // A malformed cursor names no schema: refused like any other, without a query.
     const page = after === undefined || UUID.test(after) ? await schemaPageStream(c.env.DB, c.var.accountId, after?.toLowerCase(), limit) : null;
     if (!page) {
-      throw validationError([{ path: "after", message: "is not a cursor from this account's schema list (the `next_cursor` of a page, while its schema exists)" }]);
+      throw unknownCursor(after!, "this account's schema list (while its schema exists)");
     }
     return sendJsonText(c, page, 200);
   })

@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
-import { createRouter, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
+import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
 import { summaryExample } from "./examples";
 
 const TotalSchema = z.object({
@@ -29,7 +29,7 @@ const SummaryQuerySchema = z
     status_since_gte: InstantSchema.optional().openapi({ description: "Only candidates whose current status began at or after this instant.", example: "2026-11-01T00:00:00Z" }),
     status_since_lt: InstantSchema.optional().openapi({ description: "Only candidates whose current status began before this instant.", example: "2026-12-01T00:00:00Z" }),
     group_by: z.enum(["customer_uuid"]).optional().openapi({ description: "One summary per customer, ordered by customer_uuid, paged.", example: "customer_uuid" }),
-    after: z.string().min(1).max(255).optional().openapi({ description: "With group_by: the `next_cursor` of the previous page (a customer_uuid).", example: "cust_42" }),
+    after: CursorSchema.optional().openapi({ description: "With group_by: the `next_cursor` of the previous page (a customer_uuid).", example: "cust_42" }),
     limit: PageLimitSchema.optional().openapi({ description: "With group_by: customers per page (default 50)." }),
   })
   .superRefine((q, ctx) => {

@@ -9,13 +9,12 @@ import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-d
 import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
-import { validationError } from "../validation";
-import { createRouter, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, withPostBody } from "./models";
+import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody } from "./models";
 import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
 import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
 
 const DeliveriesQuery = z.strictObject({
-  after: z.string().min(1).max(255).optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
+  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
   limit: DefaultPageLimitSchema,
   notification_id: z
     .string()
@@ -24,7 +23,7 @@ const DeliveriesQuery = z.strictObject({
     .optional()
     .openapi({ description: "Only the attempts of deliveries of this notification.", example: notificationExample.id }),
   status: z
-    .enum(ATTEMPT_STATUSES, { error: (issue) => `must be one of pending, succeeded, failed (received ${JSON.stringify(issue.input)})` })
+    .enum(ATTEMPT_STATUSES)
     .optional()
     .openapi({ description: "Only attempts with this status.", example: "failed" }),
 });
@@ -125,7 +124,7 @@ export const webhookDeliveriesRouter = createRouter()
     const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
     const filters = { notificationId: query.notification_id, status: query.status };
     const page = await attemptsPage(c.env.DB, c.var.accountId, endpoint.id, filters, query.after, query.limit);
-    if (!page.cursorValid) throw validationError([{ path: "after", message: "is not the id of one of this endpoint's delivery attempts" }]);
+    if (!page.cursorValid) throw unknownCursor(query.after!, "this endpoint's delivery attempts");
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
   })
   .openapi(test, async (c) => {

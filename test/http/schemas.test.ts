@@ -62,7 +62,7 @@ describe("POST /v1/schemas", () => {
       ["1234567890123.45", /at most 10\^12/],
       ["1000000000001", /at most 10\^12/],
       ["1234567890.1234567", /15 significant digits/],
-      ["-1", /too small|>=0/i],
+      ["-1", /^must be at least 0; received -1$/],
     ];
     for (const [price, message] of refused) {
       const raw = JSON.stringify({ contract: contract({ price: 0 }) }).replace('"price":0', `"price":${price}`);
@@ -115,7 +115,7 @@ describe("POST /v1/schemas", () => {
       for (const limit of ["abc", "0", "101", "2.5", "", "1e2", "0x10", " 5", "99999999999999999999", "-1"]) {
         const res = await api.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
         expect(res.status, `${path} limit=${limit}`).toBe(400);
-        expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: "must be a whole number from 1 to 100" }]);
+        expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: expect.stringMatching(/^must be a whole number from 1 to 100; received /) }]);
       }
     }
   });
@@ -220,7 +220,7 @@ describe("GET /v1/schemas", () => {
       expect(res.status, after).toBe(400);
       expect(res.body.error).toMatchObject({
         code: "VALIDATION_ERROR",
-        details: [{ path: "after", message: "is not a cursor from this account's schema list (the `next_cursor` of a page, while its schema exists)" }],
+        details: [{ path: "after", message: expect.stringMatching(/^is not a cursor\b.*: pass the `next_cursor`/) }],
       });
     }
     // Another account's schema is still not reachable through its id as a cursor, nor listed.

@@ -335,7 +335,7 @@ describe("the delivery log", () => {
       expect(detail.message, query).not.toMatch(/Invalid|expected|received \w+ \(/);
     }
     const bad = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=done`);
-    expect(bad.body.error.details).toEqual([{ path: "status", message: 'must be one of pending, succeeded, failed (received "done")' }]);
+    expect(bad.body.error.details).toEqual([{ path: "status", message: "must be one of `pending`, `succeeded`, `failed`; received `done`" }]);
   });
 });
 

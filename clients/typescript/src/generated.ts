@@ -528,6 +528,15 @@ export interface components {
              * @example 2026-11-22T01:02:03.456Z
              */
             created_at: string;
+            /**
+             * @description Extension. Your own key-value strings (`{}` when none): set at creation, changed with `PATCH`.
+             * @example {
+             *       "order_id": "ord_8812"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            };
         };
         /**
          * @description The contract comes from `schema_id`, or `contract`, or else the account's newest schema.
@@ -1256,10 +1265,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2287,13 +2293,16 @@ export interface operations {
                      *           "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *           "candidate_alias": "order-2026-0001",
                      *           "customer_uuid": "cust_42",
-                     *           "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *           "schema_id": null,
                      *           "status": "PENDING",
                      *           "status_since": "2026-11-22T10:15:00.000Z",
                      *           "scheduled_outcome": "CONFIRMED",
                      *           "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *           "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "metadata": {
+                     *             "order_id": "ord_8812"
+                     *           },
                      *           "contract": {
                      *             "price": 49.5,
                      *             "activity_window": 604800,
@@ -2443,10 +2452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2476,13 +2482,16 @@ export interface operations {
                      *       "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *       "candidate_alias": "order-2026-0001",
                      *       "customer_uuid": "cust_42",
-                     *       "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
-                     *       "status": "PENDING",
-                     *       "status_since": "2026-11-22T10:15:00.000Z",
-                     *       "scheduled_outcome": "CONFIRMED",
-                     *       "activity_ends_at": "2026-11-22T10:15:00.000Z",
-                     *       "review_ends_at": "2026-11-23T10:15:00.000Z",
+                     *       "schema_id": null,
+                     *       "status": "OPEN",
+                     *       "status_since": "2026-11-22T10:00:00.000Z",
+                     *       "scheduled_outcome": null,
+                     *       "activity_ends_at": "2026-11-29T10:00:00.000Z",
+                     *       "review_ends_at": null,
                      *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "order_id": "ord_8812"
+                     *       },
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -2768,13 +2777,16 @@ export interface operations {
                      *       "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *       "candidate_alias": "order-2026-0001",
                      *       "customer_uuid": "cust_42",
-                     *       "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *       "schema_id": null,
                      *       "status": "PENDING",
                      *       "status_since": "2026-11-22T10:15:00.000Z",
                      *       "scheduled_outcome": "CONFIRMED",
                      *       "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *       "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "order_id": "ord_8812"
+                     *       },
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -2995,13 +3007,16 @@ export interface operations {
                      *       "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *       "candidate_alias": "order-2026-0001",
                      *       "customer_uuid": "cust_42",
-                     *       "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
-                     *       "status": "PENDING",
-                     *       "status_since": "2026-11-22T10:15:00.000Z",
-                     *       "scheduled_outcome": "CONFIRMED",
-                     *       "activity_ends_at": "2026-11-22T10:15:00.000Z",
-                     *       "review_ends_at": "2026-11-23T10:15:00.000Z",
+                     *       "schema_id": null,
+                     *       "status": "OPEN",
+                     *       "status_since": "2026-11-22T10:00:00.000Z",
+                     *       "scheduled_outcome": null,
+                     *       "activity_ends_at": "2026-11-29T10:00:00.000Z",
+                     *       "review_ends_at": null,
                      *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "region": "us"
+                     *       },
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -3229,10 +3244,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3264,13 +3276,16 @@ export interface operations {
                      *       "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *       "candidate_alias": "order-2026-0001",
                      *       "customer_uuid": "cust_42",
-                     *       "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
-                     *       "status": "PENDING",
-                     *       "status_since": "2026-11-22T10:15:00.000Z",
+                     *       "schema_id": null,
+                     *       "status": "CONFIRMED",
+                     *       "status_since": "2026-11-22T16:00:00.000Z",
                      *       "scheduled_outcome": "CONFIRMED",
                      *       "activity_ends_at": "2026-11-22T10:15:00.000Z",
-                     *       "review_ends_at": "2026-11-23T10:15:00.000Z",
+                     *       "review_ends_at": "2026-11-22T16:00:00.000Z",
                      *       "created_at": "2026-11-22T10:00:00.000Z",
+                     *       "metadata": {
+                     *         "order_id": "ord_8812"
+                     *       },
                      *       "contract": {
                      *         "price": 49.5,
                      *         "activity_window": 604800,
@@ -3532,10 +3547,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3575,13 +3587,16 @@ export interface operations {
                      *         "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *         "candidate_alias": "order-2026-0001",
                      *         "customer_uuid": "cust_42",
-                     *         "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *         "schema_id": null,
                      *         "status": "PENDING",
                      *         "status_since": "2026-11-22T10:15:00.000Z",
                      *         "scheduled_outcome": "CONFIRMED",
                      *         "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *         "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *         "created_at": "2026-11-22T10:00:00.000Z",
+                     *         "metadata": {
+                     *           "order_id": "ord_8812"
+                     *         },
                      *         "contract": {
                      *           "price": 49.5,
                      *           "activity_window": 604800,
@@ -3847,10 +3862,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3893,13 +3905,16 @@ export interface operations {
                      *             "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *             "candidate_alias": "order-2026-0001",
                      *             "customer_uuid": "cust_42",
-                     *             "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *             "schema_id": null,
                      *             "status": "PENDING",
                      *             "status_since": "2026-11-22T10:15:00.000Z",
                      *             "scheduled_outcome": "CONFIRMED",
                      *             "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *             "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *             "created_at": "2026-11-22T10:00:00.000Z",
+                     *             "metadata": {
+                     *               "order_id": "ord_8812"
+                     *             },
                      *             "contract": {
                      *               "price": 49.5,
                      *               "activity_window": 604800,
@@ -3918,7 +3933,7 @@ export interface operations {
                      *           "error": {
                      *             "type": "invalid_request_error",
                      *             "code": "CANDIDATE_NOT_FOUND",
-                     *             "message": "No candidate with alias 'order-2026-0099' exists in this account.",
+                     *             "message": "No candidate with alias 'order-2026-0002' exists in this account.",
                      *             "status": 404,
                      *             "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
                      *           }
@@ -4280,10 +4295,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5091,10 +5103,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5415,28 +5424,28 @@ export interface operations {
                      *         {
                      *           "id": "01936f21-0000-7000-8000-000000000002",
                      *           "delivery_id": "01936f20-ffff-7000-8000-00000000000a",
-                     *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",
-                     *           "type": "candidate.pending",
+                     *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_confirmed",
+                     *           "type": "candidate.confirmed",
                      *           "attempt": 2,
                      *           "status": "succeeded",
                      *           "response_status": 200,
                      *           "error": null,
                      *           "duration_ms": 84,
-                     *           "attempted_at": "2026-11-22T10:15:06.900Z",
+                     *           "attempted_at": "2026-11-22T16:00:06.900Z",
                      *           "next_attempt_at": null
                      *         },
                      *         {
                      *           "id": "01936f21-0000-7000-8000-000000000001",
                      *           "delivery_id": "01936f20-ffff-7000-8000-00000000000a",
-                     *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_pending",
-                     *           "type": "candidate.pending",
+                     *           "notification_id": "ntf_01936f102b3c7d4e8f90a1b2c3d4e5f6_confirmed",
+                     *           "type": "candidate.confirmed",
                      *           "attempt": 1,
                      *           "status": "failed",
                      *           "response_status": 503,
                      *           "error": "answered 503, not a 2xx",
                      *           "duration_ms": 212,
-                     *           "attempted_at": "2026-11-22T10:15:01.200Z",
-                     *           "next_attempt_at": "2026-11-22T10:15:06.700Z"
+                     *           "attempted_at": "2026-11-22T16:00:01.200Z",
+                     *           "next_attempt_at": "2026-11-22T16:00:06.700Z"
                      *         }
                      *       ],
                      *       "next_cursor": null
@@ -5601,10 +5610,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5926,13 +5932,16 @@ export interface operations {
                      *               "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *               "candidate_alias": "order-2026-0001",
                      *               "customer_uuid": "cust_42",
-                     *               "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *               "schema_id": null,
                      *               "status": "PENDING",
                      *               "status_since": "2026-11-22T10:15:00.000Z",
                      *               "scheduled_outcome": "CONFIRMED",
                      *               "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *               "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *               "created_at": "2026-11-22T10:00:00.000Z",
+                     *               "metadata": {
+                     *                 "order_id": "ord_8812"
+                     *               },
                      *               "contract": {
                      *                 "price": 49.5,
                      *                 "activity_window": 604800,
@@ -6116,13 +6125,16 @@ export interface operations {
                      *           "id": "01936f10-2b3c-7d4e-8f90-a1b2c3d4e5f6",
                      *           "candidate_alias": "order-2026-0001",
                      *           "customer_uuid": "cust_42",
-                     *           "schema_id": "01936f0e-8a7b-7c4d-9e2f-3a4b5c6d7e8f",
+                     *           "schema_id": null,
                      *           "status": "PENDING",
                      *           "status_since": "2026-11-22T10:15:00.000Z",
                      *           "scheduled_outcome": "CONFIRMED",
                      *           "activity_ends_at": "2026-11-22T10:15:00.000Z",
                      *           "review_ends_at": "2026-11-23T10:15:00.000Z",
                      *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "metadata": {
+                     *             "order_id": "ord_8812"
+                     *           },
                      *           "contract": {
                      *             "price": 49.5,
                      *             "activity_window": 604800,
@@ -6265,10 +6277,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again.
-                 * @example create-order-2026-0001
-                 */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
                 "Idempotency-Key"?: string;
             };
             path: {

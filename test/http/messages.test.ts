@@ -1,0 +1,222 @@
+/**
+ * Every error message is the service's own sentence (decisions.md §6), never a library's. The
+ * probes are generated from the OpenAPI document the worker serves, so an operation or a field
+ * added later is covered with no change here: every path, query and header parameter and every
+ * body field (nested objects and array items too) gets wrong values (the wrong type, too short,
+ * too long, out of range, outside its enum, a malformed UUID or instant, missing when required,
+ * a field that does not exist), and every answer must be a 4xx in the error shape whose messages
+ * name the field in the service's words.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { en } from "zod/v4/locales";
+import { call, createAccount, type TestAccount } from "../support/api";
+import { ERROR_CODES } from "../../src/errors";
+import { fillPath, openApiDocument, operations, requestExample, resolve, type Document, type Schema } from "../support/openapi";
+
+/** What validation libraries say (zod 3 and 4, Hono, JSON Schema validators): none of it may reach a caller. */
+const LIBRARY_PHRASING =
+  /\bToo (small|big)\b|\bInvalid\b|expected .* to (have|be)\b|received (NaN|undefined)\b|\bExpected \w+, received\b|\bUnrecognized keys?\b|^Required$|\((s)\)|\b(Number|String|Array) must\b|Malformed JSON|must match pattern/;
+
+type Path = (string | number)[];
+
+interface Probe {
+  /** Names the probe in a failure: method, path, where the wrong value went and what it was. */
+  what: string;
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** The `details` path the refusal must name. */
+  field: string;
+  /** An id (a path parameter, a UUID): one the service does not validate names nothing, so 404 is fine. */
+  mayBeNotFound?: boolean;
+  /** What the message about the field must say, and must not. */
+  says?: RegExp[];
+  neverSays?: RegExp[];
+}
+
+interface Wrong {
+  value: unknown;
+  says?: RegExp[];
+  mayBeNotFound?: boolean;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const WRONG_TYPE: Record<string, unknown> = { string: 12345, number: "12", integer: "12", boolean: "yes", array: "x", object: "x" };
+
+/** Values a field of this schema refuses: as JSON, or (`asText`) as the text of a parameter. */
+function wrongValues(s: Schema, asText: boolean): Wrong[] {
+  const types: string[] = [s.type ?? []].flat();
+  const wrong: Wrong[] = [];
+  const type = types.find((t) => t !== "null");
+  if (!asText && type) wrong.push({ value: WRONG_TYPE[type] });
+  if (s.enum) wrong.push({ value: "not-one-of-them", says: (s.enum as unknown[]).map((v) => new RegExp(`\`${escape(String(v))}\``)) });
+  if (types.includes("string") && !s.enum) {
+    if (s.minLength > 0) wrong.push({ value: "x".repeat(s.minLength - 1) });
+    if (s.maxLength !== undefined) wrong.push({ value: "x".repeat(s.maxLength + 1) });
+    if (s.format === "uuid") wrong.push({ value: "not-a-uuid", mayBeNotFound: true });
+    if (s.format === "date-time") wrong.push({ value: "yesterday" }, { value: "2026-11-01" });
+  }
+  if (types.includes("number") || types.includes("integer")) {
+    if (asText) wrong.push({ value: "twelve" });
+    if (s.minimum !== undefined) wrong.push({ value: s.minimum - 1 });
+    if (s.exclusiveMinimum !== undefined) wrong.push({ value: s.exclusiveMinimum });
+    if (s.maximum !== undefined) wrong.push({ value: s.maximum + 1 });
+    if (s.exclusiveMaximum !== undefined) wrong.push({ value: s.exclusiveMaximum });
+    if (types.includes("integer")) wrong.push({ value: 1.5 });
+  }
+  if (types.includes("array") && s.minItems > 0) wrong.push({ value: [] });
+  return asText ? wrong.map((w) => ({ ...w, value: String(w.value) })) : wrong;
+}
+
+interface BodyChange extends Partial<Wrong> {
+  at: Path;
+  remove?: true;
+}
+
+/** Wrong bodies, as changes to a valid one: at each field, as deep as the valid body goes. */
+function* bodyChanges(doc: Document, schema: Schema | undefined, valid: unknown, at: Path = []): Generator<BodyChange> {
+  const s = resolve(doc, schema);
+  if (!s) return;
+  for (const wrong of wrongValues(s, false)) yield { at, ...wrong };
+  if (Array.isArray(valid) && valid.length > 0) {
+    if (s.maxItems !== undefined) yield { at, value: Array.from({ length: s.maxItems + 1 }, () => valid[0]) };
+    yield* bodyChanges(doc, s.items, valid[0], [...at, 0]);
+  }
+  if (typeof valid === "object" && valid !== null && !Array.isArray(valid)) {
+    if (s.additionalProperties === false) yield { at: [...at, "not_a_field"], value: 1, says: [/is not a known field/] };
+    for (const key of s.required ?? []) yield { at: [...at, key], remove: true, says: [/^is required/] };
+    for (const [key, property] of Object.entries<Schema>(s.properties ?? {})) yield* bodyChanges(doc, property, (valid as any)[key], [...at, key]);
+    // A map of free keys (`additionalProperties`): a wrong value at a new key, and keys of the wrong length.
+    const values = resolve(doc, s.additionalProperties);
+    if (typeof values === "object") {
+      for (const wrong of wrongValues(values, false)) yield { at: [...at, "probe"], ...wrong };
+      const names = resolve(doc, s.propertyNames) ?? {};
+      const fine = [values.type ?? []].flat().includes("string") ? "v" : undefined;
+      if (fine !== undefined && names.maxLength !== undefined) yield { at: [...at, "k".repeat(names.maxLength + 1)], value: fine };
+      if (fine !== undefined && names.minLength > 0) yield { at: [...at, "k".repeat(names.minLength - 1)], value: fine };
+    }
+  }
+}
+
+function changed(valid: unknown, { at, value, remove }: BodyChange): unknown {
+  if (at.length === 0) return value;
+  const copy = structuredClone(valid) as any;
+  let node = copy;
+  for (const key of at.slice(0, -1)) node = node[key];
+  if (remove) delete node[at[at.length - 1]];
+  else node[at[at.length - 1]] = value;
+  return copy;
+}
+
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}... (${text.length})` : text;
+};
+
+/** Every probe of one operation: each parameter, the Idempotency-Key header, each body field. */
+function probesOf(doc: Document, method: string, path: string, op: any): Probe[] {
+  const parameters: any[] = op.parameters ?? [];
+  const pathValues = Object.fromEntries(parameters.filter((p) => p.in === "path").map((p) => [p.name, String(p.example ?? p.schema?.example)]));
+  const body = requestExample(doc, op);
+  const valid = { method, url: fillPath(path, pathValues), ...(body === undefined ? {} : { body }) };
+  const probes: Probe[] = [];
+  for (const parameter of parameters) {
+    const schema = resolve(doc, parameter.schema) ?? {};
+    const wrongs = wrongValues(schema, true);
+    const what = (value: unknown) => `${method} ${path} ${parameter.in} ${parameter.name}=${shown(value)}`;
+    if (parameter.in === "query") {
+      // A cursor is no string of some length, and a `+` in a query arrives as a space.
+      const says = schema.format === "date-time" ? [/%2B/] : parameter.name === "after" ? [/cursor/] : [];
+      const neverSays = parameter.name === "after" ? [/character/] : [];
+      if (schema.format === "date-time") wrongs.push({ value: "2026-11-01T00:00:00+01:00" });
+      for (const { value, says: also = [] } of wrongs) {
+        const raw = String(value).includes("+") ? String(value) : encodeURIComponent(String(value));
+        probes.push({ ...valid, what: what(value), url: `${valid.url}?${parameter.name}=${raw}`, field: parameter.name, says: [...says, ...also], neverSays });
+      }
+    } else if (parameter.in === "path") {
+      for (const { value, says } of wrongs.filter((w) => w.value !== "")) {
+        probes.push({ ...valid, what: what(value), url: fillPath(path, { ...pathValues, [parameter.name]: String(value) }), field: parameter.name, mayBeNotFound: true, says });
+      }
+    } else if (parameter.in === "header") {
+      for (const { value, says } of wrongs) probes.push({ ...valid, what: what(value), headers: { [parameter.name]: String(value) }, field: parameter.name, says });
+    }
+  }
+  const media = op.requestBody?.content?.["application/json"];
+  if (media) {
+    for (const change of bodyChanges(doc, media.schema, body)) {
+      const field = change.at.join(".");
+      const what = `${method} ${path} body ${field || "(whole)"}${change.remove ? " left out" : `=${shown(change.value)}`}`;
+      probes.push({ ...valid, what, body: changed(body, change), field, says: change.says, mayBeNotFound: change.mayBeNotFound });
+    }
+  }
+  return probes;
+}
+
+/** What is wrong with the answer to a probe; nothing when it is a refusal in the service's words. */
+function faults(probe: Probe, res: { status: number; body: any }): string[] {
+  const found: string[] = [];
+  const error = res.body?.error;
+  const info = ERROR_CODES[error?.code as keyof typeof ERROR_CODES];
+  if (res.status < 400 || res.status >= 500 || !info || info.status !== res.status || typeof error.message !== "string") {
+    return [`answered ${res.status} ${shown(res.body)}`];
+  }
+  const notFound = probe.mayBeNotFound && res.status === 404 && error.code.endsWith("_NOT_FOUND");
+  const details: { path: string; message: string }[] = error.details ?? [];
+  const aboutField = details.filter((d) => d.path === probe.field || d.path.startsWith(`${probe.field}.`)).map((d) => d.message);
+  if (!notFound && (error.code !== "VALIDATION_ERROR" || aboutField.length === 0)) found.push(`answered ${res.status} ${error.code} without a detail at ${probe.field}: ${shown(details)}`);
+  for (const message of [error.message, ...details.map((d) => d.message)]) {
+    if (LIBRARY_PHRASING.test(message)) found.push(`a library's phrasing: "${message}"`);
+  }
+  const messages = notFound ? [error.message] : aboutField;
+  for (const pattern of probe.says ?? []) if (!messages.some((m) => pattern.test(m))) found.push(`does not say ${pattern}: ${shown(messages)}`);
+  for (const pattern of probe.neverSays ?? []) if (messages.some((m) => pattern.test(m))) found.push(`says ${pattern}: ${shown(messages)}`);
+  return found;
+}
+
+describe("error messages", () => {
+  it("recognises a library's phrasing (else the sweep below could pass on anything)", () => {
+    const zodSays = (schema: z.ZodType, input: unknown) => schema.safeParse(input, { error: en().localeError }).error!.issues.map((i) => i.message);
+    const said = [
+      ...zodSays(z.string().min(8), "zzz"),
+      ...zodSays(z.string(), 5),
+      ...zodSays(z.string(), undefined),
+      ...zodSays(z.enum(["A", "B"]), "C"),
+      ...zodSays(z.number().max(1), 2),
+      ...zodSays(z.array(z.string()).min(1), []),
+      ...zodSays(z.strictObject({}), { a: 1 }),
+      ...zodSays(z.uuid(), "x"),
+      ...zodSays(z.iso.datetime(), "x"),
+      ...zodSays(z.string().regex(/^a$/), "b"),
+      ...zodSays(z.coerce.number(), "x"),
+    ];
+    expect(said).toHaveLength(11);
+    for (const message of said) expect(message).toMatch(LIBRARY_PHRASING);
+  });
+
+  it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {
+    const doc = await openApiDocument();
+    let account!: TestAccount;
+    let sent = 0;
+    const failures: string[] = [];
+    const unprobed: string[] = [];
+    for (const { method, path, op } of operations(doc)) {
+      const probes = probesOf(doc, method, path, op);
+      if (probes.length === 0 && (op.parameters?.length || op.requestBody)) unprobed.push(`${method} ${path}`);
+      for (const probe of probes) {
+        // A fresh account now and then: the probes outnumber one account's rate limit.
+        if (sent++ % 400 === 0) account = await createAccount();
+        const res = await call(probe.method, probe.url, {
+          token: account.token,
+          headers: probe.headers,
+          ...(probe.body === undefined ? {} : { json: probe.body }),
+        });
+        failures.push(...faults(probe, res).map((fault) => `${probe.what}: ${fault}`));
+      }
+    }
+    expect(unprobed).toEqual([]);
+    expect(sent).toBeGreaterThan(200);
+    expect(failures).toEqual([]);
+  });
+});

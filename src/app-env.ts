@@ -12,7 +12,8 @@ export interface AppEnv {
     idempotencyRecorded?: boolean;
     /**
      * Set when part of the work failed (a batch item answered 500): the response is not kept
-     * under the key, so a retry with it does what failed; what succeeded replays from its object.
+     * under the key, so the same request sent again does what failed (what succeeded replays
+     * from its object); another request with the key is still refused.
      */
     idempotencyIncomplete?: boolean;
   };

@@ -18,6 +18,7 @@ import {
   completionStatement,
   holdsKey,
   releaseIdempotencyKey,
+  unlockIdempotencyKey,
   type Held,
   type KeyClaim,
 } from "./db/idempotency";
@@ -88,7 +89,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.idempotencyRecorded) return; // the handler stored the response with its change
   try {
     const held = c.var.idempotency!;
-    if (replayable(c.res.status) && !c.var.idempotencyIncomplete) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
+    if (c.var.idempotencyIncomplete) await unlockIdempotencyKey(c.env.DB, claim.accountId, held, Date.now());
+    else if (replayable(c.res.status)) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
     else await releaseIdempotencyKey(c.env.DB, claim.accountId, held);
   } catch (error) {
     // The response stands. The key stays claimed until its lock lapses; a retry then takes it

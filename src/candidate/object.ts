@@ -489,27 +489,32 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    */
   private async syncDownstream(rewrite = false) {
     const state = this.load()!;
-    const notifications = this.store.unflushedNotifications().filter((n) => !this.handingOff.has(n.id));
-    if (!rewrite && state.indexedVersion >= state.record.version && notifications.length === 0) return;
-    for (const n of notifications) this.handingOff.add(n.id);
+    const unflushed = this.store.unflushedNotifications();
+    const toSend = unflushed.filter((n) => !this.handingOff.has(n.id));
+    if (!rewrite && state.indexedVersion >= state.record.version && toSend.length === 0) return;
+    for (const n of toSend) this.handingOff.add(n.id);
     try {
-      await this.handOff(state, notifications);
+      await this.handOff(state, unflushed, toSend);
     } finally {
-      for (const n of notifications) this.handingOff.delete(n.id);
+      for (const n of toSend) this.handingOff.delete(n.id);
     }
   }
 
-  /** Writes the index row and these notifications to D1, then hands the notifications to the queue. */
-  private async handOff(state: StoredState, notifications: OutboxRow[]) {
+  /**
+   * Writes the index row and every unflushed notification to D1 (the feed, in outbox order: an
+   * earlier hand-off still under way or failed cannot leave a later status ahead of it there; a
+   * row already in the feed is ignored), then hands `toSend` to the queue.
+   */
+  private async handOff(state: StoredState, unflushed: OutboxRow[], toSend: OutboxRow[]) {
     const { record, settledStatus } = state;
     try {
       await this.env.DB.batch([
         candidateIndexStatement(this.env.DB, record, settledStatus),
-        ...notifications.map((n) => feedInsertStatement(this.env.DB, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
+        ...unflushed.map((n) => feedInsertStatement(this.env.DB, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
       ]);
-      if (notifications.length > 0) {
+      if (toSend.length > 0) {
         await this.env.NOTIFICATIONS.sendBatch(
-          notifications.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type } satisfies NotificationMessage })),
+          toSend.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type } satisfies NotificationMessage })),
         );
       }
     } catch (error) {
@@ -521,7 +526,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     this.downstreamFailures = 0;
     // Other requests and the alarm may have run during the awaits: save what is current now.
     this.transaction(() => {
-      this.store.markFlushed(notifications.map((n) => n.id));
+      this.store.markFlushed(toSend.map((n) => n.id));
       const current = this.load()!;
       const unflushed = this.store.unflushedNotifications().length > 0;
       this.save({ ...current, indexedVersion: Math.max(current.indexedVersion, record.version), unflushed }, Date.now());

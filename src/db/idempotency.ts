@@ -108,6 +108,18 @@ export async function holdsKey(db: D1Database, accountId: string, held: Held): P
   return row !== null;
 }
 
+/**
+ * Ends this request's hold without recording a response, keeping the key's fingerprint and first
+ * instant: the same request sent again takes the key over at once and does what is left undone,
+ * while another request with the key is still 409 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function unlockIdempotencyKey(db: D1Database, accountId: string, held: Held, now: number) {
+  await db
+    .prepare(`UPDATE idempotency_keys SET locked_until = ? WHERE ${HELD_BY_THIS_REQUEST}`)
+    .bind(now, accountId, held.key, held.fingerprint, held.lockedUntil)
+    .run();
+}
+
 /** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */
 export async function releaseIdempotencyKey(db: D1Database, accountId: string, held: Held) {
   await db

@@ -167,6 +167,10 @@ describe("POST /v1/events/batch", () => {
     expect(log.mock.calls.map(String).join()).toContain(`candidate '${failing}' failed its batch items`);
     log.mockRestore();
 
+    // Another body under the same key is still refused, and records nothing.
+    const other = await batch(account, [{ candidate_alias: healthy, type: "z" }], header);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     // The same batch again, same keys: the failed items are recorded now, the others not twice.
     const retry = await batch(account, items, header);
     expect(retry.headers.get("Idempotent-Replayed")).toBeNull();

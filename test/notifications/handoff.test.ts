@@ -3,7 +3,7 @@
  * however many requests, alarms and sweeps reach the candidate at the same time (decisions.md §8:
  * duplicates only where something failed).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
@@ -39,6 +39,40 @@ describe("the outbox's hand-off to the queue", () => {
     const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
     expect(feed.map((n: any) => n.type)).toEqual(["candidate.pending"]);
     expect(sent).toEqual([feed[0].id]);
+  });
+
+  it("keeps one candidate's notifications in order in the feed while an earlier hand-off is slow or fails", async () => {
+    for (const fault of ["slow", "fails"] as const) {
+      const account = await createAccount();
+      const { alias } = await createCandidate(account, { review_window: 600 });
+      // The next D1 transaction of the object (the fulfilling event's) waits, or fails.
+      await inCandidate(alias, (instance: any) => {
+        const db = instance.env.DB;
+        let calls = 0;
+        instance.env = {
+          ...instance.env,
+          DB: Object.assign(Object.create(db), {
+            prepare: (...args: [string]) => db.prepare(...args),
+            batch: async (statements: D1PreparedStatement[]) => {
+              if (++calls === 1) {
+                if (fault === "fails") throw new Error("D1 unavailable");
+                await new Promise((resolve) => setTimeout(resolve, 300));
+              }
+              return db.batch(statements);
+            },
+          }),
+        };
+      });
+      const log = vi.spyOn(console, "error").mockImplementation(() => {});
+      const fulfilling = client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
+      await fulfilling;
+      if (fault === "fails") await runDurableObjectAlarm(objectOf(alias));
+      log.mockRestore();
+      const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+      expect(feed.map((n: any) => n.type), fault).toEqual(["candidate.pending", "candidate.confirmed"]);
+    }
   });
 
   it("is once per transition when alarms and sweeps overlap on a window's end", async () => {

@@ -50,7 +50,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata">;
 
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
-function candidateFields(record: CandidateBasics, now: number) {
+export function candidateFields(record: CandidateBasics, now: number) {
   const { status, since, scheduledOutcome } = statusAt(record.timeline, now);
   return {
     id: record.id,

@@ -96,15 +96,18 @@ export async function feedEntry(db: D1Database, accountId: string, id: string) {
  * its age: a quiet account's reader tails the feed `after` it. (An id that went still works as
  * `after`: feedPage.)
  */
+/** The purge's statement (?1: the oldest instant kept, ?2: at most this many rows). */
+export const PURGE_NOTIFICATIONS_SQL = `DELETE FROM notifications WHERE seq IN (
+         SELECT seq FROM notifications old
+         -- NOT INDEXED: walked in feed order from the oldest, the first row still kept is found
+         -- after as many rows as the purge will take (by the age index, it would sort 30 days).
+         WHERE seq < COALESCE((SELECT seq FROM notifications NOT INDEXED WHERE recorded_at > ?1 ORDER BY seq LIMIT 1), 9223372036854775807)
+           AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
+         ORDER BY seq LIMIT ?2)`;
+
 export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
   const result = await db
-    .prepare(
-      `DELETE FROM notifications WHERE seq IN (
-         SELECT seq FROM notifications old
-         WHERE seq < COALESCE((SELECT seq FROM notifications WHERE recorded_at > ?1 ORDER BY seq LIMIT 1), 9223372036854775807)
-           AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
-         ORDER BY seq LIMIT ?2)`,
-    )
+    .prepare(PURGE_NOTIFICATIONS_SQL)
     .bind(now - FEED_RETENTION_MS, batch)
     .run();
   return result.meta.changes;

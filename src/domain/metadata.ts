@@ -12,10 +12,18 @@ export const MAX_METADATA_VALUE_LENGTH = 500;
 
 export type Metadata = Record<string, string>;
 
+/** What a message says it received: the kind of JSON value, and a string's length. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return value === "" ? "an empty string" : `a string of ${[...value].length} characters`;
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 /** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */
 export function metadataKeyProblem(key: string): string | null {
-  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH) return `must be 1 to ${MAX_METADATA_KEY_LENGTH} characters`;
-  return /[[\]]/.test(key) ? "must not contain [ or ]" : null;
+  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH) return `is a key of ${key.length} characters; a key must be 1 to ${MAX_METADATA_KEY_LENGTH}`;
+  return /[[\]]/.test(key) ? "is a key with [ or ] in it; a key must not contain them" : null;
 }
 
 /**
@@ -23,7 +31,9 @@ export function metadataKeyProblem(key: string): string | null {
  * which copies by assignment and so drops a `__proto__` key): each problem at its key's path.
  */
 export const metadataObjectSchema = ({ maxKeys, valueProblem }: { maxKeys: number; valueProblem: (value: unknown) => string | null }) =>
-  z.custom<Metadata>(isJsonObject, { error: (issue) => (issue.input === undefined ? "is required" : "must be an object of string values") }).superRefine((metadata, ctx) => {
+  z.custom<Metadata>(isJsonObject, {
+    error: (issue) => (issue.input === undefined ? "is required" : `must be an object of string values; received ${describeValue(issue.input)}`),
+  }).superRefine((metadata, ctx) => {
     const keys = Object.keys(metadata);
     if (keys.length > maxKeys) ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
     for (const key of keys) {
@@ -36,7 +46,9 @@ export const metadataObjectSchema = ({ maxKeys, valueProblem }: { maxKeys: numbe
 export const MetadataSchema = metadataObjectSchema({
   maxKeys: MAX_METADATA_KEYS,
   valueProblem: (value) =>
-    typeof value !== "string" || value.length > MAX_METADATA_VALUE_LENGTH ? `must be a string of at most ${MAX_METADATA_VALUE_LENGTH} characters` : null,
+    typeof value !== "string" || value.length > MAX_METADATA_VALUE_LENGTH
+      ? `must be a string of at most ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
+      : null,
 }).openapi({
   type: "object",
   additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },

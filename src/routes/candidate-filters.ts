@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../domain/metadata";
+import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../domain/metadata";
 import { STATUSES } from "../domain/timeline";
 import type { CandidateListQuery } from "../db/candidates";
 import type { AppEnv } from "../app-env";
@@ -18,14 +18,16 @@ export const MAX_METADATA_FILTERS = 10;
  * validated, so the strict query schema sees them as one known parameter (route middleware).
  */
 export const foldMetadataQuery = createMiddleware<AppEnv>(async (c, next) => {
-  const folded: Record<string, string[] | Record<string, string | string[]>> = {};
+  // No prototype: a parameter named `__proto__` stays a parameter (and is refused as unknown).
+  const folded: Record<string, string[] | Record<string, string | string[]>> = Object.create(null);
   const metadata: [string, string | string[]][] = [];
   for (const [name, values] of Object.entries(c.req.queries())) {
     const key = /^metadata\[(.*)\]$/s.exec(name)?.[1];
     if (key === undefined) folded[name] = values;
     else metadata.push([key, values.length === 1 ? values[0] : values]);
   }
-  if (metadata.length > 0) folded.metadata = Object.fromEntries(metadata);
+  // A plain `metadata=...` beside them is kept, and refused, rather than silently dropped.
+  if (metadata.length > 0 && !("metadata" in folded)) folded.metadata = Object.fromEntries(metadata);
   c.req.queries = (() => folded) as typeof c.req.queries;
   await next();
 });
@@ -34,9 +36,9 @@ const MetadataFilterSchema = metadataObjectSchema({
   maxKeys: MAX_METADATA_FILTERS,
   valueProblem: (value) =>
     typeof value !== "string"
-      ? "must be given once"
+      ? `must be given once; received ${describeValue(value)}`
       : value.length < 1 || value.length > MAX_METADATA_VALUE_LENGTH
-        ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters`
+        ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
         : null,
 }).openapi({
   type: "object",

@@ -7,7 +7,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { listCandidates, type ListedCandidate } from "../db/candidates";
 import { DecimalSum, decimalParts } from "../domain/decimal";
 import { csvLine } from "../domain/csv";
-import { statusAt } from "../domain/timeline";
+import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
 import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder } from "./models";
@@ -31,24 +31,22 @@ const COLUMNS = [
 
 const ExportQuery = z.strictObject(LIST_FILTERS).superRefine(statusSinceRangeInOrder);
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** A candidate's CSV record as of `now`: what the list shows, the price in plain decimal notation. */
 function exportLine(c: ListedCandidate, now: number) {
-  const { status, since, scheduledOutcome } = statusAt(c.timeline, now);
+  const view = candidateFields(c, now);
   const { price } = JSON.parse(c.contract) as Contract;
   return csvLine([
-    c.alias,
-    c.customerUuid,
-    status,
-    iso(since),
-    scheduledOutcome,
+    view.candidate_alias,
+    view.customer_uuid,
+    view.status,
+    view.status_since,
+    view.scheduled_outcome,
     new DecimalSum().add(decimalParts(price)).toString(),
-    iso(c.timeline.openUntil),
-    status === "OPEN" ? null : iso(c.timeline.pendingUntil),
-    iso(c.timeline.createdAt),
-    c.schemaId,
-    JSON.stringify(c.metadata ?? {}),
+    view.activity_ends_at,
+    view.review_ends_at,
+    view.created_at,
+    view.schema_id,
+    JSON.stringify(view.metadata),
   ]);
 }
 
@@ -104,7 +102,7 @@ export const candidatesExportRouter = createRouter().openapi(exportRoute, async 
     },
     { highWaterMark: 0 },
   );
-  const filename = `candidates-${iso(now).slice(0, 19).replaceAll(":", "")}Z.csv`;
+  const filename = `candidates-${new Date(now).toISOString().slice(0, 19).replaceAll(":", "")}Z.csv`;
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="${filename}"`,

@@ -67,7 +67,7 @@ export const InstantSchema = z.iso
 /** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
 export function statusSinceRangeInOrder(query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) {
   if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
-    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte: the range would be empty" });
+    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte" });
   }
 }
 

@@ -8,6 +8,7 @@ import { env } from "cloudflare:test";
 import { bindNamed, listPageQuery } from "../../src/db/candidates";
 import { SCHEMA_PAGE_SQL } from "../../src/db/schemas";
 import { summaryQueries } from "../../src/db/summary";
+import { PURGE_NOTIFICATIONS_SQL } from "../../src/db/notifications";
 import { STATUSES } from "../../src/domain/timeline";
 import { attemptsPageQuery, type AttemptStatus } from "../../src/db/webhook-deliveries";
 
@@ -127,5 +128,13 @@ describe("delivery log queries", () => {
     const index = notificationId ? "webhook_deliveries_by_notification" : status ? "webhook_deliveries_by_status" : "webhook_deliveries_by_endpoint";
     // One index range in page order: no scan, no sort.
     expect(steps, steps.join("\n")).toEqual([expect.stringMatching(new RegExp(`^SEARCH webhook_deliveries USING INDEX ${index} \\(endpoint_id=\\?`))]);
+  });
+});
+
+describe("the feed's purge", () => {
+  it("finds the first notification kept by walking the feed from the oldest, and sorts nothing", async () => {
+    const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${PURGE_NOTIFICATIONS_SQL}`).bind(0, 5000).all<{ detail: string }>();
+    const steps = results.map((r) => r.detail);
+    expect(steps.filter((s) => /TEMP B-TREE|notifications_by_age/.test(s)), steps.join("\n")).toEqual([]);
   });
 });

@@ -141,6 +141,8 @@ describe("candidate metadata", () => {
       [Array.from({ length: 11 }, (_, i) => `metadata[k${i}]=v`).join("&"), "metadata"],
       ["metadata=x", "metadata"],
       ["metadatum[a]=x", "metadatum[a]"],
+      ["__proto__=x", "__proto__"],
+      ["metadata[a]=1&metadata=zzz", "metadata"],
     ];
     for (const [query, path] of refused) {
       const res = await list(account, query);

@@ -1,5 +1,6 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
@@ -78,7 +79,7 @@ const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) })
 
 const candidateResponse = (description: string, replayable = false) => jsonResponse(description, CandidateSchema, candidateExample, { replayable });
 
-const create = createRoute({
+const create = createRoute("candidates:write", {
   method: "post",
   path: "/",
   operationId: "createCandidate",
@@ -91,7 +92,7 @@ const create = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("candidates:read", {
   method: "get",
   path: "/{candidate_alias}",
   operationId: "getCandidate",
@@ -104,7 +105,7 @@ const get = createRoute({
   },
 });
 
-const list = createRoute({
+const list = createRoute("candidates:read", {
   method: "get",
   path: "/",
   operationId: "listCandidates",
@@ -122,7 +123,7 @@ const list = createRoute({
   },
 });
 
-const update = createRoute({
+const update = createRoute("candidates:write", {
   method: "patch",
   path: "/{candidate_alias}",
   operationId: "updateCandidate",
@@ -136,7 +137,7 @@ const update = createRoute({
   },
 });
 
-const resolve = createRoute({
+const resolve = createRoute("candidates:write", {
   method: "post",
   path: "/{candidate_alias}/resolve",
   operationId: "resolveCandidate",

@@ -1,5 +1,6 @@
 /** /v1/events: submit events against candidates, by alias, one at a time or in batches. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
@@ -89,7 +90,7 @@ const BatchResultSchema = z
       "500 `INTERNAL_ERROR` when the service failed this item's candidate (nothing recorded for it: send it again).",
   });
 
-const submit = createRoute({
+const submit = createRoute("events:write", {
   method: "post",
   path: "/",
   operationId: "submitEvent",
@@ -103,7 +104,7 @@ const submit = createRoute({
   },
 });
 
-const submitBatch = createRoute({
+const submitBatch = createRoute("events:write", {
   method: "post",
   path: "/batch",
   operationId: "submitEventBatch",

@@ -1,5 +1,6 @@
 /** /v1/notifications (decisions.md §8): the feed of the account's notifications, and resends. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import type { JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import { feedEntry, feedPage } from "../db/notifications";
@@ -47,7 +48,7 @@ const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ fo
 
 const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
 
-const list = createRoute({
+const list = createRoute("notifications:read", {
   method: "get",
   path: "/",
   operationId: "listNotifications",
@@ -67,7 +68,7 @@ const list = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("notifications:read", {
   method: "get",
   path: "/{id}",
   operationId: "getNotification",
@@ -80,7 +81,7 @@ const get = createRoute({
   },
 });
 
-const resend = createRoute({
+const resend = createRoute("webhooks:write", {
   method: "post",
   path: "/{id}/resend",
   operationId: "resendNotification",

@@ -70,7 +70,10 @@ export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
 
 /** 1 to 100 characters, counted as Unicode code points (as JSON Schema's `maxLength` counts them). */
 const NameSchema = z
-  .string({ error: (issue) => `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}` })
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? "is required" : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
+  })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
   .refine((name) => [...name].length <= MAX_KEY_NAME, {
     error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${[...(issue.input as string)].length}`,

@@ -82,6 +82,7 @@ const MAX_RECORDED_KEYS = 10_000;
  */
 function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
   const last = lastRecorded.get(keyId);
+  // A clock that went back (a test's, or a host's correction) records again rather than never.
   if (last !== undefined && now - last < LAST_USED_PRECISION_MS && now >= last) return;
   if (lastRecorded.size >= MAX_RECORDED_KEYS) lastRecorded.clear();
   lastRecorded.set(keyId, now);

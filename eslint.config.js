@@ -17,4 +17,15 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Every operation declares the permission it needs through routes/route.ts (decisions.md §5).
+    files: ["src/**/*.ts"],
+    ignores: ["src/routes/route.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "@hono/zod-openapi", importNames: ["createRoute"], message: "Use createRoute from src/routes/route.ts: it takes the permission the operation needs." }] },
+      ],
+    },
+  },
 );

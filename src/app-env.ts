@@ -1,10 +1,21 @@
 import type { HeldKey } from "./idempotency";
+import type { Grant } from "./permissions";
+
+/** The API key a request authenticated with. */
+export interface RequestKey {
+  id: string;
+  accountId: string;
+  grant: Grant;
+  /** Epoch ms; null: never. */
+  expiresAt: number | null;
+}
 
 /** The Hono environment shared by the app, its middleware and its routes. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
     accountId: string;
+    apiKey: RequestKey;
     requestId: string;
     /** Set when a POST carries an Idempotency-Key and holds it. */
     idempotency?: HeldKey;

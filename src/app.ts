@@ -23,6 +23,7 @@ import { webhookDeliveriesRouter } from "./routes/webhook-deliveries";
 import { HEADER_COMPONENTS } from "./routes/models";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
+import { apiKeysRouter } from "./routes/api-keys";
 
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
@@ -68,8 +69,10 @@ it becomes \`PENDING\` at the window's end with the \`scheduled_outcome\` its \`
 \`status_since\` is always the exact instant the current status began, and every read is exact at the instant of the
 request. Every status entered is also a notification (webhooks and the notifications feed).
 
-Authenticate with \`Authorization: Bearer cct_...\`. Every POST takes an \`Idempotency-Key\`. Errors are documented at
-[/docs/errors](/docs/errors).`;
+Authenticate with \`Authorization: Bearer cct_...\`: an API key (\`/v1/api_keys\`). A key holds permissions, each
+\`resource:read\` or \`resource:write\` (\`write\` includes \`read\`); every operation names the one it needs (\`x-permission\`),
+and a key without it is answered 403 \`PERMISSION_DENIED\`. Every POST but the API keys' takes an \`Idempotency-Key\`.
+Errors are documented at [/docs/errors](/docs/errors).`;
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -86,13 +89,14 @@ export function createApp() {
   app.route("/v1/webhook_endpoints", webhookDeliveriesRouter);
   app.route("/v1/notifications", notificationsRouter);
   app.route("/v1/summary", summaryRouter);
+  app.route("/v1/api_keys", apiKeysRouter);
   app.route("/docs", docsRouter);
 
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
-    description: "An API token (`cct_...`) from the accounts CLI.",
+    description: "An API key (`cct_...`): from `POST /v1/api_keys`, or the accounts CLI for an account's first key.",
   });
   app.doc31(OPENAPI_PATH, (c) => ({
     openapi: "3.1.0",

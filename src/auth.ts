@@ -10,51 +10,85 @@
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { ApiError } from "./errors";
-import { accountForTokenHash } from "./db/tokens";
+import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken, sha256Hex } from "./tokens";
+import { grantOfStored } from "./permissions";
 import { rateLimited, secondsToReset, type LimitPolicy } from "./rate-limit";
-import type { AppEnv } from "./app-env";
+import type { AppEnv, RequestKey } from "./app-env";
 
 export const TOKEN_CACHE_TTL_MS = 10_000;
 /** What the token cache may hold, counted as UTF-16 bytes of keys and values plus overhead. */
 export const TOKEN_CACHE_MAX_BYTES = 2 * 1024 * 1024;
-const ENTRY_OVERHEAD_BYTES = 64;
+const ENTRY_OVERHEAD_BYTES = 160;
 
 /**
- * Authenticated token -> its account and when the entry expires. Keyed by the token itself, which
+ * Authenticated token -> its key and when the entry expires. Keyed by the token itself, which
  * never leaves this isolate's memory, so a cached request hashes nothing. Map order is insertion
- * order, so the first entry is the oldest: evicted first when the cache is full.
+ * order, so the first entry is the oldest: evicted first when the cache is full. The key's own
+ * expiry travels with it and is checked on every request, so a cached key still expires at the
+ * instant.
  */
-const cache = new Map<string, { accountId: string; expires: number }>();
+const cache = new Map<string, { key: RequestKey; bytes: number; until: number }>();
 let cacheBytes = 0;
-const entryBytes = (token: string, accountId: string) => 2 * (token.length + accountId.length) + ENTRY_OVERHEAD_BYTES;
 
-function remember(token: string, accountId: string, now: number) {
+function remember(token: string, key: RequestKey, bytes: number, now: number) {
   forget(token);
-  const bytes = entryBytes(token, accountId);
-  for (const [oldest, entry] of cache) {
+  for (const [oldest] of cache) {
     if (cacheBytes + bytes <= TOKEN_CACHE_MAX_BYTES) break;
-    forget(oldest, entry.accountId);
+    forget(oldest);
   }
-  cache.set(token, { accountId, expires: now + TOKEN_CACHE_TTL_MS });
+  cache.set(token, { key, bytes, until: now + TOKEN_CACHE_TTL_MS });
   cacheBytes += bytes;
 }
 
-function forget(token: string, accountId = cache.get(token)?.accountId) {
-  if (accountId === undefined) return;
+function forget(token: string) {
+  const entry = cache.get(token);
+  if (!entry) return;
   cache.delete(token);
-  cacheBytes -= entryBytes(token, accountId);
+  cacheBytes -= entry.bytes;
+}
+
+/**
+ * Drops this isolate's cached entries of a key that was just revoked or rolled, so the change
+ * holds at once here; other isolates see it within TOKEN_CACHE_TTL_MS.
+ */
+export function forgetKey(keyId: string) {
+  for (const [token, entry] of cache) if (entry.key.id === keyId) forget(token);
 }
 
 /** For tests: what the cache holds now. */
 export const tokenCacheStats = () => ({ entries: cache.size, bytes: cacheBytes });
 
-/** The account of a token the cache does not hold, from D1; cached when there is one. */
-async function lookUp(db: D1Database, token: string, now: number): Promise<string | null> {
-  const accountId = await accountForTokenHash(db, await sha256Hex(token));
-  if (accountId) remember(token, accountId, now);
-  else forget(token);
-  return accountId;
+/** The key of a token the cache does not hold, from D1; cached when there is one. */
+async function lookUp(db: D1Database, token: string, now: number): Promise<RequestKey | null> {
+  const row = await keyForTokenHash(db, await sha256Hex(token));
+  if (!row) {
+    forget(token);
+    return null;
+  }
+  const key = { id: row.id, accountId: row.account_id, grant: grantOfStored(row.permissions), expiresAt: row.expires_at };
+  const bytes = 2 * (token.length + row.id.length + row.account_id.length + (row.permissions?.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
+  remember(token, key, bytes, now);
+  return key;
+}
+
+/** Key id -> when this isolate last recorded its use: bounds the writes to one a minute per key. */
+const lastRecorded = new Map<string, number>();
+const MAX_RECORDED_KEYS = 10_000;
+
+/**
+ * Records the key's use in D1 at its first use in this isolate, then at most once a minute, after
+ * the response (waitUntil): a request never waits for it, and most requests write nothing.
+ */
+function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
+  const last = lastRecorded.get(keyId);
+  // A clock that went back (a test's, or a host's correction) records again rather than never.
+  if (last !== undefined && now - last < LAST_USED_PRECISION_MS && now >= last) return;
+  if (lastRecorded.size >= MAX_RECORDED_KEYS) lastRecorded.clear();
+  lastRecorded.set(keyId, now);
+  c.executionCtx.waitUntil(
+    touchLastUsed(c.env.DB, keyId, now).catch((error: unknown) => console.error(`could not record the use of key ${keyId}`, error)),
+  );
 }
 
 const authFailurePolicy = (env: Env): LimitPolicy => ({
@@ -104,34 +138,46 @@ async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** Sets `accountId` for the request or answers 401 (429 once an address fails too often). */
+/**
+ * Sets the request's `apiKey` and `accountId`, or answers 401 (429 once an address fails too
+ * often). What the key may do is the route's check (routes/route.ts).
+ */
 export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();
   const match = BEARER.exec(c.req.header("Authorization") ?? "");
   const token = match?.[1];
   const hit = token !== undefined ? cache.get(token) : undefined;
-  if (hit && hit.expires > now) {
-    c.set("accountId", hit.accountId);
-    return next();
+  let key = hit && hit.until > now ? hit.key : null;
+  if (!key) {
+    refuseIfBlocked(c, now);
+    if (token === undefined) {
+      throw await failure(
+        c,
+        new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
+          "WWW-Authenticate": "Bearer",
+        }),
+      );
+    }
+    key = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
+    if (!key) {
+      throw await failure(
+        c,
+        new ApiError("INVALID_API_TOKEN", "The API token is unknown or has been revoked.", undefined, {
+          "WWW-Authenticate": 'Bearer error="invalid_token"',
+        }),
+      );
+    }
   }
-  refuseIfBlocked(c, now);
-  if (token === undefined) {
+  if (key.expiresAt !== null && key.expiresAt <= now) {
     throw await failure(
       c,
-      new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
-        "WWW-Authenticate": "Bearer",
+      new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${new Date(key.expiresAt).toISOString()}.`, undefined, {
+        "WWW-Authenticate": 'Bearer error="invalid_token", error_description="The API key expired"',
       }),
     );
   }
-  const accountId = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
-  if (!accountId) {
-    throw await failure(
-      c,
-      new ApiError("INVALID_API_TOKEN", "The API token is unknown or has been revoked.", undefined, {
-        "WWW-Authenticate": 'Bearer error="invalid_token"',
-      }),
-    );
-  }
-  c.set("accountId", accountId);
+  c.set("apiKey", key);
+  c.set("accountId", key.accountId);
+  recordUse(c, key.id, now);
   await next();
 });

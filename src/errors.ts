@@ -7,11 +7,12 @@
 export type ErrorType =
   | "invalid_request_error"
   | "authentication_error"
+  | "permission_error"
   | "rate_limit_error"
   | "api_error";
 
 interface ErrorCodeInfo {
-  status: 400 | 401 | 404 | 405 | 409 | 413 | 415 | 429 | 500;
+  status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500;
   type: ErrorType;
   /** When the service answers with this code. */
   when: string;
@@ -42,7 +43,19 @@ export const ERROR_CODES = {
     status: 401,
     type: "authentication_error",
     when: "The bearer token is unknown or has been revoked.",
-    fix: "Create a new token with `npm run -s accounts -- tokens create --account <id>` and use it instead.",
+    fix: "Create a new key with `POST /v1/api_keys` (or the accounts CLI) and use it instead.",
+  },
+  EXPIRED_API_TOKEN: {
+    status: 401,
+    type: "authentication_error",
+    when: "The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.",
+    fix: "Use the key that replaced it (a roll answers it), or create a new key with `POST /v1/api_keys`.",
+  },
+  PERMISSION_DENIED: {
+    status: 403,
+    type: "permission_error",
+    when: "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+    fix: "Use a key that holds the named permission, or create one with it from a key that holds it (a full-access key holds every permission).",
   },
   NOT_FOUND: {
     status: 404,
@@ -74,6 +87,12 @@ export const ERROR_CODES = {
     when: "The notification id matches no notification of your account: it is wrong, older than the feed keeps (30 days), or belongs to another account.",
     fix: "Read your notifications with `GET /v1/notifications` and use one of their ids.",
   },
+  API_KEY_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The API key id matches no key of your account: it is wrong or belongs to another account.",
+    fix: "List your keys with `GET /v1/api_keys` and use one of their ids.",
+  },
   METHOD_NOT_ALLOWED: {
     status: 405,
     type: "invalid_request_error",
@@ -89,8 +108,8 @@ export const ERROR_CODES = {
   INVALID_STATE: {
     status: 409,
     type: "invalid_request_error",
-    when: "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.",
-    fix: "Read the resource to see its current state; a final (`CONFIRMED` or `FAILED`) candidate cannot be resolved again; enable the endpoint before a resend.",
+    when: "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.",
+    fix: "Read the resource to see its current state; a final (`CONFIRMED` or `FAILED`) candidate cannot be resolved again; enable the endpoint before a resend; create a new API key instead of rolling a revoked or expired one.",
   },
   EVENT_LIMIT_REACHED: {
     status: 409,
@@ -109,6 +128,12 @@ export const ERROR_CODES = {
     type: "invalid_request_error",
     when: "The account already has the maximum of 16 webhook endpoints. Nothing was created.",
     fix: "Delete an endpoint you no longer use with `DELETE /v1/webhook_endpoints/{id}`, or add event types to an existing one.",
+  },
+  API_KEY_LIMIT_REACHED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created.",
+    fix: "Revoke keys you no longer use with `POST /v1/api_keys/{id}/revoke`, then try again.",
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

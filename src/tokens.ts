@@ -18,9 +18,12 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** A new secret token (256 random bits) with what is stored of it: its hash and a short prefix. */
-export async function mintToken(): Promise<{ token: string; hash: string; prefix: string }> {
+/** Characters at the end of a token shown in its key's `redacted` form. */
+const LAST_CHARS = 4;
+
+/** A new secret token (256 random bits) with what is stored of it: its hash, a short prefix and its last characters. */
+export async function mintToken(): Promise<{ token: string; hash: string; prefix: string; last4: string }> {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const token = TOKEN_PREFIX + btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS) };
+  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS), last4: token.slice(-LAST_CHARS) };
 }

@@ -9,6 +9,7 @@
 import service from "../../src/index";
 
 export { CandidateObject } from "../../src/candidate/object";
+export { EndpointObject } from "../../src/notifications/endpoint-object";
 
 const counts = new Map<string, { window: number; count: number }>();
 

@@ -1,5 +1,5 @@
 /**
- * Creating an account with its first token through a D1 binding. The API never creates accounts
+ * Creating an account with its first key through a D1 binding. The API never creates accounts
  * (the accounts CLI does, through wrangler); the tests and the benchmark use this to set up data.
  */
 import { uuidv7 } from "uuidv7";
@@ -12,15 +12,33 @@ export interface NewAccount {
   token: string;
 }
 
-export async function insertAccountWithToken(db: D1Database, name: string, now = Date.now()): Promise<NewAccount> {
+export interface KeyOptions {
+  name?: string;
+  /** Null or left out: full access. */
+  permissions?: string[] | null;
+  /** Epoch ms; null or left out: never. */
+  expiresAt?: number | null;
+}
+
+type MintedKey = { id: string } & Awaited<ReturnType<typeof mintToken>>;
+const mintKey = async (): Promise<MintedKey> => ({ id: uuidv7(), ...(await mintToken()) });
+
+function keyStatement(db: D1Database, accountId: string, key: MintedKey, options: KeyOptions, now: number) {
+  return db
+    .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .bind(key.id, accountId, key.hash, key.prefix, key.last4, options.name ?? "First key", options.permissions ? JSON.stringify(options.permissions) : null, options.expiresAt ?? null, now);
+}
+
+/** Another key of the account, inserted as POST /v1/api_keys would make it (without its checks). */
+export async function insertKey(db: D1Database, accountId: string, options: KeyOptions = {}, now = Date.now()): Promise<{ id: string; token: string }> {
+  const key = await mintKey();
+  await keyStatement(db, accountId, key, options, now).run();
+  return { id: key.id, token: key.token };
+}
+
+export async function insertAccountWithToken(db: D1Database, name: string, now = Date.now(), key: KeyOptions = {}): Promise<NewAccount> {
   const id = uuidv7();
-  const tokenId = uuidv7();
-  const { token, hash, prefix } = await mintToken();
-  await db.batch([
-    db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now),
-    db
-      .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`)
-      .bind(tokenId, id, hash, prefix, now),
-  ]);
-  return { id, tokenId, token };
+  const minted = await mintKey();
+  await db.batch([db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now), keyStatement(db, id, minted, key, now)]);
+  return { id, tokenId: minted.id, token: minted.token };
 }

@@ -1,10 +1,143 @@
-/** Typed D1 queries for accounts and API tokens, as the API needs them. */
+/** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
 
-/** The account an active (unrevoked) token belongs to, or null. */
-export async function accountForTokenHash(db: D1Database, tokenHash: string): Promise<string | null> {
-  const row = await db
-    .prepare(`SELECT account_id FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL`)
+/** At most this many keys not revoked per account (decisions.md §7). */
+export const MAX_KEYS_PER_ACCOUNT = 100;
+/** last_used_at is written at most this often per key. */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+export interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  last4: string | null;
+  /** JSON array text; null: full access. */
+  permissions: string | null;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+const COLUMNS = "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
+
+export type KeyStatus = "active" | "expired" | "revoked";
+
+/** SQL for a key's status at `?now` (a bound parameter named by `now`). */
+const STATUS_WHERE: Record<KeyStatus, (now: string) => string> = {
+  active: (now) => `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})`,
+  expired: (now) => `revoked_at IS NULL AND expires_at <= ${now}`,
+  revoked: () => `revoked_at IS NOT NULL`,
+};
+
+/** What authentication needs of an unrevoked key, by its token's hash; null when none. */
+export async function keyForTokenHash(db: D1Database, tokenHash: string) {
+  return db
+    .prepare(`SELECT id, account_id, permissions, expires_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL`)
     .bind(tokenHash)
-    .first<{ account_id: string }>();
-  return row?.account_id ?? null;
+    .first<Pick<KeyRow, "id" | "account_id" | "permissions" | "expires_at">>();
+}
+
+/** Records a use, unless one was recorded less than a minute before (by any isolate). */
+export async function touchLastUsed(db: D1Database, id: string, now: number) {
+  await db
+    .prepare(`UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at <= ?2 - ?3)`)
+    .bind(id, now, LAST_USED_PRECISION_MS)
+    .run();
+}
+
+export interface NewKey {
+  id: string;
+  accountId: string;
+  name: string;
+  hash: string;
+  prefix: string;
+  last4: string;
+  permissions: string | null;
+  expiresAt: number | null;
+  now: number;
+}
+
+/** Inserts the key only while the account has fewer than the maximum of keys not revoked. */
+export function insertKeyStatement(db: D1Database, key: NewKey) {
+  return db
+    .prepare(
+      `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?10`,
+    )
+    .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.name, key.permissions, key.expiresAt, key.now, MAX_KEYS_PER_ACCOUNT);
+}
+
+export const newKeyRow = (key: NewKey): KeyRow => ({
+  id: key.id,
+  account_id: key.accountId,
+  name: key.name,
+  prefix: key.prefix,
+  last4: key.last4,
+  permissions: key.permissions,
+  created_at: key.now,
+  expires_at: key.expiresAt,
+  last_used_at: null,
+  revoked_at: null,
+});
+
+export async function getKey(db: D1Database, accountId: string, id: string) {
+  return db.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ? AND id = ?`).bind(accountId, id).first<KeyRow>();
+}
+
+/**
+ * A page of the account's keys, newest first (ties by id), after the key `afterId`, with that
+ * status at `now`; null when `afterId` is not one of the account's keys.
+ */
+export async function keyPage(db: D1Database, accountId: string, options: { afterId?: string; status?: KeyStatus; now: number; limit: number }) {
+  const after = options.afterId === undefined ? "" : `AND (created_at, id) < (SELECT created_at, id FROM api_tokens WHERE account_id = ?1 AND id = ?2)`;
+  const status = options.status ? `AND ${STATUS_WHERE[options.status]("?3")}` : "";
+  const page = db
+    .prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ?1 ${after} ${status} ORDER BY created_at DESC, id DESC LIMIT ?4`)
+    .bind(accountId, options.afterId ?? null, options.now, options.limit);
+  if (options.afterId === undefined) return (await page.all<KeyRow>()).results;
+  const [cursor, rows] = await db.batch<KeyRow | { found: number }>([
+    db.prepare(`SELECT 1 AS found FROM api_tokens WHERE account_id = ? AND id = ?`).bind(accountId, options.afterId),
+    page,
+  ]);
+  return cursor.results.length > 0 ? (rows.results as KeyRow[]) : null;
+}
+
+export async function renameKey(db: D1Database, accountId: string, id: string, name: string) {
+  return db.prepare(`UPDATE api_tokens SET name = ? WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`).bind(name, accountId, id).first<KeyRow>();
+}
+
+/** Revokes the key (a revoked key keeps its first revocation instant). */
+export async function revokeKey(db: D1Database, accountId: string, id: string, now: number) {
+  return db
+    .prepare(`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`)
+    .bind(now, accountId, id)
+    .first<KeyRow>();
+}
+
+/**
+ * Rolls `oldId`: inserts `key` (its name, permissions and expiry copied from the old key) only
+ * while the old key is active and the account is under its limit, then moves the old key's expiry
+ * to `until` (never later than it was). One transaction; null when nothing was made.
+ */
+export async function rollKey(db: D1Database, oldId: string, key: NewKey, until: number): Promise<{ made: KeyRow; old: KeyRow } | null> {
+  const [, old, made] = await db.batch<KeyRow>([
+    db
+      .prepare(
+        `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
+         SELECT ?1, account_id, ?3, ?4, ?5, name, permissions, expires_at, ?6 FROM api_tokens
+         WHERE id = ?7 AND account_id = ?2 AND ${STATUS_WHERE.active("?6")}
+           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?8`,
+      )
+      .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.now, oldId, MAX_KEYS_PER_ACCOUNT),
+    db
+      .prepare(
+        `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2)
+         WHERE id = ?1 AND EXISTS (SELECT 1 FROM api_tokens WHERE id = ?3) RETURNING ${COLUMNS}`,
+      )
+      .bind(oldId, until, key.id),
+    db.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE id = ?`).bind(key.id),
+  ]);
+  return made.results[0] && old.results[0] ? { made: made.results[0], old: old.results[0] } : null;
 }

@@ -3,7 +3,8 @@
  * filters select, as CSV, in list order, exact at the request's instant. Streamed page by page
  * as the reader takes it, so memory stays the same however many candidates there are.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { listCandidates, type ListedCandidate } from "../db/candidates";
 import { DecimalSum, decimalParts } from "../domain/decimal";
 import { csvLine } from "../domain/csv";
@@ -50,7 +51,7 @@ function exportLine(c: ListedCandidate, now: number) {
   ]);
 }
 
-const exportRoute = createRoute({
+const exportRoute = createRoute("candidates:read", {
   method: "get",
   path: "/",
   operationId: "exportCandidates",

@@ -1,5 +1,6 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
@@ -80,7 +81,7 @@ const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) })
 
 const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true });
 
-const create = createRoute({
+const create = createRoute("candidates:write", {
   method: "post",
   path: "/",
   operationId: "createCandidate",
@@ -93,7 +94,7 @@ const create = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("candidates:read", {
   method: "get",
   path: "/{candidate_alias}",
   operationId: "getCandidate",
@@ -106,7 +107,7 @@ const get = createRoute({
   },
 });
 
-const list = createRoute({
+const list = createRoute("candidates:read", {
   method: "get",
   path: "/",
   operationId: "listCandidates",
@@ -124,7 +125,7 @@ const list = createRoute({
   },
 });
 
-const update = createRoute({
+const update = createRoute("candidates:write", {
   method: "patch",
   path: "/{candidate_alias}",
   operationId: "updateCandidate",
@@ -138,7 +139,7 @@ const update = createRoute({
   },
 });
 
-const resolve = createRoute({
+const resolve = createRoute("candidates:write", {
   method: "post",
   path: "/{candidate_alias}/resolve",
   operationId: "resolveCandidate",

@@ -1,5 +1,6 @@
 /** /v1/events: submit events against candidates, by alias, one at a time or in batches. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
@@ -90,7 +91,7 @@ const BatchResultSchema = z
       "and it is recorded exactly once whether or not the failed attempt recorded it.",
   });
 
-const submit = createRoute({
+const submit = createRoute("events:write", {
   method: "post",
   path: "/",
   operationId: "submitEvent",
@@ -104,7 +105,7 @@ const submit = createRoute({
   },
 });
 
-const submitBatch = createRoute({
+const submitBatch = createRoute("events:write", {
   method: "post",
   path: "/batch",
   operationId: "submitEventBatch",

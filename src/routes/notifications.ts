@@ -1,5 +1,6 @@
 /** /v1/notifications (decisions.md §8): the feed of the account's notifications, and resends. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import type { JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import { feedEntry, feedPage } from "../db/notifications";
@@ -41,7 +42,7 @@ const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ fo
 
 const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
 
-const list = createRoute({
+const list = createRoute("notifications:read", {
   method: "get",
   path: "/",
   operationId: "listNotifications",
@@ -61,7 +62,7 @@ const list = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("notifications:read", {
   method: "get",
   path: "/{id}",
   operationId: "getNotification",
@@ -74,7 +75,7 @@ const get = createRoute({
   },
 });
 
-const resend = createRoute({
+const resend = createRoute("webhooks:write", {
   method: "post",
   path: "/{id}/resend",
   operationId: "resendNotification",

@@ -1,5 +1,6 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
@@ -124,7 +125,7 @@ const ListQuery = z.strictObject({
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
 const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
 
-const create = createRoute({
+const create = createRoute("schemas:write", {
   method: "post",
   path: "/",
   operationId: "createSchema",
@@ -134,7 +135,7 @@ const create = createRoute({
   responses: { 201: schemaResponse("The new schema.", true), ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED") },
 });
 
-const list = createRoute({
+const list = createRoute("schemas:read", {
   method: "get",
   path: "/",
   operationId: "listSchemas",
@@ -154,7 +155,7 @@ const list = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("schemas:read", {
   method: "get",
   path: "/{id}",
   operationId: "getSchema",
@@ -164,7 +165,7 @@ const get = createRoute({
   responses: { 200: schemaResponse("The schema."), ...errorResponses("SCHEMA_NOT_FOUND") },
 });
 
-const update = createRoute({
+const update = createRoute("schemas:write", {
   method: "patch",
   path: "/{id}",
   operationId: "updateSchema",
@@ -175,7 +176,7 @@ const update = createRoute({
   responses: { 200: schemaResponse("The updated schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND") },
 });
 
-const remove = createRoute({
+const remove = createRoute("schemas:write", {
   method: "delete",
   path: "/{id}",
   operationId: "deleteSchema",

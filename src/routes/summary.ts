@@ -1,5 +1,6 @@
 /** GET /v1/summary (decisions.md §9): what the account bills, exact at the request's instant. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
@@ -39,7 +40,7 @@ const SummaryQuerySchema = z
     }
   });
 
-const summary = createRoute({
+const summary = createRoute("billing:read", {
   method: "get",
   path: "/",
   operationId: "getSummary",

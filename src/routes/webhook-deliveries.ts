@@ -2,7 +2,8 @@
  * An endpoint's delivery log (`GET /v1/webhook_endpoints/{id}/deliveries`) and test sends
  * (`POST /v1/webhook_endpoints/{id}/test`), decisions.md §8.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { uuidv7 } from "uuidv7";
 import { signingSecrets } from "../db/webhooks";
 import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-deliveries";
@@ -76,7 +77,7 @@ function attemptView(row: AttemptRow) {
   };
 }
 
-const deliveries = createRoute({
+const deliveries = createRoute("webhooks:read", {
   method: "get",
   path: "/{id}/deliveries",
   operationId: "listWebhookDeliveries",
@@ -97,7 +98,7 @@ const deliveries = createRoute({
   },
 });
 
-const test = createRoute({
+const test = createRoute("webhooks:write", {
   method: "post",
   path: "/{id}/test",
   operationId: "testWebhookEndpoint",

@@ -2,7 +2,8 @@
  * /v1/webhook_endpoints (decisions.md §8): where the account's notifications are delivered. Their
  * delivery log and test sends are in webhook-deliveries.ts.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
+import { createRoute } from "./route";
 import { uuidv7 } from "uuidv7";
 import { ApiError } from "../errors";
 import * as db from "../db/webhooks";
@@ -86,7 +87,7 @@ function checkUrl(env: Env, url: string | undefined) {
   if (problem) throw validationError([{ path: "url", message: problem }]);
 }
 
-const create = createRoute({
+const create = createRoute("webhooks:write", {
   method: "post",
   path: "/",
   operationId: "createWebhookEndpoint",
@@ -100,7 +101,7 @@ const create = createRoute({
   },
 });
 
-const list = createRoute({
+const list = createRoute("webhooks:read", {
   method: "get",
   path: "/",
   operationId: "listWebhookEndpoints",
@@ -112,7 +113,7 @@ const list = createRoute({
   },
 });
 
-const get = createRoute({
+const get = createRoute("webhooks:read", {
   method: "get",
   path: "/{id}",
   operationId: "getWebhookEndpoint",
@@ -122,7 +123,7 @@ const get = createRoute({
   responses: { 200: endpointResponse("The endpoint."), ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 
-const update = createRoute({
+const update = createRoute("webhooks:write", {
   method: "patch",
   path: "/{id}",
   operationId: "updateWebhookEndpoint",
@@ -132,7 +133,7 @@ const update = createRoute({
   responses: { 200: endpointResponse("The endpoint as changed."), ...errorResponses(...BODY_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 
-const remove = createRoute({
+const remove = createRoute("webhooks:write", {
   method: "delete",
   path: "/{id}",
   operationId: "deleteWebhookEndpoint",
@@ -143,7 +144,7 @@ const remove = createRoute({
   responses: { 204: { description: "Deleted.", headers: endpointResponse("").headers }, ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
 });
 
-const rotate = createRoute({
+const rotate = createRoute("webhooks:write", {
   method: "post",
   path: "/{id}/rotate_secret",
   operationId: "rotateWebhookEndpointSecret",

@@ -73,6 +73,42 @@ describe("the TypeScript client", () => {
     expect(attempt).toMatchObject({ type: "webhook.test", status: "failed", response_status: null });
   });
 
+  it("manages API keys, and surfaces a missing permission as PERMISSION_DENIED", async () => {
+    const sent: { method: string; key: string | null }[] = [];
+    const client = await clientFor((input, init) => {
+      const request = new Request(input, init);
+      sent.push({ method: request.method, key: request.headers.get("Idempotency-Key") });
+      return worker(request);
+    });
+    const key = await client.apiKeys.create({ name: "events only", permissions: ["events:write"] });
+    expect(key.secret).toMatch(/^cct_/);
+    const restricted = createCandidateContractClient({ baseUrl: BASE, token: key.secret, fetch: worker });
+    const denied = (await restricted.summary().catch((error: unknown) => error)) as CandidateContractError;
+    expect(denied).toBeInstanceOf(CandidateContractError);
+    expect(denied).toMatchObject({ code: "PERMISSION_DENIED", status: 403, message: "This API key lacks `billing:read`, which GET /v1/summary needs." });
+    expect((await client.apiKeys.rename(key.id, "checkout")).name).toBe("checkout");
+    const rolled = await client.apiKeys.roll(key.id, { expiresIn: 60 });
+    expect(rolled).toMatchObject({ name: "checkout", permissions: ["events:write"] });
+    expect((await client.apiKeys.revoke(rolled.id)).status).toBe("revoked");
+    expect((await client.apiKeys.get(key.id)).expires_at).not.toBeNull();
+    const active = [];
+    for await (const each of client.apiKeys.list({ status: "active", limit: 1 })) active.push(each.id);
+    expect(active).toHaveLength(2); // the account's first key and the rolled one, until it expires
+    // The key POSTs go without an Idempotency-Key (the service refuses one there).
+    expect(sent.filter((r) => r.method === "POST").map((r) => r.key)).toEqual([null, null, null]);
+  });
+
+  it("does not retry a key POST after a 5xx: a second attempt could make a second key", async () => {
+    let attempts = 0;
+    const client = await clientFor(async (input, init) => {
+      attempts++;
+      await worker(input, init);
+      return new Response("{}", { status: 502 });
+    });
+    await expect(client.apiKeys.create({ name: "once" })).rejects.toMatchObject({ status: 502 });
+    expect(attempts).toBe(1);
+  });
+
   it("throws one typed error with the API's code, details and request id", async () => {
     const client = await clientFor();
     const missing = await client.candidates.get("no-such-alias-1").catch((error: unknown) => error);

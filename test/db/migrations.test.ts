@@ -6,8 +6,21 @@ import { describe, expect, it } from "vitest";
 import { applyD1Migrations, createExecutionContext, env } from "cloudflare:test";
 import worker from "../../src/index";
 import { insertAccountWithToken } from "../../src/db/accounts";
+import { mintToken } from "../../src/tokens";
+import { PERMISSIONS } from "../../src/permissions";
 
 const db = () => env.LEGACY_DB;
+
+/** An account and its token as the code of before API keys wrote them (0001's columns). */
+async function legacyAccount(name: string) {
+  const [id, tokenId] = [crypto.randomUUID(), crypto.randomUUID()];
+  const { token, hash, prefix } = await mintToken();
+  await db().batch([
+    db().prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, 0)`).bind(id, name),
+    db().prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, 0)`).bind(tokenId, id, hash, prefix),
+  ]);
+  return { id, tokenId, token, prefix };
+}
 
 describe("a database from before notifications and billing", () => {
   it("migrates, keeps its rows, and bills them exactly", async () => {
@@ -16,7 +29,7 @@ describe("a database from before notifications and billing", () => {
     expect(before.map((m) => m.name)).toEqual(["0001_initial.sql", "0002_idempotency_keys.sql", "0003_status_filter_on_index.sql"]);
     await applyD1Migrations(db(), before);
 
-    const account = await insertAccountWithToken(db(), "legacy");
+    const account = await legacyAccount("legacy");
     const now = Date.now();
     const insert = db().prepare(
       `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status, version)
@@ -94,6 +107,16 @@ describe("a database from before notifications and billing", () => {
       createExecutionContext(),
     );
     expect(await schemas.json()).toMatchObject({ data: [{ id: schemaId, name: null, contract: { price: 1 } }], next_cursor: null });
+    // Its token is now a full-access key that never expires, named and shown by what was kept of it.
+    const keys = await worker.fetch(
+      new Request("https://api.test/v1/api_keys", { headers: { Authorization: `Bearer ${account.token}` } }),
+      { ...env, DB: db() },
+      createExecutionContext(),
+    );
+    expect(await keys.json()).toMatchObject({
+      data: [{ id: account.tokenId, name: "Key created 1970-01-01", redacted: `${account.prefix}…`, permissions: [...PERMISSIONS], expires_at: null, status: "active" }],
+      next_cursor: null,
+    });
   });
 
   it("takes index writes from the Worker of before (no price parts) while a deploy rolls out", async () => {

@@ -2,11 +2,18 @@
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
-import { insertAccountWithToken, type NewAccount } from "../../src/db/accounts";
+import { insertAccountWithToken, insertKey, type KeyOptions, type NewAccount } from "../../src/db/accounts";
 
 export type TestAccount = NewAccount;
 
-export const createAccount = (name = "test"): Promise<TestAccount> => insertAccountWithToken(env.DB, name);
+/** A new account and its first key: full access unless `key` says otherwise. */
+export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now(), key);
+
+/** Another key of the account (full access unless `options` say otherwise), as the account itself. */
+export async function addKey(account: TestAccount, options: KeyOptions = {}): Promise<TestAccount> {
+  const key = await insertKey(env.DB, account.id, options);
+  return { id: account.id, tokenId: key.id, token: key.token };
+}
 
 export interface ApiResponse<T = any> {
   status: number;

@@ -13,10 +13,15 @@ export interface paths {
         /**
          * List schemas, newest first
          * @description Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.
+         *
+         *     Needs the `schemas:read` permission (or its `write`).
          */
         get: operations["listSchemas"];
         put?: never;
-        /** Create a schema */
+        /**
+         * Create a schema
+         * @description Needs the `schemas:write` permission.
+         */
         post: operations["createSchema"];
         delete?: never;
         options?: never;
@@ -31,13 +36,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a schema */
+        /**
+         * Get a schema
+         * @description Needs the `schemas:read` permission (or its `write`).
+         */
         get: operations["getSchema"];
         put?: never;
         post?: never;
         /**
          * Delete a schema (extension)
          * @description Existing candidates keep the contract they were created with.
+         *
+         *     Needs the `schemas:write` permission.
          */
         delete: operations["deleteSchema"];
         options?: never;
@@ -45,6 +55,8 @@ export interface paths {
         /**
          * Change a schema's contract or name (extension)
          * @description Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.
+         *
+         *     Needs the `schemas:write` permission.
          */
         patch: operations["updateSchema"];
         trace?: never;
@@ -59,6 +71,8 @@ export interface paths {
         /**
          * Export candidates as CSV (extension)
          * @description Every candidate the filters select (the list's filters, without paging), newest first, exact at the instant of the request: RFC 4180 CSV in UTF-8 with a header row. `price` is written in plain decimal notation, exactly as stored; `metadata` as JSON. Streamed, so a large export starts at once.
+         *
+         *     Needs the `candidates:read` permission (or its `write`).
          */
         get: operations["exportCandidates"];
         put?: never;
@@ -76,10 +90,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List candidates, newest first */
+        /**
+         * List candidates, newest first
+         * @description Needs the `candidates:read` permission (or its `write`).
+         */
         get: operations["listCandidates"];
         put?: never;
-        /** Create a candidate */
+        /**
+         * Create a candidate
+         * @description Needs the `candidates:write` permission.
+         */
         post: operations["createCandidate"];
         delete?: never;
         options?: never;
@@ -94,7 +114,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a candidate with its events */
+        /**
+         * Get a candidate with its events
+         * @description Needs the `candidates:read` permission (or its `write`).
+         */
         get: operations["getCandidate"];
         put?: never;
         post?: never;
@@ -104,6 +127,8 @@ export interface paths {
         /**
          * Change a candidate's metadata (extension)
          * @description Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `""` is removed.
+         *
+         *     Needs the `candidates:write` permission.
          */
         patch: operations["updateCandidate"];
         trace?: never;
@@ -120,6 +145,8 @@ export interface paths {
         /**
          * Make a candidate final now: void, confirm, or end its review (extension)
          * @description The candidate takes `outcome` now, for good. From `PENDING` this ends the review early; from `OPEN` it voids the candidate (`FAILED`) or confirms it without review (`CONFIRMED`), and its activity window ends now. One notification, with cause `resolved`. A candidate already `CONFIRMED` or `FAILED` is 409 `INVALID_STATE`.
+         *
+         *     Needs the `candidates:write` permission.
          */
         post: operations["resolveCandidate"];
         delete?: never;
@@ -140,6 +167,8 @@ export interface paths {
         /**
          * Submit an event
          * @description The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.
+         *
+         *     Needs the `events:write` permission.
          */
         post: operations["submitEvent"];
         delete?: never;
@@ -160,6 +189,8 @@ export interface paths {
         /**
          * Submit up to 100 events (extension)
          * @description Each item is handled as `POST /v1/events` would handle it, and answered in the same order. Items for one alias are applied in batch order; items for different aliases concurrently. One item's failure never affects another's; an invalid item refuses the whole batch (400, nothing recorded). Counts as one request against the rate limit.
+         *
+         *     Needs the `events:write` permission.
          */
         post: operations["submitEventBatch"];
         delete?: never;
@@ -175,12 +206,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints, newest first (extension) */
+        /**
+         * List webhook endpoints, newest first (extension)
+         * @description Needs the `webhooks:read` permission (or its `write`).
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook endpoint (extension)
          * @description At most 16 per account. The answer holds the endpoint's signing `secret`, shown only here and at rotation.
+         *
+         *     Needs the `webhooks:write` permission.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -196,18 +232,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint (extension) */
+        /**
+         * Get a webhook endpoint (extension)
+         * @description Needs the `webhooks:read` permission (or its `write`).
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint (extension)
          * @description No delivery is made to it afterwards; its delivery log goes with it.
+         *
+         *     Needs the `webhooks:write` permission.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Change a webhook endpoint (extension) */
+        /**
+         * Change a webhook endpoint (extension)
+         * @description Needs the `webhooks:write` permission.
+         */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -223,6 +267,8 @@ export interface paths {
         /**
          * Rotate a webhook endpoint's secret (extension)
          * @description A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.
+         *
+         *     Needs the `webhooks:write` permission.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -241,6 +287,8 @@ export interface paths {
         /**
          * List an endpoint's delivery attempts, newest first (extension)
          * @description Every attempt to deliver a notification to this endpoint, kept 30 days. An attempt is `pending` from the start of its request until it is answered; a failed one that will be retried says when (`next_attempt_at`). Filter by `notification_id` to follow one notification, or by `status`.
+         *
+         *     Needs the `webhooks:read` permission (or its `write`).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -263,6 +311,8 @@ export interface paths {
         /**
          * Send a signed test event to an endpoint (extension)
          * @description Sends `{ id, type: "webhook.test", timestamp, data: { webhook_endpoint_id } }`, signed like every delivery with the endpoint's secret(s), now, once, also to a disabled endpoint, and answers what the request got. It is not a notification: not in the feed, not retried, not in the delivery log, and it changes nothing about the endpoint. No body is needed.
+         *
+         *     Needs the `webhooks:write` permission.
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -281,6 +331,8 @@ export interface paths {
         /**
          * Read the notifications feed, oldest first (extension)
          * @description Every notification of the account in the order recorded, kept 30 days. Tailing it with `after` set to the last id seen gives every notification exactly once.
+         *
+         *     Needs the `notifications:read` permission (or its `write`).
          */
         get: operations["listNotifications"];
         put?: never;
@@ -298,7 +350,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a notification (extension) */
+        /**
+         * Get a notification (extension)
+         * @description Needs the `notifications:read` permission (or its `write`).
+         */
         get: operations["getNotification"];
         put?: never;
         post?: never;
@@ -320,6 +375,8 @@ export interface paths {
         /**
          * Deliver a notification once more to an endpoint (extension)
          * @description One more delivery, now, to an enabled endpoint of the account, whatever types it takes.
+         *
+         *     Needs the `webhooks:write` permission.
          */
         post: operations["resendNotification"];
         delete?: never;
@@ -338,10 +395,108 @@ export interface paths {
         /**
          * What the account bills, exact now (extension)
          * @description Per status: how many candidates are in it now with `status_since` in the range, and the exact decimal sum of their prices. `CONFIRMED` with a month's range is that month's bill. With `group_by=customer_uuid`, one summary per customer.
+         *
+         *     Needs the `billing:read` permission (or its `write`).
          */
         get: operations["getSummary"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys, newest first (extension)
+         * @description Newest first, ties broken by id; no secrets. `next_cursor` is the id of the page's last key when more follow, else null.
+         *
+         *     Needs the `api_keys:read` permission (or its `write`).
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (extension)
+         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 keys not revoked per account. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         *
+         *     Needs the `api_keys:write` permission.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api_keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an API key (extension)
+         * @description Needs the `api_keys:read` permission (or its `write`).
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename an API key (extension)
+         * @description Needs the `api_keys:write` permission.
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/v1/api_keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key (extension)
+         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 `INVALID_STATE`). Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         *
+         *     Needs the `api_keys:write` permission.
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api_keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an API key (extension)
+         * @description The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         *
+         *     Needs the `api_keys:write` permission.
+         */
+        post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -430,9 +585,9 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "PERMISSION_DENIED" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
                 message: string;
                 status: number;
                 /** Format: uri */
@@ -693,9 +848,9 @@ export interface components {
             status: 404 | 409 | 500;
             error: {
                 /** @enum {string} */
-                type: "invalid_request_error" | "authentication_error" | "rate_limit_error" | "api_error";
+                type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "PERMISSION_DENIED" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
                 message: string;
                 status: number;
                 /** Format: uri */
@@ -1054,6 +1209,135 @@ export interface components {
             };
             customer_uuid: string;
         };
+        /**
+         * @example {
+         *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+         *       "name": "Checkout events",
+         *       "redacted": "cct_…x9Qk",
+         *       "permissions": [
+         *         "events:write"
+         *       ],
+         *       "created_at": "2026-11-22T09:00:00.000Z",
+         *       "expires_at": null,
+         *       "last_used_at": null,
+         *       "revoked_at": null,
+         *       "status": "active",
+         *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
+         *     }
+         */
+        ApiKeyWithSecret: components["schemas"]["ApiKey"] & {
+            /**
+             * @description The key itself: shown only in this answer. Send it as `Authorization: Bearer <secret>`.
+             * @example cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk
+             */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+         *       "name": "Checkout events",
+         *       "redacted": "cct_…x9Qk",
+         *       "permissions": [
+         *         "events:write"
+         *       ],
+         *       "created_at": "2026-11-22T09:00:00.000Z",
+         *       "expires_at": null,
+         *       "last_used_at": "2026-11-22T10:15:00.000Z",
+         *       "revoked_at": null,
+         *       "status": "active"
+         *     }
+         */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description `cct_…` and the secret's last 4 characters (keys made before names: their first 12 characters and `…`). */
+            redacted: string;
+            /** @description What the key may do; a full-access key lists every permission (and gains any added later). */
+            permissions: ("schemas:read" | "schemas:write" | "candidates:read" | "candidates:write" | "events:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "billing:read" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working; null: never.
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was last used, to the minute: recorded at its first use, then at most once a minute; null: never used.
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the key was revoked; null: it was not.
+             * @example 2026-11-22T01:02:03.456Z
+             */
+            revoked_at: string | null;
+            /**
+             * @description At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`.
+             * @enum {string}
+             */
+            status: "active" | "expired" | "revoked";
+        };
+        /**
+         * @example {
+         *       "name": "Checkout events",
+         *       "permissions": [
+         *         "events:write"
+         *       ],
+         *       "expires_at": "2027-01-01T00:00:00Z"
+         *     }
+         */
+        CreateApiKeyBody: {
+            /**
+             * @description What the key is for.
+             * @example Checkout events
+             */
+            name: string;
+            /** @description `resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds. */
+            permissions?: ("schemas:read" | "schemas:write" | "candidates:read" | "candidates:write" | "events:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "billing:read" | "api_keys:read" | "api_keys:write")[];
+            /**
+             * Format: date-time
+             * @description When the key stops working (exact to the millisecond); null or left out: never.
+             */
+            expires_at?: string;
+        };
+        /**
+         * @example {
+         *       "name": "Checkout events (EU)"
+         *     }
+         */
+        UpdateApiKeyBody: {
+            /**
+             * @description What the key is for.
+             * @example Checkout events
+             */
+            name: string;
+        };
+        /**
+         * @description Empty, or left out, to end the old key now.
+         * @example {
+         *       "expires_in": 3600
+         *     }
+         */
+        RollApiKeyBody: {
+            /**
+             * @description Seconds the old key keeps working (0 to 86,400, to the millisecond; default 0: it stops now).
+             * @example 3600
+             */
+            expires_in?: number;
+        };
+        /**
+         * @description Empty, or left out.
+         * @example {}
+         */
+        RevokeApiKeyBody: Record<string, never>;
     };
     responses: never;
     parameters: never;
@@ -1176,6 +1460,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -1197,6 +1483,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -1354,6 +1667,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -1375,6 +1690,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -1577,6 +1919,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -1598,6 +1942,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -1717,6 +2088,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -1738,6 +2111,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -1920,6 +2320,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -1941,6 +2343,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -2164,6 +2593,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -2185,6 +2616,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -2363,6 +2821,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -2384,6 +2844,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -2549,6 +3036,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -2570,6 +3059,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -2863,6 +3379,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -2884,6 +3402,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -3074,6 +3619,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -3095,6 +3642,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -3343,6 +3917,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -3364,6 +3940,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -3403,7 +4006,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
              */
             409: {
                 headers: {
@@ -3658,6 +4261,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -3679,6 +4284,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -3987,6 +4619,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4008,6 +4642,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -4206,6 +4867,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4227,6 +4890,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -4379,6 +5069,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4400,6 +5092,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -4596,6 +5315,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4617,6 +5338,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -4736,6 +5484,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4757,6 +5507,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -4933,6 +5710,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -4954,6 +5733,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -5189,6 +5995,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -5210,6 +6018,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -5494,6 +6329,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -5515,6 +6352,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -5693,6 +6557,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -5714,6 +6580,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -6007,6 +6900,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -6028,6 +6923,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -6161,6 +7083,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -6182,6 +7106,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -6361,6 +7312,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -6382,6 +7335,33 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }
@@ -6425,7 +7405,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
              */
             409: {
                 headers: {
@@ -6670,6 +7650,8 @@ export interface operations {
              * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              */
             401: {
                 headers: {
@@ -6691,6 +7673,1578 @@ export interface operations {
                      *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description The `next_cursor` of the previous page. */
+                after?: string;
+                limit?: number;
+                /** @description Only keys with this status now. */
+                status?: "active" | "expired" | "revoked";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys; pass `next_cursor` as `after` for the next one. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *           "name": "Checkout events",
+                     *           "redacted": "cct_…x9Qk",
+                     *           "permissions": [
+                     *             "events:write"
+                     *           ],
+                     *           "created_at": "2026-11-22T09:00:00.000Z",
+                     *           "expires_at": null,
+                     *           "last_used_at": "2026-11-22T10:15:00.000Z",
+                     *           "revoked_at": null,
+                     *           "status": "active"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKey"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *       "name": "Checkout events",
+                     *       "redacted": "cct_…x9Qk",
+                     *       "permissions": [
+                     *         "events:write"
+                     *       ],
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "last_used_at": null,
+                     *       "revoked_at": null,
+                     *       "status": "active",
+                     *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "API_KEY_LIMIT_REACHED",
+                     *         "message": "The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created.",
+                     *         "status": 409,
+                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_LIMIT_REACHED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, without its secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *       "name": "Checkout events",
+                     *       "redacted": "cct_…x9Qk",
+                     *       "permissions": [
+                     *         "events:write"
+                     *       ],
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "last_used_at": "2026-11-22T10:15:00.000Z",
+                     *       "revoked_at": null,
+                     *       "status": "active"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_NOT_FOUND`: The API key id matches no key of your account: it is wrong or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "API_KEY_NOT_FOUND",
+                     *         "message": "The API key id matches no key of your account: it is wrong or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The key as renamed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *       "name": "Checkout events",
+                     *       "redacted": "cct_…x9Qk",
+                     *       "permissions": [
+                     *         "events:write"
+                     *       ],
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "last_used_at": "2026-11-22T10:15:00.000Z",
+                     *       "revoked_at": null,
+                     *       "status": "active"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_NOT_FOUND`: The API key id matches no key of your account: it is wrong or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "API_KEY_NOT_FOUND",
+                     *         "message": "The API key id matches no key of your account: it is wrong or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The new key, with its secret. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *       "name": "Checkout events",
+                     *       "redacted": "cct_…x9Qk",
+                     *       "permissions": [
+                     *         "events:write"
+                     *       ],
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "last_used_at": null,
+                     *       "revoked_at": null,
+                     *       "status": "active",
+                     *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyWithSecret"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_NOT_FOUND`: The API key id matches no key of your account: it is wrong or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "API_KEY_NOT_FOUND",
+                     *         "message": "The API key id matches no key of your account: it is wrong or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
+             *
+             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "INVALID_STATE",
+                     *         "message": "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.",
+                     *         "status": 409,
+                     *         "doc_url": "https://api.example.com/docs/errors/INVALID_STATE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "rate_limit_error",
+                     *         "code": "RATE_LIMITED",
+                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "status": 429,
+                     *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: The service failed unexpectedly. Nothing is known to have been changed, but it may have been. */
+            500: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "api_error",
+                     *         "code": "INTERNAL_ERROR",
+                     *         "message": "The service failed unexpectedly. Nothing is known to have been changed, but it may have been.",
+                     *         "status": 500,
+                     *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RevokeApiKeyBody"];
+            };
+        };
+        responses: {
+            /** @description The key, revoked. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+                     *       "name": "Checkout events",
+                     *       "redacted": "cct_…x9Qk",
+                     *       "permissions": [
+                     *         "events:write"
+                     *       ],
+                     *       "created_at": "2026-11-22T09:00:00.000Z",
+                     *       "expires_at": null,
+                     *       "last_used_at": "2026-11-22T10:15:00.000Z",
+                     *       "revoked_at": null,
+                     *       "status": "active"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /**
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             *
+             *     `INVALID_JSON`: The request body is not valid JSON.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             *
+             *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
+             *
+             *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "authentication_error",
+                     *         "code": "MISSING_API_TOKEN",
+                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "status": 401,
+                     *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "permission_error",
+                     *         "code": "PERMISSION_DENIED",
+                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "status": 403,
+                     *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_NOT_FOUND`: The API key id matches no key of your account: it is wrong or belongs to another account. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "API_KEY_NOT_FOUND",
+                     *         "message": "The API key id matches no key of your account: it is wrong or belongs to another account.",
+                     *         "status": 404,
+                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`. */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "PAYLOAD_TOO_LARGE",
+                     *         "message": "The request body is larger than the endpoint allows: 64 KiB, or 1 MiB for `POST /v1/events/batch`.",
+                     *         "status": 413,
+                     *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "status": 415,
+                     *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }

@@ -10,15 +10,19 @@
  * - 429, and 409 IDEMPOTENCY_KEY_IN_USE (an earlier attempt still holds the key), wait for
  *   `Retry-After`; 5xx, network errors and attempts that do not answer in time (`timeoutMs`) retry
  *   with exponential backoff and jitter; a call aborted by its `signal` stops with the signal's reason;
- * - every other error is one `CandidateContractError` with the API's `code`, `details` and `request_id`;
+ * - every other error is one `CandidateContractError` with the API's `code`, `details` and `request_id`
+ *   (a key without the permission a call needs: `PERMISSION_DENIED`, its message naming the permission);
+ * - the API keys calls (`apiKeys`), whose POSTs take no Idempotency-Key and so are retried only after a 429;
  * - list helpers iterate every page;
  * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import type { components, paths } from "./generated.ts";
+import { apiKeysClient, withoutIdempotencyKey } from "./api-keys.ts";
 
 export type { components, paths };
+export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, ListApiKeysQuery, Permission } from "./api-keys.ts";
 type Schemas = components["schemas"];
 export type Contract = Schemas["Contract"];
 export type Schema = Schemas["Schema"];
@@ -94,9 +98,15 @@ function retryAfterMs(response: Response): number | null {
   return Number.isNaN(ms) ? null : Math.max(0, ms);
 }
 
-/** Whether an answer may differ later: 429, 5xx, and 409 while an earlier attempt holds the key. */
-async function isTransient(response: Response): Promise<boolean> {
-  if (response.status === 429 || response.status >= 500) return true;
+/**
+ * Whether an answer may differ later: 429, 5xx, and 409 while an earlier attempt holds the key. A
+ * POST without an Idempotency-Key is retried only after a 429, which did nothing: a retry after
+ * anything else could do it twice.
+ */
+async function isTransient(request: Request, response: Response): Promise<boolean> {
+  if (response.status === 429) return true;
+  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return false;
+  if (response.status >= 500) return true;
   if (response.status !== 409) return false;
   const body = (await response
     .clone()
@@ -124,7 +134,7 @@ function retryingFetch(options: ClientOptions): typeof fetch {
         response = answer.body === null ? answer : new Response(await answer.arrayBuffer(), answer);
       } catch (error) {
         if (request.signal.aborted) throw request.signal.reason;
-        if (last) {
+        if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {
           const key = request.headers.get("Idempotency-Key");
           const why = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (error as Error).message;
           throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${why}`, 0, [], null, null, key);
@@ -132,7 +142,7 @@ function retryingFetch(options: ClientOptions): typeof fetch {
         await sleep(backoff, request.signal);
         continue;
       }
-      if (last || !(await isTransient(response))) return response;
+      if (last || !(await isTransient(request, response))) return response;
       const wait = retryAfterMs(response) ?? backoff;
       if (wait > maxRetryAfterMs) return response;
       await response.body?.cancel();
@@ -141,10 +151,10 @@ function retryingFetch(options: ClientOptions): typeof fetch {
   };
 }
 
-/** Every POST gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
+/** Every POST that takes one gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
 const withIdempotencyKey: Middleware = {
   onRequest({ request }) {
-    if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", crypto.randomUUID());
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key") && !withoutIdempotencyKey(request.url)) request.headers.set("Idempotency-Key", crypto.randomUUID());
     return request;
   },
 };
@@ -275,6 +285,7 @@ export function createCandidateContractClient(options: ClientOptions) {
       test: async (id: string, options: CallOptions = {}) =>
         data(await api.POST("/v1/webhook_endpoints/{id}/test", { params: { path: { id } }, ...init(options) })),
     },
+    apiKeys: apiKeysClient(api, paginate, data, init),
   };
 }
 

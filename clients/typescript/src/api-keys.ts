@@ -1,0 +1,47 @@
+/**
+ * The API keys part of the client (`client.apiKeys`). Their POSTs carry no Idempotency-Key (the
+ * service refuses one: their answers hold a secret it does not keep), so they are not retried
+ * after an answer that may have been lost: list the keys, and revoke any whose secret you lack.
+ */
+import type { Client } from "openapi-fetch";
+import type { components, paths } from "./generated.ts";
+
+export type ApiKey = components["schemas"]["ApiKey"];
+export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
+export type Permission = ApiKey["permissions"][number];
+export type CreateApiKeyBody = paths["/v1/api_keys"]["post"]["requestBody"]["content"]["application/json"];
+export type ListApiKeysQuery = NonNullable<paths["/v1/api_keys"]["get"]["parameters"]["query"]>;
+
+/** The paths whose POSTs take no Idempotency-Key. */
+export const withoutIdempotencyKey = (url: string) => /\/v1\/api_keys(\/|$)/.test(new URL(url).pathname);
+
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export function apiKeysClient(
+  api: Client<paths>,
+  paginate: <T>(page: (after: string | undefined) => Promise<Page<T>>) => AsyncGenerator<T>,
+  data: <T>(result: { data?: T }) => T,
+  init: (options: { signal?: AbortSignal }) => { signal?: AbortSignal },
+) {
+  const path = (id: string) => ({ params: { path: { id } } });
+  return {
+    /** A new key; its `secret` is in this answer only. Without `permissions`: full access. */
+    create: async (body: CreateApiKeyBody, options: { signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
+      data(await api.POST("/v1/api_keys", { body, ...init(options) })),
+    /** Every key of the account (optionally of one status), newest first, across pages. */
+    list: (query: Omit<ListApiKeysQuery, "after"> = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<ApiKey> =>
+      paginate((after) => api.GET("/v1/api_keys", { params: { query: { ...query, after } }, ...init(options) }).then(data)),
+    get: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> => data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),
+    rename: async (id: string, name: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+      data(await api.PATCH("/v1/api_keys/{id}", { ...path(id), body: { name }, ...init(options) })),
+    /** A new key in its place (its `secret` in this answer only); the old one works `expiresIn` seconds more (default 0). */
+    roll: async (id: string, options: { expiresIn?: number; signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
+      data(await api.POST("/v1/api_keys/{id}/roll", { ...path(id), body: options.expiresIn === undefined ? {} : { expires_in: options.expiresIn }, ...init(options) })),
+    /** Ends the key for good (within 10 seconds everywhere); revoking a revoked key changes nothing. */
+    revoke: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+      data(await api.POST("/v1/api_keys/{id}/revoke", { ...path(id), body: {}, ...init(options) })),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * What an API key may do (decisions.md §5): a list of `resource:level`, where `write` includes
+ * `read`. A key stored without a list (NULL) has full access: every permission, including any
+ * added later.
+ */
+
+/** Every permission, in the order the API lists them. */
+export const PERMISSIONS = [
+  "schemas:read",
+  "schemas:write",
+  "candidates:read",
+  "candidates:write",
+  "events:write",
+  "webhooks:read",
+  "webhooks:write",
+  "notifications:read",
+  "billing:read",
+  "api_keys:read",
+  "api_keys:write",
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** What a key may do, with `write` already expanded to its `read`, so a check is one lookup. */
+export interface Grant {
+  /** Null for full access. */
+  readonly listed: readonly Permission[] | null;
+  readonly allows: ReadonlySet<Permission>;
+}
+
+const isPermission = (text: string): text is Permission => (PERMISSIONS as readonly string[]).includes(text);
+
+/** The `read` a `write` includes. */
+const readOf = (permission: Permission): Permission | null => {
+  const read = permission.replace(/:write$/, ":read");
+  return read !== permission && isPermission(read) ? read : null;
+};
+
+export const FULL_ACCESS: Grant = { listed: null, allows: new Set(PERMISSIONS) };
+
+export function grantOf(listed: readonly Permission[] | null): Grant {
+  if (listed === null) return FULL_ACCESS;
+  const allows = new Set<Permission>();
+  for (const permission of listed) {
+    allows.add(permission);
+    const read = readOf(permission);
+    if (read) allows.add(read);
+  }
+  return { listed, allows };
+}
+
+/** A key's stored `permissions` column (JSON text, or NULL): its grant. Unknown entries grant nothing. */
+export const grantOfStored = (stored: string | null): Grant =>
+  grantOf(stored === null ? null : (JSON.parse(stored) as string[]).filter(isPermission));
+
+/** What a key view shows: its list, or every permission for full access. */
+export const listedPermissions = (grant: Grant): Permission[] => [...(grant.listed ?? PERMISSIONS)];
+
+/** Permissions in the API's order, as stored. */
+export const inOrder = (permissions: readonly Permission[]) => PERMISSIONS.filter((p) => permissions.includes(p));
+
+/**
+ * The first permission `wanted` (null: full access) has that `holder` lacks; for full access
+ * asked by a restricted key that lacks none, the sentence says why it is refused anyway. Null
+ * when the holder may give it: a key never makes a key that can do more than itself.
+ */
+export function escalation(holder: Grant, wanted: readonly Permission[] | null): string | null {
+  if (holder.listed === null) return null;
+  const missing = (wanted ?? PERMISSIONS).find((p) => !holder.allows.has(p));
+  if (missing) return `This API key lacks \`${missing}\`, so it cannot give it to a key.`;
+  if (wanted === null) return "Only a full-access key can make a full-access key (one without `permissions`); list the permissions the key needs.";
+  return null;
+}

@@ -1,0 +1,152 @@
+/** The shapes of /v1/api_keys (decisions.md §5): the key as the API shows it, bodies and queries. */
+import { z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../errors";
+import type { KeyRow, KeyStatus } from "../db/tokens";
+import { grantOfStored, listedPermissions, PERMISSIONS } from "../permissions";
+import { TOKEN_PREFIX } from "../tokens";
+import { validationError } from "../validation";
+import type { AppEnv } from "../app-env";
+import { DefaultPageLimitSchema, timestamp } from "./models";
+
+export const MAX_KEY_NAME = 100;
+export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
+const STATUSES = ["active", "expired", "revoked"] as const satisfies readonly KeyStatus[];
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const keyStatus = (row: KeyRow, now: number): KeyStatus =>
+  row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active";
+
+/** A key as the API shows it at `now`; never its secret. */
+export const keyView = (row: KeyRow, now: number) => ({
+  id: row.id,
+  name: row.name,
+  // Keys from before 0010 kept only their first characters.
+  redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
+  permissions: listedPermissions(grantOfStored(row.permissions)),
+  created_at: iso(row.created_at)!,
+  expires_at: iso(row.expires_at),
+  last_used_at: iso(row.last_used_at),
+  revoked_at: iso(row.revoked_at),
+  status: keyStatus(row, now),
+});
+
+export const apiKeyExample = {
+  id: "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",
+  name: "Checkout events",
+  redacted: "cct_…x9Qk",
+  permissions: ["events:write"],
+  created_at: "2026-11-22T09:00:00.000Z",
+  expires_at: null,
+  last_used_at: "2026-11-22T10:15:00.000Z",
+  revoked_at: null,
+  status: "active",
+};
+const secretExample = "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk";
+export const apiKeyWithSecretExample = { ...apiKeyExample, last_used_at: null, secret: secretExample };
+
+const PermissionSchema = z.enum(PERMISSIONS, {
+  error: (issue) => `must be one of ${PERMISSIONS.join(", ")}; received ${JSON.stringify(issue.input)}`,
+});
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string().uuid(),
+    name: z.string(),
+    redacted: z.string().openapi({ description: "`cct_…` and the secret's last 4 characters (keys made before names: their first 12 characters and `…`)." }),
+    permissions: z.array(PermissionSchema).openapi({ description: "What the key may do; a full-access key lists every permission (and gains any added later)." }),
+    created_at: timestamp("When the key was created."),
+    expires_at: timestamp("When the key stops working; null: never.").nullable(),
+    last_used_at: timestamp("When the key was last used, to the minute: recorded at its first use, then at most once a minute; null: never used.").nullable(),
+    revoked_at: timestamp("When the key was revoked; null: it was not.").nullable(),
+    status: z.enum(STATUSES).openapi({ description: "At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`." }),
+  })
+  .openapi("ApiKey", { example: apiKeyExample });
+
+export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
+  secret: z.string().openapi({ description: "The key itself: shown only in this answer. Send it as `Authorization: Bearer <secret>`.", example: secretExample }),
+}).openapi("ApiKeyWithSecret", { example: apiKeyWithSecretExample });
+
+/** 1 to 100 characters, counted as Unicode code points (as JSON Schema's `maxLength` counts them). */
+const NameSchema = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? "is required" : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
+  })
+  .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
+  .refine((name) => [...name].length <= MAX_KEY_NAME, {
+    error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${[...(issue.input as string)].length}`,
+  })
+  .openapi({ minLength: 1, maxLength: MAX_KEY_NAME, description: "What the key is for.", example: apiKeyExample.name });
+
+const PermissionsSchema = z
+  .array(PermissionSchema, { error: "must be an array of permissions, like [\"events:write\"]" })
+  .min(1, { error: "must list at least one permission; leave `permissions` out for a full-access key" })
+  .superRefine((permissions, ctx) => {
+    permissions.forEach((permission, i) => {
+      if (permissions.indexOf(permission) < i) ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
+    });
+  })
+  .openapi({ description: "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds." });
+
+/** An instant after the request's: epoch ms. */
+const FutureInstantSchema = z
+  .string({ error: "must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z, or null" })
+  .refine((text) => z.iso.datetime({ offset: true }).safeParse(text).success && !Number.isNaN(Date.parse(text)), {
+    error: (issue) => `must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z; received ${JSON.stringify(issue.input)}`,
+  })
+  .transform((text) => Date.parse(text))
+  .refine((ms) => ms > Date.now(), { error: "must be in the future: a key cannot be made already expired" })
+  .openapi({ type: "string", format: "date-time" });
+
+export const CreateKeyBody = z
+  .strictObject({
+    name: NameSchema,
+    permissions: PermissionsSchema.optional(),
+    expires_at: FutureInstantSchema.nullable().optional().openapi({ description: "When the key stops working (exact to the millisecond); null or left out: never." }),
+  })
+  .openapi("CreateApiKeyBody", { example: { name: "Checkout events", permissions: ["events:write"], expires_at: "2027-01-01T00:00:00Z" } });
+
+export const UpdateKeyBody = z.strictObject({ name: NameSchema }).openapi("UpdateApiKeyBody", { example: { name: "Checkout events (EU)" } });
+
+export const RollKeyBody = z
+  .strictObject({
+    expires_in: z
+      .number({ error: "must be a number of seconds from 0 to 86400" })
+      .min(0, { error: "must be a number of seconds from 0 to 86400" })
+      .max(MAX_ROLL_OVERLAP_SECONDS, { error: "must be at most 86400 seconds (24 hours)" })
+      .optional()
+      .openapi({ description: "Seconds the old key keeps working (0 to 86,400, to the millisecond; default 0: it stops now).", example: 3600 }),
+  })
+  .openapi("RollApiKeyBody", { description: "Empty, or left out, to end the old key now.", example: { expires_in: 3600 } });
+
+export const ListKeysQuery = z.strictObject({
+  after: z.string().optional().openapi({ description: "The `next_cursor` of the previous page.", example: apiKeyExample.id }),
+  limit: DefaultPageLimitSchema,
+  status: z.enum(STATUSES).optional().openapi({ description: "Only keys with this status now.", example: "active" }),
+});
+
+export const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: apiKeyExample.id }) });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isKeyId = (id: string) => UUID.test(id);
+
+export const keyNotFound = (id: string) => new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
+
+/**
+ * The key POSTs take no Idempotency-Key: replaying an answer would mean keeping the secret it
+ * shows, which is stored only as a hash. Refused rather than ignored, so no caller retries in the
+ * belief that it is safe.
+ */
+export const noIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.req.header("Idempotency-Key") !== undefined) {
+    throw validationError([
+      {
+        path: "Idempotency-Key",
+        message: "is not taken by API key calls: their answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
+      },
+    ]);
+  }
+  await next();
+});

@@ -1,0 +1,199 @@
+/**
+ * /v1/api_keys (decisions.md §5): the account's API keys. Secrets are shown once (create, roll)
+ * and stored only as their SHA-256; a key never makes a key that may do more than itself.
+ */
+import { z } from "@hono/zod-openapi";
+import { uuidv7 } from "uuidv7";
+import { ApiError } from "../errors";
+import { forgetKey } from "../auth";
+import * as db from "../db/tokens";
+import { escalation, grantOfStored, inOrder, type Permission } from "../permissions";
+import { mintToken } from "../tokens";
+import { validationError } from "../validation";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
+import { createRoute } from "./route";
+import {
+  apiKeyExample,
+  apiKeyWithSecretExample,
+  ApiKeySchema,
+  ApiKeyWithSecretSchema,
+  CreateKeyBody,
+  isKeyId,
+  KeyIdParam,
+  keyNotFound,
+  keyStatus,
+  keyView,
+  ListKeysQuery,
+  noIdempotencyKey,
+  RollKeyBody,
+  UpdateKeyBody,
+} from "./api-key-models";
+
+const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
+const secretResponse = (description: string) => jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);
+const NO_IDEMPOTENCY =
+  "Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. " +
+  "After a lost answer, list the keys and revoke any whose secret you did not receive.";
+
+/** A JSON body and the refusal of Idempotency-Key, for the key POSTs. */
+const keyPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> = {}) => {
+  const { middleware, request } = withJsonBody(schema, options);
+  return { middleware: [noIdempotencyKey, ...middleware], request };
+};
+
+const create = createRoute("api_keys:write", {
+  method: "post",
+  path: "/",
+  operationId: "createApiKey",
+  tags: ["API keys"],
+  summary: "Create an API key (extension)",
+  description:
+    "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
+    `given permissions the calling key holds (403 naming the first it lacks). At most 100 keys not revoked per account. ${NO_IDEMPOTENCY}`,
+  ...keyPostBody(CreateKeyBody),
+  responses: { 201: secretResponse("The new key, with its secret."), ...errorResponses(...BODY_ERRORS, "API_KEY_LIMIT_REACHED") },
+});
+
+const list = createRoute("api_keys:read", {
+  method: "get",
+  path: "/",
+  operationId: "listApiKeys",
+  tags: ["API keys"],
+  summary: "List API keys, newest first (extension)",
+  description: "Newest first, ties broken by id; no secrets. `next_cursor` is the id of the page's last key when more follow, else null.",
+  request: { query: ListKeysQuery },
+  responses: {
+    200: jsonResponse("A page of keys; pass `next_cursor` as `after` for the next one.", z.object({ data: z.array(ApiKeySchema), next_cursor: z.string().nullable() }), {
+      data: [apiKeyExample],
+      next_cursor: null,
+    }),
+    ...errorResponses("VALIDATION_ERROR"),
+  },
+});
+
+const get = createRoute("api_keys:read", {
+  method: "get",
+  path: "/{id}",
+  operationId: "getApiKey",
+  tags: ["API keys"],
+  summary: "Get an API key (extension)",
+  request: { params: KeyIdParam },
+  responses: { 200: keyResponse("The key, without its secret."), ...errorResponses("API_KEY_NOT_FOUND") },
+});
+
+const update = createRoute("api_keys:write", {
+  method: "patch",
+  path: "/{id}",
+  operationId: "updateApiKey",
+  tags: ["API keys"],
+  summary: "Rename an API key (extension)",
+  ...withJsonBody(UpdateKeyBody, { request: { params: KeyIdParam } }),
+  responses: { 200: keyResponse("The key as renamed."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND") },
+});
+
+const roll = createRoute("api_keys:write", {
+  method: "post",
+  path: "/{id}/roll",
+  operationId: "rollApiKey",
+  tags: ["API keys"],
+  summary: "Roll an API key (extension)",
+  description:
+    "A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working " +
+    "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
+    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). ${NO_IDEMPOTENCY}`,
+  ...keyPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true }),
+  responses: { 201: secretResponse("The new key, with its secret."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND", "INVALID_STATE", "API_KEY_LIMIT_REACHED") },
+});
+
+const revoke = createRoute("api_keys:write", {
+  method: "post",
+  path: "/{id}/revoke",
+  operationId: "revokeApiKey",
+  tags: ["API keys"],
+  summary: "Revoke an API key (extension)",
+  description: `The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. ${NO_IDEMPOTENCY}`,
+  ...keyPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), { request: { params: KeyIdParam }, optional: true }),
+  responses: { 200: keyResponse("The key, revoked."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND") },
+});
+
+/** The account's key with this id, or API_KEY_NOT_FOUND (also for another account's, or a malformed id). */
+async function requireKey(database: D1Database, accountId: string, id: string) {
+  const row = isKeyId(id) ? await db.getKey(database, accountId, id.toLowerCase()) : null;
+  if (!row) throw keyNotFound(id);
+  return row;
+}
+
+function refuseEscalation(holder: Parameters<typeof escalation>[0], wanted: readonly Permission[] | null) {
+  const denied = escalation(holder, wanted);
+  if (denied) throw new ApiError("PERMISSION_DENIED", denied);
+}
+
+function notActive(row: db.KeyRow) {
+  const [status, since] = row.revoked_at !== null ? ["revoked", row.revoked_at] : ["expired", row.expires_at!];
+  return new ApiError(
+    "INVALID_STATE",
+    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${new Date(since).toISOString()}: only an active key can be rolled. Create a new key instead.`,
+  );
+}
+
+const limitReached = () =>
+  new ApiError("API_KEY_LIMIT_REACHED", `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} API keys that are not revoked. Revoke one you no longer use.`);
+
+async function newKey(accountId: string, fields: Pick<db.NewKey, "name" | "permissions" | "expiresAt">, now: number) {
+  const { token, hash, prefix, last4 } = await mintToken();
+  return { token, key: { id: uuidv7(), accountId, hash, prefix, last4, now, ...fields } satisfies db.NewKey };
+}
+
+export const apiKeysRouter = createRouter()
+  .openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const permissions = body.permissions === undefined ? null : inOrder(body.permissions);
+    refuseEscalation(c.var.apiKey.grant, permissions);
+    const now = Date.now();
+    const { token, key } = await newKey(c.var.accountId, { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null }, now);
+    const { meta } = await db.insertKeyStatement(c.env.DB, key).run();
+    if (meta.changes !== 1) throw limitReached();
+    return c.json({ ...keyView(db.newKeyRow(key), now), secret: token }, 201);
+  })
+  .openapi(list, async (c) => {
+    const { after, limit, status } = c.req.valid("query");
+    const now = Date.now();
+    // A malformed cursor names no key: refused like any other, without a query.
+    const rows = after === undefined || isKeyId(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
+    if (!rows) throw validationError([{ path: "after", message: "is not a cursor from this account's key list (the `next_cursor` of a page)" }]);
+    const shown = rows.slice(0, limit);
+    return c.json({ data: shown.map((row) => keyView(row, now)), next_cursor: rows.length > limit ? shown[shown.length - 1].id : null }, 200);
+  })
+  .openapi(get, async (c) => {
+    return c.json(keyView(await requireKey(c.env.DB, c.var.accountId, c.req.valid("param").id), Date.now()), 200);
+  })
+  .openapi(update, async (c) => {
+    const { id } = c.req.valid("param");
+    const row = isKeyId(id) ? await db.renameKey(c.env.DB, c.var.accountId, id.toLowerCase(), c.req.valid("json").name) : null;
+    if (!row) throw keyNotFound(id);
+    return c.json(keyView(row, Date.now()), 200);
+  })
+  .openapi(roll, async (c) => {
+    const { id } = c.req.valid("param");
+    const { expires_in = 0 } = c.req.valid("json");
+    const old = await requireKey(c.env.DB, c.var.accountId, id);
+    const now = Date.now();
+    if (keyStatus(old, now) !== "active") throw notActive(old);
+    refuseEscalation(c.var.apiKey.grant, grantOfStored(old.permissions).listed);
+    const { token, key } = await newKey(c.var.accountId, { name: old.name, permissions: old.permissions, expiresAt: old.expires_at }, now);
+    const rolled = await db.rollKey(c.env.DB, old.id, key, now + Math.round(expires_in * 1000));
+    if (!rolled) {
+      // Revoked, expired or another key made meanwhile: say which.
+      const current = await requireKey(c.env.DB, c.var.accountId, id);
+      throw keyStatus(current, now) !== "active" ? notActive(current) : limitReached();
+    }
+    forgetKey(old.id); // this isolate sees the new expiry at once
+    return c.json({ ...keyView(rolled.made, now), secret: token }, 201);
+  })
+  .openapi(revoke, async (c) => {
+    const { id } = c.req.valid("param");
+    const row = isKeyId(id) ? await db.revokeKey(c.env.DB, c.var.accountId, id.toLowerCase(), Date.now()) : null;
+    if (!row) throw keyNotFound(id);
+    forgetKey(row.id);
+    return c.json(keyView(row, Date.now()), 200);
+  });

@@ -1,0 +1,39 @@
+/**
+ * Every /v1 operation is declared here, with the one permission it needs (decisions.md §5): that
+ * one argument makes the check (middleware that runs before the body is read), the document's
+ * `x-permission`, a sentence in the description and the 403 response. The permission test builds
+ * its requests from the document, so an operation declared any other way fails it.
+ */
+import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../errors";
+import type { Permission } from "../permissions";
+import type { AppEnv } from "../app-env";
+import { errorResponses } from "./models";
+
+/** `GET /v1/schemas/{id}`, as the document and the message name an operation. */
+const operationName = (method: string, routePath: string) =>
+  `${method === "HEAD" ? "GET" : method} ${routePath.replace(/:([^/]+)/g, "{$1}")}`;
+
+export const requirePermission = (permission: Permission) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.var.apiKey.grant.allows.has(permission)) {
+      throw new ApiError("PERMISSION_DENIED", `This API key lacks \`${permission}\`, which ${operationName(c.req.method, c.req.routePath)} needs.`);
+    }
+    await next();
+  });
+
+const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+export function createRoute<P extends string, R extends Omit<RouteConfig, "path"> & { path: P }>(permission: Permission, config: R) {
+  const { 403: denied } = errorResponses("PERMISSION_DENIED");
+  return createOpenApiRoute({
+    ...config,
+    middleware: [requirePermission(permission), ...asList(config.middleware)],
+    description: [config.description, `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`]
+      .filter(Boolean)
+      .join("\n\n"),
+    "x-permission": permission,
+    responses: { ...config.responses, 403: denied },
+  }) as unknown as ReturnType<typeof createOpenApiRoute<P, R>>;
+}

@@ -1,0 +1,165 @@
+/** What a key may do over time: expiry at the instant, rolling, no escalation, last use. */
+import { describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:test";
+import { addKey, client, createAccount } from "../support/api";
+import { iso, useClock } from "../support/clock";
+
+const lastUsed = async (id: string) =>
+  (await env.DB.prepare(`SELECT last_used_at FROM api_tokens WHERE id = ?`).bind(id).first<{ last_used_at: number | null }>())!.last_used_at;
+/** Long enough for a write queued after a response to have landed. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+// The faked clock still moves on in real time between the steps of a test: each step before an
+// instant keeps a margin of MARGIN ms; the step at the instant sets the clock to it exactly.
+const MARGIN = 200;
+
+describe("expiry", () => {
+  it("ends a key exactly at its expires_at, even while the cache holds it", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const created = await client(account).post("/v1/api_keys", { name: "short", expires_at: iso(clock.now() + 5_000) });
+    expect(created.status).toBe(201);
+    const key = { ...account, token: created.body.secret };
+    expect((await client(key).get("/v1/schemas")).status).toBe(200); // now cached
+    const expiresAt = Date.parse(created.body.expires_at);
+    clock.set(expiresAt - MARGIN);
+    expect((await client(key).get("/v1/schemas")).status).toBe(200);
+    clock.set(expiresAt);
+    const res = await client(key).get("/v1/schemas");
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({
+      type: "authentication_error",
+      code: "EXPIRED_API_TOKEN",
+      message: `The API key expired at ${created.body.expires_at}.`,
+    });
+    expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    expect((await client(account).get(`/v1/api_keys/${created.body.id}`)).body.status).toBe("expired");
+  });
+});
+
+describe("rolling", () => {
+  it("answers a new key with the same name, permissions and expiry; the old one ends expires_in later", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const start = clock.now();
+    const old = await addKey(account, { name: "CI", permissions: ["schemas:write"], expiresAt: start + 3_600_000 });
+    expect((await client(old).get("/v1/schemas")).status).toBe(200);
+    const rolled = await client(account).post(`/v1/api_keys/${old.tokenId}/roll`, { expires_in: 60 });
+    expect(rolled.status).toBe(201);
+    expect(rolled.body).toMatchObject({
+      name: "CI",
+      permissions: ["schemas:write"],
+      expires_at: iso(start + 3_600_000),
+      status: "active",
+      secret: expect.stringMatching(/^cct_/),
+    });
+    expect(rolled.body.id).not.toBe(old.tokenId);
+    const fresh = { ...account, token: rolled.body.secret };
+    const { expires_at } = (await client(account).get(`/v1/api_keys/${old.tokenId}`)).body;
+    expect(Date.parse(expires_at) - Date.parse(rolled.body.created_at)).toBe(60_000);
+    const oldExpiry = Date.parse((await client(account).get(`/v1/api_keys/${old.tokenId}`)).body.expires_at);
+    clock.set(oldExpiry - MARGIN);
+    expect((await client(old).get("/v1/schemas")).status).toBe(200);
+    clock.set(oldExpiry);
+    expect((await client(old).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    expect((await client(fresh).get("/v1/schemas")).status).toBe(200);
+    expect((await client(fresh).get("/v1/summary")).status).toBe(403);
+  });
+
+  it("ends the old key now by default, never later than it would have, and refuses to roll a revoked or expired key", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const soon = await addKey(account, { expiresAt: Date.now() + 30_000 });
+    const rolled = await api.post(`/v1/api_keys/${soon.tokenId}/roll`, { expires_in: 86_400 });
+    expect(rolled.status).toBe(201);
+    expect((await api.get(`/v1/api_keys/${soon.tokenId}`)).body.expires_at).toBe(rolled.body.expires_at); // unchanged
+
+    const now = await addKey(account);
+    expect((await client(now).get("/v1/schemas")).status).toBe(200);
+    expect((await api.post(`/v1/api_keys/${now.tokenId}/roll`)).status).toBe(201);
+    expect((await client(now).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    const again = await api.post(`/v1/api_keys/${now.tokenId}/roll`);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: expect.stringMatching(/expired at .*only an active key can be rolled/) });
+
+    const revoked = await addKey(account);
+    await api.post(`/v1/api_keys/${revoked.tokenId}/revoke`);
+    const before = (await api.get("/v1/api_keys")).body.data.length;
+    const refused = await api.post(`/v1/api_keys/${revoked.tokenId}/roll`, { expires_in: 10 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toMatch(/was revoked at .*only an active key can be rolled/);
+    expect((await api.get("/v1/api_keys")).body.data.length).toBe(before);
+  });
+});
+
+describe("no escalation", () => {
+  it("lets a key give only permissions it holds itself, naming the first it lacks", async () => {
+    const account = await createAccount();
+    const manager = await addKey(account, { permissions: ["api_keys:write", "schemas:write", "events:write"] });
+    const api = client(manager);
+    const cases: [unknown, string][] = [
+      [{ name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] }, "This API key lacks `webhooks:read`, so it cannot give it to a key."],
+      [{ name: "all" }, "This API key lacks `candidates:read`, so it cannot give it to a key."],
+    ];
+    for (const [body, message] of cases) {
+      const res = await api.post("/v1/api_keys", body);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toEqual(expect.objectContaining({ code: "PERMISSION_DENIED", type: "permission_error", message }));
+    }
+    const full = await addKey(account);
+    expect((await api.post(`/v1/api_keys/${full.tokenId}/roll`)).body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
+    expect((await client(full).get("/v1/schemas")).status).toBe(200); // the refused roll changed nothing
+    // What it holds it may give, `write` including `read`.
+    const given = await api.post("/v1/api_keys", { name: "reader", permissions: ["schemas:read", "events:write"] });
+    expect(given.status).toBe(201);
+    expect((await client(account).get("/v1/api_keys")).body.data.length).toBe(4);
+  });
+
+  it("keeps full access to full-access keys, even from a key that lists every permission", async () => {
+    const account = await createAccount();
+    const { PERMISSIONS } = await import("../../src/permissions");
+    const listed = await addKey(account, { permissions: [...PERMISSIONS] });
+    const res = await client(listed).post("/v1/api_keys", { name: "all" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/Only a full-access key can make a full-access key/);
+    expect((await client(listed).post("/v1/api_keys", { name: "all, listed", permissions: [...PERMISSIONS] })).status).toBe(201);
+  });
+});
+
+describe("last_used_at", () => {
+  it("is set at first use, then written at most once a minute per key, after the response", async () => {
+    const account = await createAccount();
+    const key = await addKey(account, { permissions: ["schemas:read"] });
+    expect(await lastUsed(key.tokenId)).toBeNull();
+    const clock = useClock();
+    const start = clock.now();
+    expect((await client(key).get("/v1/schemas")).status).toBe(200);
+    await vi.waitFor(async () => expect(await lastUsed(key.tokenId)).not.toBeNull());
+    const first = (await lastUsed(key.tokenId))!;
+    expect(first - start).toBeLessThan(MARGIN);
+    // Within the minute no write is even tried: cleared by hand, it stays cleared.
+    await env.DB.prepare(`UPDATE api_tokens SET last_used_at = NULL WHERE id = ?`).bind(key.tokenId).run();
+    clock.set(first + 60_000 - MARGIN);
+    for (let i = 0; i < 5; i++) expect((await client(key).get("/v1/schemas")).status).toBe(200);
+    await settle();
+    expect(await lastUsed(key.tokenId)).toBeNull();
+    clock.set(first + 60_000);
+    expect((await client(key).get("/v1/schemas")).status).toBe(200);
+    await vi.waitFor(async () => expect(await lastUsed(key.tokenId)).not.toBeNull());
+    const second = (await lastUsed(key.tokenId))!;
+    expect(second - (first + 60_000)).toBeLessThan(MARGIN);
+    const shown = await client(account).get(`/v1/api_keys/${key.tokenId}`);
+    expect(shown.body.last_used_at).toBe(iso(second));
+  });
+
+  it("never writes a minute twice, whatever each isolate remembers", async () => {
+    const account = await createAccount();
+    const key = await addKey(account);
+    const { touchLastUsed } = await import("../../src/db/tokens");
+    const t = Date.now();
+    await touchLastUsed(env.DB, key.tokenId, t);
+    await touchLastUsed(env.DB, key.tokenId, t + 59_999); // another isolate, within the minute
+    expect(await lastUsed(key.tokenId)).toBe(t);
+    await touchLastUsed(env.DB, key.tokenId, t + 60_000);
+    expect(await lastUsed(key.tokenId)).toBe(t + 60_000);
+  });
+});

@@ -1,0 +1,183 @@
+/** /v1/api_keys: create, list, get, rename, revoke; bad input; limits; other accounts' keys. */
+import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { addKey, call, client, createAccount, type TestAccount } from "../support/api";
+import { PERMISSIONS } from "../../src/permissions";
+
+/** The account's keys as stored, but when each was last used (the requests themselves use one). */
+const keysOf = async (account: TestAccount) =>
+  (await env.DB.prepare(`SELECT * FROM api_tokens WHERE account_id = ? ORDER BY id`).bind(account.id).all()).results.map((row) => ({ ...row, last_used_at: undefined }));
+
+describe("API keys", () => {
+  it("creates a key whose secret is shown once, and which then works with its permissions only", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const res = await api.post("/v1/api_keys", { name: "Checkout events", permissions: ["events:write"] });
+    expect(res.status).toBe(201);
+    const { secret, ...key } = res.body;
+    expect(secret).toMatch(/^cct_[A-Za-z0-9_-]{43}$/);
+    expect(key).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: "Checkout events",
+      redacted: `cct_…${secret.slice(-4)}`,
+      permissions: ["events:write"],
+      created_at: expect.any(String),
+      expires_at: null,
+      last_used_at: null,
+      revoked_at: null,
+      status: "active",
+    });
+    // Only its hash is stored.
+    const stored = (await keysOf(account)).find((row: any) => row.id === key.id)!;
+    expect(JSON.stringify(stored)).not.toContain(secret.slice(4));
+
+    const restricted = { ...account, token: secret };
+    expect((await client(restricted).post("/v1/events", { candidate_alias: "no-such-alias", type: "purchase" })).status).toBe(404);
+    const refused = await client(restricted).get("/v1/summary");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      type: "permission_error",
+      code: "PERMISSION_DENIED",
+      message: "This API key lacks `billing:read`, which GET /v1/summary needs.",
+    });
+
+    const got = await api.get(`/v1/api_keys/${key.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).not.toHaveProperty("secret");
+    expect(got.body).toMatchObject({ ...key, last_used_at: expect.any(String) });
+  });
+
+  it("gives a key made without permissions full access, listing every permission", async () => {
+    const account = await createAccount();
+    const res = await client(account).post("/v1/api_keys", { name: "Everything", expires_at: null });
+    expect(res.status).toBe(201);
+    expect(res.body.permissions).toEqual([...PERMISSIONS]);
+    expect((await client(account).get(`/v1/api_keys/${account.tokenId}`)).body.permissions).toEqual([...PERMISSIONS]);
+  });
+
+  it("lists keys newest first, page by page, filtered by status at the instant", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const made: string[] = [account.tokenId];
+    for (const name of ["b", "c", "d"]) made.push((await api.post("/v1/api_keys", { name })).body.id);
+    await api.post(`/v1/api_keys/${made[1]}/revoke`);
+    await env.DB.prepare(`UPDATE api_tokens SET expires_at = ? WHERE id = ?`).bind(Date.now() - 1, made[2]).run();
+
+    const first = await api.get("/v1/api_keys?limit=3");
+    expect(first.body.data.map((k: any) => k.id)).toEqual(made.slice(1).reverse());
+    expect(first.body.data.map((k: any) => k.status)).toEqual(["active", "expired", "revoked"]);
+    expect(first.body.next_cursor).toBe(made[1]);
+    const second = await api.get(`/v1/api_keys?limit=3&after=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ data: [{ id: made[0] }], next_cursor: null });
+    for (const [status, ids] of [["active", [made[3], made[0]]], ["expired", [made[2]]], ["revoked", [made[1]]]] as const) {
+      expect((await api.get(`/v1/api_keys?status=${status}`)).body.data.map((k: any) => k.id), status).toEqual(ids);
+    }
+    for (const query of ["after=01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f", "after=nope", "status=lost", "limit=0"]) {
+      const res = await api.get(`/v1/api_keys?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  it("renames a key and revokes it for good; revoking again changes nothing", async () => {
+    const account = await createAccount();
+    const other = await addKey(account);
+    const api = client(account);
+    const renamed = await api.patch(`/v1/api_keys/${other.tokenId}`, { name: "🔑".repeat(100) });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe("🔑".repeat(100));
+    expect((await client(other).get("/v1/schemas")).status).toBe(200);
+
+    const revoked = await api.post(`/v1/api_keys/${other.tokenId}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toMatchObject({ status: "revoked", revoked_at: expect.any(String) });
+    // At once in the isolate that revoked it (elsewhere within 10 s: auth.test.ts).
+    expect((await client(other).get("/v1/schemas")).body.error.code).toBe("INVALID_API_TOKEN");
+    const before = await keysOf(account);
+    const again = await api.post(`/v1/api_keys/${other.tokenId}/revoke`, {});
+    expect(again.status).toBe(200);
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+    expect(await keysOf(account)).toEqual(before);
+  });
+});
+
+describe("bad input to the keys API", () => {
+  it("refuses each with a clear 400 at its path, creating nothing", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const before = await keysOf(account);
+    const cases: [unknown, string, RegExp][] = [
+      [{ name: "k", permissions: ["events:write", "events:read"] }, "permissions.1", /must be one of schemas:read, .*received "events:read"/],
+      [{ name: "k", permissions: ["schemas:read", "schemas:read"] }, "permissions.1", /schemas:read a second time/],
+      [{ name: "k", permissions: [] }, "permissions", /at least one permission/],
+      [{ name: "k", permissions: "events:write" }, "permissions", /array of permissions/],
+      [{ name: "k", expires_at: new Date(Date.now() - 1000).toISOString() }, "expires_at", /in the future/],
+      [{ name: "k", expires_at: "tomorrow" }, "expires_at", /ISO 8601 .*received "tomorrow"/],
+      [{ name: "k", expires_at: 1893456000000 }, "expires_at", /ISO 8601/],
+      [{ name: "" }, "name", /1 to 100 characters/],
+      [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],
+      [{}, "name", /is required/],
+      [{ name: "k", scopes: ["events:write"] }, "scopes", /not a known field/],
+    ];
+    for (const [body, path, message] of cases) {
+      const res = await api.post("/v1/api_keys", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details, JSON.stringify(body)).toContainEqual({ path, message: expect.stringMatching(message) });
+    }
+    const patched = await api.patch(`/v1/api_keys/${account.tokenId}`, { name: "x".repeat(101) });
+    expect(patched.body.error.details).toEqual([{ path: "name", message: "must be at most 100 characters; received 101" }]);
+    for (const expires_in of [-1, 86_401, "60"]) {
+      const res = await api.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in });
+      expect(res.status, String(expires_in)).toBe(400);
+      expect(res.body.error.details[0].path).toBe("expires_in");
+    }
+    // A retry of a key POST cannot be replayed (the secret is not kept): refused, not ignored.
+    const keyed = await call("POST", "/v1/api_keys", { token: account.token, json: { name: "k" }, headers: { "Idempotency-Key": "k-1" } });
+    expect(keyed.status).toBe(400);
+    expect(keyed.body.error.details[0].path).toBe("Idempotency-Key");
+    expect(await keysOf(account)).toEqual(before);
+  });
+
+  it("answers 404 API_KEY_NOT_FOUND for another account's key, or no key, and changes nothing", async () => {
+    const [mine, theirs] = [await createAccount(), await createAccount()];
+    const api = client(mine);
+    const before = await keysOf(theirs);
+    for (const id of [theirs.tokenId, "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f", "not-a-key"]) {
+      for (const res of [
+        await api.get(`/v1/api_keys/${id}`),
+        await api.patch(`/v1/api_keys/${id}`, { name: "mine now" }),
+        await api.post(`/v1/api_keys/${id}/roll`, { expires_in: 60 }),
+        await api.post(`/v1/api_keys/${id}/revoke`),
+      ]) {
+        expect(res.status, id).toBe(404);
+        expect(res.body.error).toMatchObject({ code: "API_KEY_NOT_FOUND", message: `No API key with id '${id}' exists in this account.` });
+      }
+    }
+    expect(await keysOf(theirs)).toEqual(before);
+    expect((await api.get("/v1/api_keys")).body.data.map((k: any) => k.id)).toEqual([mine.tokenId]);
+    expect((await client(theirs).get("/v1/schemas")).status).toBe(200);
+  });
+
+  it("holds at most 100 keys not revoked per account: 409 API_KEY_LIMIT_REACHED, then room after a revoke", async () => {
+    const account = await createAccount();
+    const statements = Array.from({ length: 99 }, (_, i) =>
+      env.DB.prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`).bind(
+        crypto.randomUUID(),
+        account.id,
+        `hash-${account.id}-${i}`,
+      ),
+    );
+    await env.DB.batch(statements);
+    const api = client(account);
+    const full = await api.post("/v1/api_keys", { name: "one too many" });
+    expect(full.status).toBe(409);
+    expect(full.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED", type: "invalid_request_error" });
+    const rolled = await api.post(`/v1/api_keys/${account.tokenId}/roll`);
+    expect(rolled.body.error.code).toBe("API_KEY_LIMIT_REACHED");
+    expect((await api.get(`/v1/api_keys/${account.tokenId}`)).body.expires_at).toBeNull(); // the roll changed nothing
+    const { results } = await env.DB.prepare(`SELECT id FROM api_tokens WHERE account_id = ? AND id <> ? LIMIT 1`).bind(account.id, account.tokenId).all<{ id: string }>();
+    await api.post(`/v1/api_keys/${results[0].id}/revoke`);
+    expect((await api.post("/v1/api_keys", { name: "room again" })).status).toBe(201);
+  });
+});

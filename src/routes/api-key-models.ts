@@ -46,9 +46,7 @@ export const apiKeyExample = {
 const secretExample = "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk";
 export const apiKeyWithSecretExample = { ...apiKeyExample, last_used_at: null, secret: secretExample };
 
-const PermissionSchema = z.enum(PERMISSIONS, {
-  error: (issue) => `must be one of ${PERMISSIONS.join(", ")}; received ${JSON.stringify(issue.input)}`,
-});
+const PermissionSchema = z.enum(PERMISSIONS);
 
 export const ApiKeySchema = z
   .object({

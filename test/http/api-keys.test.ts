@@ -107,7 +107,7 @@ describe("bad input to the keys API", () => {
     const api = client(account);
     const before = await keysOf(account);
     const cases: [unknown, string, RegExp][] = [
-      [{ name: "k", permissions: ["events:write", "events:read"] }, "permissions.1", /must be one of schemas:read, .*received "events:read"/],
+      [{ name: "k", permissions: ["events:write", "events:read"] }, "permissions.1", /must be one of `schemas:read`, .*; received `events:read`/],
       [{ name: "k", permissions: ["schemas:read", "schemas:read"] }, "permissions.1", /schemas:read a second time/],
       [{ name: "k", permissions: [] }, "permissions", /at least one permission/],
       [{ name: "k", permissions: "events:write" }, "permissions", /array of permissions/],

@@ -66,7 +66,7 @@ function expectDocumentedResponse(res: { status: number; headers: Headers; body:
     for (const d of error.details) expect(Object.keys(d).sort()).toEqual(["message", "path"]);
   }
   const text = JSON.stringify(res.body);
-  expect(text).not.toMatch(/\bat .*:\d+:\d+|SQLITE|SELECT |INSERT |D1_ERROR/);
+  expect(text).not.toMatch(/\bat \S*\s*\(?\S+\.(?:ts|js|mjs):\d+:\d+|SQLITE|SELECT |INSERT |D1_ERROR/);
   expect(text).not.toContain(victim.token);
 }
 

@@ -163,7 +163,7 @@ describe("secrets and internals", () => {
       for (const res of responses) expect(JSON.stringify(res.body)).not.toContain(secret);
     }
     for (const res of responses) {
-      expect(JSON.stringify(res.body)).not.toMatch(/\bat .*:\d+:\d+|SQLITE|no such table|SELECT |D1_ERROR/);
+      expect(JSON.stringify(res.body)).not.toMatch(/\bat \S*\s*\(?\S+\.(?:ts|js|mjs):\d+:\d+|SQLITE|no such table|SELECT |D1_ERROR/);
     }
   });
 });

@@ -838,7 +838,7 @@ export interface components {
              */
             value?: unknown;
         };
-        /** @description What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or 404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded, or 500 `INTERNAL_ERROR` when the service failed this item's candidate (nothing recorded for it: send it again). */
+        /** @description What `POST /v1/events` would have answered for this item: 201 with the event and the candidate after it, or 404 `CANDIDATE_NOT_FOUND`, 409 `EVENT_LIMIT_REACHED` or 409 `IDEMPOTENCY_KEY_REUSED` with nothing recorded, or 500 `INTERNAL_ERROR` when the service failed this item's candidate: send the item again with its `idempotency_key`, and it is recorded exactly once whether or not the failed attempt recorded it. */
         BatchEventResult: {
             event: components["schemas"]["Event"];
             candidate: components["schemas"]["Candidate"];

@@ -23,6 +23,8 @@ import { webhookDeliveriesRouter } from "./routes/webhook-deliveries";
 import { HEADER_COMPONENTS } from "./routes/models";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
+import { operatorGate } from "./operator/gate";
+import { operatorRouter } from "./operator/routes";
 
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
@@ -87,6 +89,9 @@ export function createApp() {
   app.route("/v1/notifications", notificationsRouter);
   app.route("/v1/summary", summaryRouter);
   app.route("/docs", docsRouter);
+  // The operator's API: only where OPERATOR_SECRET is set, only with it (operator/gate.ts).
+  app.use("/operator/*", operatorGate);
+  app.route("/operator/v1", operatorRouter);
 
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -74,6 +74,18 @@ export const ERROR_CODES = {
     when: "The notification id matches no notification of your account: it is wrong, older than the feed keeps (30 days), or belongs to another account.",
     fix: "Read your notifications with `GET /v1/notifications` and use one of their ids.",
   },
+  ACCOUNT_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The operator API was given an account id that matches no account.",
+    fix: "List the accounts with `npm run -s accounts -- list` and use one of their ids.",
+  },
+  API_KEY_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The API key id matches no key of your account: it is wrong or belongs to another account.",
+    fix: "List your keys with `GET /v1/api_keys` and use one of their ids.",
+  },
   METHOD_NOT_ALLOWED: {
     status: 405,
     type: "invalid_request_error",
@@ -109,6 +121,12 @@ export const ERROR_CODES = {
     type: "invalid_request_error",
     when: "The account already has the maximum of 16 webhook endpoints. Nothing was created.",
     fix: "Delete an endpoint you no longer use with `DELETE /v1/webhook_endpoints/{id}`, or add event types to an existing one.",
+  },
+  API_KEY_LIMIT_REACHED: {
+    status: 409,
+    type: "invalid_request_error",
+    when: "The account already has the maximum of 100 API keys that are not revoked. Nothing was created.",
+    fix: "Revoke keys you no longer use, then try again.",
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 409,

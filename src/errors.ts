@@ -174,17 +174,22 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one exception the app throws for an expected failure; `onError` turns it into the body. */
+/**
+ * The one exception the app throws for an expected failure; `onError` turns it into the body.
+ * Fields assigned by hand, not as parameter properties: Node loads this file too (the operator
+ * store, from the accounts CLI), and its type stripping takes only erasable syntax.
+ */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(message);
     this.name = "ApiError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
     this.status = ERROR_CODES[code].status;
   }
 }

@@ -20,6 +20,8 @@ export default defineConfig({
           WEBHOOK_ALLOW_LOOPBACK: "true",
           WEBHOOK_RETRY_SCHEDULE: "1s 1s 1s",
           WEBHOOK_TIMEOUT_SECONDS: 2,
+          // The operator API exists only with a secret; test/http/operator.test.ts also runs without.
+          OPERATOR_SECRET: "test-operator-secret-3f9c2a7e1b5d4c8a9e0f",
         },
         // Consumers take what is queued at once, so tests wait for deliveries, not for batches.
         queueConsumers: {

@@ -1,35 +1,58 @@
 /**
  * `npm run dev`: the service on local D1 and Durable Objects, state kept in .wrangler/ across
- * restarts. Applies migrations, makes sure a development account exists, prints its token, then
- * runs `wrangler dev` (extra arguments such as `--port 9000 --ip 127.0.0.1` pass through) and
- * fires its cron triggers on schedule, which `wrangler dev` does not do by itself.
+ * restarts. Applies migrations, runs `wrangler dev` (extra arguments such as `--port 9000 --ip
+ * 127.0.0.1` pass through) with a local operator secret, and once it serves makes sure a
+ * development account exists and prints its token and a fresh dashboard sign-in link. It also
+ * fires the cron triggers on schedule, which `wrangler dev` does not do by itself, and tells the
+ * accounts CLI where it serves (.wrangler/dev-server.json, removed when it stops).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { sha256Hex } from "../src/tokens.ts";
-import { createAccount, tokenIsActive, type IssuedToken } from "./lib/accounts.ts";
-import { migrateLocal } from "./lib/d1.ts";
-import { spawnWrangler, stopOnSignals } from "./lib/wrangler.ts";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { stripVTControlCharacters } from "node:util";
+import { ensureOperatorSecret, OPERATOR_ENV_FILE, removeDevServer, writeDevServer } from "./lib/local-dev.ts";
+import { httpOperator, OperatorError, type Operator } from "./lib/operator.ts";
+import { migrateLocal, spawnWrangler, stopOnSignals } from "./lib/wrangler.ts";
 
 const CREDENTIALS = ".wrangler/dev-account.json";
-const local = { remote: false };
+
+interface DevCredentials {
+  account_id: string;
+  token_id: string;
+  token: string;
+}
 
 /** The development account's token: kept in .wrangler/ (local only) so restarts reuse it. */
-async function devCredentials(): Promise<IssuedToken> {
+async function devCredentials(operator: Operator): Promise<DevCredentials> {
   if (existsSync(CREDENTIALS)) {
-    const saved = JSON.parse(readFileSync(CREDENTIALS, "utf8")) as IssuedToken;
-    if (await tokenIsActive(local, await sha256Hex(saved.token))) return saved;
+    const saved = JSON.parse(readFileSync(CREDENTIALS, "utf8")) as DevCredentials;
+    const keys = await operator.listKeys(saved.account_id).catch((error: unknown) => {
+      if (error instanceof OperatorError && error.code === "ACCOUNT_NOT_FOUND") return [];
+      throw error;
+    });
+    if (keys.some((k) => k.token_id === saved.token_id && k.status === "active")) return saved;
   }
-  const issued = await createAccount(local, "Development");
-  mkdirSync(".wrangler", { recursive: true });
+  const { account_id, key } = await operator.createAccount("Development");
+  const issued = { account_id, token_id: key.token_id, token: key.token };
   writeFileSync(CREDENTIALS, JSON.stringify(issued, null, 2) + "\n", { mode: 0o600 });
   return issued;
 }
 
-/** The value of a wrangler option (`--port 9000` or `--port=9000`), or its default. */
-function option(args: string[], name: string, fallback: string): string {
-  const i = args.findIndex((a) => a === name || a.startsWith(`${name}=`));
-  if (i < 0) return fallback;
-  return args[i].includes("=") ? args[i].split("=")[1] : (args[i + 1] ?? fallback);
+/**
+ * The env files `wrangler dev` reads secrets from. Naming any replaces its default (.dev.vars,
+ * else .env), so the default comes first and the operator secret last, where it wins.
+ */
+function envFiles(): string[] {
+  const defaults = existsSync(".dev.vars") ? [".dev.vars"] : [".env", ".env.local"].filter((f) => existsSync(f));
+  return [...defaults, OPERATOR_ENV_FILE].flatMap((f) => ["--env-file", f]);
+}
+
+/** The origin in wrangler's "Ready on http://..." line, as a client on this machine reaches it. */
+function readyOrigin(line: string): string | null {
+  const url = /Ready on (https?:\/\/\S+)/.exec(stripVTControlCharacters(line))?.[1];
+  if (!url) return null;
+  const origin = new URL(url);
+  if (origin.hostname === "0.0.0.0") origin.hostname = "127.0.0.1";
+  if (origin.hostname === "[::]") origin.hostname = "[::1]";
+  return origin.origin;
 }
 
 /** wrangler.toml's crons: the sweep every minute, the purge at minute 23 of every hour. */
@@ -59,31 +82,57 @@ function driveCrons(origin: string) {
   void whenReady();
 }
 
-async function main() {
-  // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
-  stopOnSignals();
-  const args = process.argv.slice(2);
-  const origin = `http://${option(args, "--ip", "localhost")}:${option(args, "--port", "8787")}`;
-  await migrateLocal();
-  const dev = await devCredentials();
+async function whenServing(origin: string) {
+  writeDevServer({ pid: process.pid, origin });
+  const operator = httpOperator(origin, ensureOperatorSecret());
+  const dev = await devCredentials(operator);
+  const link = await operator.signInLink(dev.account_id);
   console.log(`
   Candidate Contract Service (local)
   account  ${dev.account_id}
   token    ${dev.token}
+  sign in  ${link.url}
+           (the dashboard; valid once, for 15 minutes: \`npm run -s accounts -- sign-in-link --account ${dev.account_id}\` makes another)
 
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/schemas
 
   reference: ${origin}/docs
-  (wrangler warns below that cron triggers do not fire locally: this script fires them, the sweep
+  (wrangler warns above that cron triggers do not fire locally: this script fires them, the sweep
   every minute and the purge hourly)
 `);
-  // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
-  const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...args], ["ignore", "inherit", "inherit"]);
-  wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   driveCrons(origin);
 }
 
+async function main() {
+  // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
+  stopOnSignals();
+  const args = process.argv.slice(2);
+  ensureOperatorSecret();
+  // Starting: the accounts CLI waits for the server rather than open the database beside it.
+  writeDevServer({ pid: process.pid, origin: null });
+  process.on("exit", () => removeDevServer(process.pid));
+  await migrateLocal();
+  // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
+  const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...envFiles(), ...args], ["ignore", "pipe", "inherit"]);
+  wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  // wrangler's output passes through; its first "Ready on" line says where it serves, whatever port it took.
+  let pending = "";
+  let started = false;
+  wrangler.stdout!.on("data", (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    if (started) return;
+    pending += chunk.toString();
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    const origin = lines.map(readyOrigin).find((o) => o !== null);
+    if (!origin) return;
+    started = true;
+    whenServing(origin).catch((error: unknown) => {
+      console.error(`npm run dev: could not set up the development account: ${(error as Error).message}`);
+    });
+  });
+}
 main().catch((error: unknown) => {
   console.error((error as Error).message);
   process.exit(1);

@@ -30,20 +30,52 @@ async function api(method: string, path: string, token: string, body?: unknown) 
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** Wall time of every accounts CLI call, as its user waits for it: npm, Node's start, the work. */
+const cliTimes: { args: string; ms: number }[] = [];
+after(() => {
+  if (cliTimes.length === 0) return;
+  const sorted = cliTimes.map((t) => t.ms).sort((a, b) => a - b);
+  const slowest = cliTimes.reduce((a, b) => (b.ms > a.ms ? b : a));
+  console.log(
+    `accounts CLI: ${cliTimes.length} calls, median ${sorted[sorted.length >> 1]} ms, p90 ${sorted[Math.floor(sorted.length * 0.9)]} ms, slowest ${slowest.ms} ms (${slowest.args})`,
+  );
+  console.log(`accounts CLI, each call in order (ms): ${cliTimes.map((t) => t.ms).join(" ")}`);
+});
+
+/** One documented CLI call with --json, timed: its JSON output. */
 async function accounts(...args: string[]) {
+  const started = performance.now();
   const { stdout } = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"]);
+  const ms = Math.round(performance.now() - started);
+  cliTimes.push({ args: args.join(" "), ms });
+  assert.ok(ms < 2000, `accounts ${args.join(" ")} took ${ms} ms`);
   return JSON.parse(stdout.trim().split("\n").pop()!);
+}
+
+/** The failed CLI call's exit code and its JSON error. */
+async function accountsFailing(...args: string[]) {
+  const failed = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"]).then(
+    () => assert.fail(`accounts ${args.join(" ")} succeeded`),
+    (error: { code: number; stderr: string }) => error,
+  );
+  return { code: failed.code, error: JSON.parse(failed.stderr.trim().split("\n").pop()!).error };
 }
 
 const alias = `smoke-${Date.now()}`;
 let token = "";
 
-test("npm run dev starts and prints a usable token", async () => {
+test("npm run dev starts and prints a usable token and a sign-in link", async () => {
   token = await startDev();
   assert.match(token, /^cct_[\w-]{43}$/);
   assert.equal((await api("GET", "/v1/schemas", token)).status, 200);
   const anonymous = await fetch(`${API}/v1/schemas`);
   assert.equal(anonymous.status, 401);
+  assert.match(dev.signInUrl, new RegExp(`^${API}/dashboard/sign-in#code=[\\w-]{43}$`));
+  // The local operator secret it made is in no output, and nothing works without it.
+  const secret = /^OPERATOR_SECRET=(\S+)$/m.exec(readFileSync(".wrangler/operator.env", "utf8"))![1];
+  assert.ok(!dev.output.includes(secret), "npm run dev printed the operator secret");
+  assert.equal((await fetch(`${API}/operator/v1/accounts`)).status, 401);
+  assert.equal((await fetch(`${API}/operator/v1/accounts`, { headers: { Authorization: `Bearer ${secret}` } })).status, 200);
 });
 
 test("the README walk-through works, through the typed client", async () => {
@@ -96,19 +128,110 @@ test("the README's TypeScript snippet runs as written", async () => {
   assert.equal(stdout.trim(), "PENDING CONFIRMED");
 });
 
-test("the accounts CLI creates, lists and revokes tokens while the server runs", async () => {
+test("every documented accounts CLI command works while the server runs, each in well under 2 s", async () => {
   const created = await accounts("create", "--name", "Smoke");
-  assert.match(created.token, /^cct_/);
+  assert.match(created.account_id, /^[\w-]{36}$/);
+  assert.match(created.token_id, /^[\w-]{36}$/);
+  assert.match(created.token, /^cct_[\w-]{43}$/);
+  assert.equal(created.name, "Smoke");
   assert.equal((await api("GET", "/v1/schemas", created.token)).status, 200);
+  const listed = await accounts("list");
+  assert.deepEqual(listed.accounts.find((a: any) => a.account_id === created.account_id), { account_id: created.account_id, name: "Smoke", created_at: created.created_at });
+
   const second = await accounts("tokens", "create", "--account", created.account_id);
+  assert.equal(second.account_id, created.account_id);
+  assert.match(second.token, /^cct_/);
+  assert.equal(second.permissions, null);
   assert.equal((await api("GET", "/v1/candidates", second.token)).status, 200);
-  const listed = await accounts("tokens", "list", "--account", created.account_id);
-  assert.deepEqual(listed.tokens.map((t: any) => t.token_id).sort(), [created.token_id, second.token_id].sort());
-  assert.ok(!JSON.stringify(listed).includes(created.token));
-  await accounts("tokens", "revoke", "--token-id", second.token_id);
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const limited = await accounts("tokens", "create", "--account", created.account_id, "--name", "Billing export", "--permissions", "billing:read,candidates:read", "--expires-at", expiresAt);
+  assert.equal(limited.name, "Billing export");
+  assert.deepEqual(limited.permissions, ["billing:read", "candidates:read"]);
+  assert.equal(limited.expires_at, expiresAt);
+  const refused = await accountsFailing("tokens", "create", "--account", created.account_id, "--permissions", "billing:read,billing:admin");
+  assert.equal(refused.code, 1);
+  assert.equal(refused.error.code, "VALIDATION_ERROR");
+  assert.deepEqual(refused.error.details.map((d: any) => d.path), ["permissions.1"]);
+  assert.equal((await accountsFailing("tokens", "list", "--account", "no-such-account")).error.code, "ACCOUNT_NOT_FOUND");
+
+  const tokens = await accounts("tokens", "list", "--account", created.account_id);
+  assert.equal(tokens.account_id, created.account_id);
+  assert.deepEqual(tokens.tokens.map((t: any) => t.token_id), [limited.token_id, second.token_id, created.token_id]);
+  assert.deepEqual(tokens.tokens.map((t: any) => t.status), ["active", "active", "active"]);
+  for (const secret of [created.token, second.token, limited.token]) assert.ok(!JSON.stringify(tokens).includes(secret));
+
+  const link = await accounts("sign-in-link", "--account", created.account_id);
+  assert.match(link.url, new RegExp(`^${API}/dashboard/sign-in#code=[\\w-]{43}$`));
+  assert.ok(Math.abs(Date.parse(link.expires_at) - Date.now() - 15 * 60_000) < 10_000);
+
+  const revoked = await accounts("tokens", "revoke", "--token-id", second.token_id);
+  assert.equal(revoked.token_id, second.token_id);
+  assert.equal(revoked.revoked, true);
+  assert.equal((await accounts("tokens", "list", "--account", created.account_id)).tokens[1].status, "revoked");
   await new Promise((r) => setTimeout(r, 10_500)); // the per-isolate token cache lives 10 s
   assert.equal((await api("GET", "/v1/candidates", second.token)).status, 401);
   assert.equal((await api("GET", "/v1/candidates", created.token)).status, 200);
+});
+
+test("50 accounts CLI calls in a row all succeed while the server serves 100 requests a second", async () => {
+  const loadToken = (await accounts("create", "--name", "Smoke load")).token;
+  // The load: 100 requests a second to the dev server on this machine, bounded in time and count.
+  const RATE = 100;
+  const MAX_MS = 55_000; // under the account's 6,000 requests a minute
+  const statuses = new Map<number | string, number>();
+  let sent = 0;
+  let inFlight = 0;
+  const began = Date.now();
+  let loading = true;
+  let firstCall = 0;
+  const loop = (async () => {
+    while (loading && Date.now() - began < MAX_MS && sent < (RATE * MAX_MS) / 1000) {
+      const due = began + (sent * 1000) / RATE;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      sent++;
+      inFlight++;
+      fetch(`${API}/v1/candidates?limit=10`, { headers: { Authorization: `Bearer ${loadToken}` } })
+        .then(async (res) => (await res.arrayBuffer(), res.status), (error: Error) => error.message)
+        .then((status) => {
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          inFlight--;
+        });
+    }
+  })();
+  try {
+    await new Promise((r) => setTimeout(r, 1000)); // the load is on before the first call
+    firstCall = cliTimes.length;
+    const account = (await accounts("create", "--name", "Smoke under load")).account_id;
+    let key = (await accounts("tokens", "create", "--account", account)).token_id;
+    for (let i = 2; i < 50; i++) {
+      switch (i % 4) {
+        case 0:
+          assert.ok((await accounts("tokens", "list", "--account", account)).tokens.length > 0);
+          break;
+        case 1:
+          assert.match((await accounts("sign-in-link", "--account", account)).url, /#code=/);
+          break;
+        case 2:
+          assert.equal((await accounts("tokens", "revoke", "--token-id", key)).revoked, true);
+          break;
+        case 3:
+          key = (await accounts("tokens", "create", "--account", account, "--permissions", "schemas:read")).token_id;
+          break;
+      }
+    }
+  } finally {
+    loading = false;
+    await loop;
+    while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  const seconds = (Date.now() - began) / 1000;
+  console.log(`load: ${sent} requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${JSON.stringify(Object.fromEntries(statuses))}`);
+  assert.deepEqual([...statuses.keys()], [200], "every load request succeeded");
+  const underLoad = cliTimes.slice(firstCall).map((t) => t.ms).sort((a, b) => a - b);
+  assert.equal(underLoad.length, 50);
+  console.log(`under load: 50 calls, median ${underLoad[25]} ms, slowest ${underLoad[49]} ms`);
+  assert.ok(underLoad[25] < 1000, `the median call under load took ${underLoad[25]} ms`);
+  assert.ok(sent / seconds > RATE * 0.9, `the load ran at ${(sent / seconds).toFixed(0)} requests a second`);
 });
 
 test("a restart keeps the data, the development token and windows still running", async () => {
@@ -228,4 +351,20 @@ test("npm run dev stops everything it started on SIGTERM or SIGINT to its pid", 
   }
   // And the next start finds the port free.
   assert.match(await startDev(), /^cct_/);
+});
+
+test("with no dev server running, the accounts CLI works on the local database", async () => {
+  await stopDev();
+  const created = await accounts("create", "--name", "Smoke offline");
+  const key = await accounts("tokens", "create", "--account", created.account_id, "--name", "offline", "--permissions", "schemas:read");
+  assert.deepEqual(key.permissions, ["schemas:read"]);
+  assert.ok((await accounts("list")).accounts.some((a: any) => a.account_id === created.account_id));
+  assert.match((await accounts("sign-in-link", "--account", created.account_id)).url, /^http:\/\/localhost:8787\/dashboard\/sign-in#code=[\w-]{43}$/);
+  assert.equal((await accounts("tokens", "revoke", "--token-id", created.token_id)).revoked, true);
+  const tokens = (await accounts("tokens", "list", "--account", created.account_id)).tokens;
+  assert.deepEqual(tokens.map((t: any) => [t.token_id, t.status]), [[key.token_id, "active"], [created.token_id, "revoked"]]);
+  // Written where the server reads: once it is back, the key made offline works and the revoked one does not.
+  assert.match(await startDev(), /^cct_/);
+  assert.equal((await api("GET", "/v1/schemas", key.token)).status, 200);
+  assert.equal((await api("GET", "/v1/schemas", created.token)).status, 401);
 });

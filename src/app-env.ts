@@ -1,5 +1,5 @@
 import type { HeldKey } from "./idempotency";
-import type { Grant } from "./permissions";
+import type { Grant } from "./domain/permissions";
 
 /** The API key a request authenticated with. */
 export interface RequestKey {

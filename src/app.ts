@@ -24,6 +24,8 @@ import { HEADER_COMPONENTS } from "./routes/models";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
 import { apiKeysRouter } from "./routes/api-keys";
+import { operatorGate } from "./operator/gate";
+import { operatorRouter } from "./operator/routes";
 
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
@@ -91,6 +93,9 @@ export function createApp() {
   app.route("/v1/summary", summaryRouter);
   app.route("/v1/api_keys", apiKeysRouter);
   app.route("/docs", docsRouter);
+  // The operator's API: only where OPERATOR_SECRET is set, only with it (operator/gate.ts).
+  app.use("/operator/*", operatorGate);
+  app.route("/operator/v1", operatorRouter);
 
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

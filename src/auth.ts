@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { ApiError } from "./errors";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken, sha256Hex } from "./tokens";
-import { grantOfStored } from "./permissions";
+import { grantOfStored } from "./domain/permissions";
 import { rateLimited, secondsToReset, type LimitPolicy } from "./rate-limit";
 import type { AppEnv, RequestKey } from "./app-env";
 
@@ -115,8 +115,8 @@ function clientAddress(c: Context<AppEnv>): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
-/** 429 without any work when the address used up its failures; else nothing. */
-function refuseIfBlocked(c: Context<AppEnv>, now: number) {
+/** 429 without any work when the address used up its failures; else nothing. (Also the operator API's.) */
+export function refuseIfBlocked(c: Context<AppEnv>, now: number) {
   const address = clientAddress(c);
   const until = blockedAddresses.get(address);
   if (until === undefined) return;
@@ -124,8 +124,11 @@ function refuseIfBlocked(c: Context<AppEnv>, now: number) {
   blockedAddresses.delete(address);
 }
 
-/** Counts a failed attempt against the address; the error to answer with (429 once over the limit). */
-async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
+/**
+ * Counts a failed attempt against the address; the error to answer with (429 once over the limit).
+ * The operator API counts its failures here too, on the same limit.
+ */
+export async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
   const address = clientAddress(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
   if (success) return error;

@@ -87,6 +87,12 @@ export const ERROR_CODES = {
     when: "The notification id matches no notification of your account: it is wrong, older than the feed keeps (30 days), or belongs to another account.",
     fix: "Read your notifications with `GET /v1/notifications` and use one of their ids.",
   },
+  ACCOUNT_NOT_FOUND: {
+    status: 404,
+    type: "invalid_request_error",
+    when: "The operator API was given an account id that matches no account.",
+    fix: "List the accounts with `npm run -s accounts -- list` and use one of their ids.",
+  },
   API_KEY_NOT_FOUND: {
     status: 404,
     type: "invalid_request_error",
@@ -181,17 +187,22 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** The one exception the app throws for an expected failure; `onError` turns it into the body. */
+/**
+ * The one exception the app throws for an expected failure; `onError` turns it into the body.
+ * Fields assigned by hand, not as parameter properties: Node loads this file too (the operator
+ * store, from the accounts CLI), and its type stripping takes only erasable syntax.
+ */
 export class ApiError extends Error {
   readonly status: number;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(message);
     this.name = "ApiError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
     this.status = ERROR_CODES[code].status;
   }
 }

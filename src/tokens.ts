@@ -18,12 +18,17 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Characters at the end of a token shown in its key's `redacted` form. */
-const LAST_CHARS = 4;
+/** `bytes` random bytes as base64url text (no padding). */
+export function randomBase64url(bytes: number): string {
+  const random = crypto.getRandomValues(new Uint8Array(bytes));
+  return btoa(String.fromCharCode(...random)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 
-/** A new secret token (256 random bits) with what is stored of it: its hash, a short prefix and its last characters. */
+/**
+ * A new secret token (256 random bits) with what is stored of it: its hash, a short prefix, and its
+ * last 4 characters (shown as `cct_…abcd` so people can tell their keys apart).
+ */
 export async function mintToken(): Promise<{ token: string; hash: string; prefix: string; last4: string }> {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const token = TOKEN_PREFIX + btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS), last4: token.slice(-LAST_CHARS) };
+  const token = TOKEN_PREFIX + randomBase64url(32);
+  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS), last4: token.slice(-4) };
 }

@@ -11,24 +11,28 @@ export class DevServer {
   readonly port = 8700 + Math.floor(Math.random() * 80);
   readonly url = `http://127.0.0.1:${this.port}`;
   private child: ChildProcess | undefined;
-  private output = "";
+  /** Everything it printed since it was last started. */
+  output = "";
+  /** The dashboard sign-in link it printed at its last start. */
+  signInUrl = "";
 
   get running() {
     return this.child !== undefined;
   }
 
-  /** Starts it (no process group of its own) and waits until it serves; its development token. */
+  /** Starts it (no process group of its own) and waits until it serves and prints its banner; its development token. */
   async start(): Promise<string> {
     const child = spawn("npm", ["run", "dev", "--", "--port", String(this.port), "--ip", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
     this.output = "";
     child.stdout!.on("data", (d) => (this.output += d));
     child.stderr!.on("data", (d) => (this.output += d));
     const deadline = Date.now() + 90_000;
-    while (!/Ready on/.test(this.output)) {
+    while (!/export TOKEN=cct_\S+\n/.test(this.output)) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run dev did not start:\n${this.output}`);
       await new Promise((r) => setTimeout(r, 250));
     }
     this.child = child;
+    this.signInUrl = this.output.match(/sign in +(http\S+)/)![1];
     return this.output.match(/export TOKEN=(cct_\S+)/)![1];
   }
 

@@ -75,3 +75,8 @@ export function stopOnSignals() {
   }
   process.on("exit", () => running.forEach((child) => signalGroup(child, "SIGKILL")));
 }
+
+/** Applies pending migrations to the local database (what `npm run dev` serves). */
+export async function migrateLocal(): Promise<void> {
+  await runWrangler(["d1", "migrations", "apply", "DB", "--local"]);
+}

@@ -1,6 +1,7 @@
 /**
- * Creating an account with its first key through a D1 binding. The API never creates accounts
- * (the accounts CLI does, through wrangler); the tests and the benchmark use this to set up data.
+ * Creating an account with its first token through a D1 binding, for the tests and the benchmark
+ * to set up data. Accounts are otherwise made by the operator API (src/operator/store.ts); this
+ * writes only the first migration's columns, so the migration tests can use it on an old database.
  */
 import { uuidv7 } from "uuidv7";
 // With its extension: Node scripts (the benchmark) import this file too.

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
 import type { KeyRow, KeyStatus } from "../db/tokens";
-import { grantOfStored, listedPermissions, PERMISSIONS } from "../permissions";
+import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../domain/permissions";
 import { TOKEN_PREFIX } from "../tokens";
 import { validationError } from "../validation";
 import type { AppEnv } from "../app-env";
@@ -78,15 +78,9 @@ const NameSchema = z
   })
   .openapi({ minLength: 1, maxLength: MAX_KEY_NAME, description: "What the key is for.", example: apiKeyExample.name });
 
-const PermissionsSchema = z
-  .array(PermissionSchema, { error: "must be an array of permissions, like [\"events:write\"]" })
-  .min(1, { error: "must list at least one permission; leave `permissions` out for a full-access key" })
-  .superRefine((permissions, ctx) => {
-    permissions.forEach((permission, i) => {
-      if (permissions.indexOf(permission) < i) ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
-    });
-  })
-  .openapi({ description: "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds." });
+const PermissionsInBody = PermissionsSchema.openapi({
+  description: "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds.",
+});
 
 /** An instant after the request's: epoch ms. */
 const FutureInstantSchema = z
@@ -101,7 +95,7 @@ const FutureInstantSchema = z
 export const CreateKeyBody = z
   .strictObject({
     name: NameSchema,
-    permissions: PermissionsSchema.optional(),
+    permissions: PermissionsInBody.optional(),
     expires_at: FutureInstantSchema.nullable().optional().openapi({ description: "When the key stops working (exact to the millisecond); null or left out: never." }),
   })
   .openapi("CreateApiKeyBody", { example: { name: "Checkout events", permissions: ["events:write"], expires_at: "2027-01-01T00:00:00Z" } });

@@ -7,7 +7,7 @@ import { uuidv7 } from "uuidv7";
 import { ApiError } from "../errors";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
-import { escalation, grantOfStored, inOrder, type Permission } from "../permissions";
+import { escalation, grantOfStored, inOrder, type Permission } from "../domain/permissions";
 import { mintToken } from "../tokens";
 import { validationError } from "../validation";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";

@@ -7,7 +7,7 @@ import { applyD1Migrations, createExecutionContext, env } from "cloudflare:test"
 import worker from "../../src/index";
 import { insertAccountWithToken } from "../../src/db/accounts";
 import { mintToken } from "../../src/tokens";
-import { PERMISSIONS } from "../../src/permissions";
+import { PERMISSIONS } from "../../src/domain/permissions";
 
 const db = () => env.LEGACY_DB;
 

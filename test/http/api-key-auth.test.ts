@@ -116,7 +116,7 @@ describe("no escalation", () => {
 
   it("keeps full access to full-access keys, even from a key that lists every permission", async () => {
     const account = await createAccount();
-    const { PERMISSIONS } = await import("../../src/permissions");
+    const { PERMISSIONS } = await import("../../src/domain/permissions");
     const listed = await addKey(account, { permissions: [...PERMISSIONS] });
     const res = await client(listed).post("/v1/api_keys", { name: "all" });
     expect(res.status).toBe(403);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { addKey, call, client, createAccount, type TestAccount } from "../support/api";
-import { PERMISSIONS } from "../../src/permissions";
+import { PERMISSIONS } from "../../src/domain/permissions";
 
 /** The account's keys as stored, but when each was last used (the requests themselves use one). */
 const keysOf = async (account: TestAccount) =>

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { addKey, call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
-import { PERMISSIONS, type Permission } from "../../src/permissions";
+import { PERMISSIONS, type Permission } from "../../src/domain/permissions";
 
 const doc = (await call("GET", "/v1/openapi.json")).body;
 

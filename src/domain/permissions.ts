@@ -1,9 +1,9 @@
 /**
  * What an API key may do (decisions.md §5): a list of `resource:level`, where `write` includes
  * `read`. A key stored without a list (NULL) has full access: every permission, including any
- * added later.
+ * added later. Shared by the keys API, the auth check and the operator API (Node loads it too).
  */
-
+import { z } from "@hono/zod-openapi";
 /** Every permission, in the order the API lists them. */
 export const PERMISSIONS = [
   "schemas:read",
@@ -28,7 +28,7 @@ export interface Grant {
   readonly allows: ReadonlySet<Permission>;
 }
 
-const isPermission = (text: string): text is Permission => (PERMISSIONS as readonly string[]).includes(text);
+export const isPermission = (text: string): text is Permission => (PERMISSIONS as readonly string[]).includes(text);
 
 /** The `read` a `write` includes. */
 const readOf = (permission: Permission): Permission | null => {
@@ -71,3 +71,18 @@ export function escalation(holder: Grant, wanted: readonly Permission[] | null):
   if (wanted === null) return "Only a full-access key can make a full-access key (one without `permissions`); list the permissions the key needs.";
   return null;
 }
+
+const PermissionSchema = z.enum(PERMISSIONS);
+
+/**
+ * A key's permissions as a request gives them: at least one, each known, none twice; a problem
+ * is reported at its own index (`permissions.2`).
+ */
+export const PermissionsSchema = z
+  .array(PermissionSchema, { error: "must be an array of permissions, like [\"events:write\"]" })
+  .min(1, { error: "must list at least one permission; leave `permissions` out for a full-access key" })
+  .superRefine((permissions, ctx) => {
+    permissions.forEach((permission, i) => {
+      if (permissions.indexOf(permission) < i) ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
+    });
+  });

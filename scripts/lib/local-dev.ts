@@ -1,0 +1,72 @@
+/**
+ * What `npm run dev` leaves in .wrangler/ for the accounts CLI to find it: the local operator
+ * secret (reused across restarts, readable by this user only) and where the server is, written
+ * while it starts and runs and removed when it stops. A file whose process is gone is stale.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+
+/** A dotenv file `wrangler dev` loads (--env-file), so the secret is on no command line. */
+export const OPERATOR_ENV_FILE = ".wrangler/operator.env";
+const DEV_SERVER_FILE = ".wrangler/dev-server.json";
+
+export interface DevServerState {
+  pid: number;
+  /** Where it serves; null while it starts (migrations, wrangler starting). */
+  origin: string | null;
+}
+
+function writePrivate(path: string, text: string) {
+  mkdirSync(".wrangler", { recursive: true });
+  writeFileSync(path, text, { mode: 0o600 });
+}
+
+/** The local operator secret, or null when `npm run dev` never made one. */
+export function readOperatorSecret(): string | null {
+  try {
+    return /^OPERATOR_SECRET=(\S+)$/m.exec(readFileSync(OPERATOR_ENV_FILE, "utf8"))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The local operator secret, made (256 random bits) on the first start. */
+export function ensureOperatorSecret(): string {
+  const existing = readOperatorSecret();
+  if (existing) return existing;
+  const secret = randomBytes(32).toString("base64url");
+  writePrivate(OPERATOR_ENV_FILE, `# Made by npm run dev: the local operator API's secret (the accounts CLI reads it).\nOPERATOR_SECRET=${secret}\n`);
+  return secret;
+}
+
+export function writeDevServer(state: DevServerState) {
+  writePrivate(DEV_SERVER_FILE, JSON.stringify(state) + "\n");
+}
+
+/** Removes the file if it is still this process's (a later `npm run dev` may have replaced it). */
+export function removeDevServer(pid: number) {
+  if (readDevServerFile()?.pid === pid) rmSync(DEV_SERVER_FILE, { force: true });
+}
+
+function readDevServerFile(): DevServerState | null {
+  try {
+    return JSON.parse(readFileSync(DEV_SERVER_FILE, "utf8")) as DevServerState;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The running `npm run dev`, or null when none runs (no file, or its process is gone). */
+export function runningDevServer(): DevServerState | null {
+  const state = readDevServerFile();
+  return state && isAlive(state.pid) ? state : null;
+}

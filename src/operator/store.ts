@@ -1,0 +1,201 @@
+/**
+ * What the operator does (decisions.md §5, §10): accounts, their keys, and one-time dashboard
+ * sign-in links, over a D1 database. The operator API runs it on the Worker; the accounts CLI runs
+ * it on the local database itself when no `npm run dev` is serving. Node loads this file too, so
+ * relative imports carry their extension and nothing here is Workers-only.
+ */
+import { uuidv7 } from "uuidv7";
+import { z } from "zod";
+import { ApiError } from "../errors.ts";
+import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
+import { mintToken, randomBase64url, sha256Hex, TOKEN_PREFIX } from "../tokens.ts";
+
+/** A sign-in link works once, within this long of its making (decisions.md §10). */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+/** Keys not revoked per account (decisions.md §7). */
+export const MAX_KEYS_PER_ACCOUNT = 100;
+const MAX_ACCOUNTS_PAGE = 1000;
+
+export const CreateAccountBody = z.strictObject({
+  name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+});
+
+export const CreateKeyBody = z.strictObject({
+  name: z.string().min(1, "must not be empty").max(100, "must be at most 100 characters").optional(),
+  permissions: PermissionsSchema.optional(),
+  expires_at: z.iso
+    .datetime({ offset: true, abort: true, error: "must be an ISO 8601 instant, such as 2027-01-31T00:00:00Z" })
+    .refine((at) => Date.parse(at) > Date.now(), "must be in the future")
+    .optional(),
+});
+export type CreateKeyInput = z.output<typeof CreateKeyBody>;
+
+const LIMIT_MESSAGE = `must be a whole number from 1 to ${MAX_ACCOUNTS_PAGE}`;
+export const ListAccountsQuery = z.strictObject({
+  limit: z.string().regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE).transform(Number).pipe(z.number().min(1, LIMIT_MESSAGE).max(MAX_ACCOUNTS_PAGE, LIMIT_MESSAGE)).default(100),
+  starting_after: z.string().min(1).optional(),
+});
+
+export interface AccountView {
+  account_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface KeyView {
+  token_id: string;
+  account_id: string;
+  name: string;
+  /** `cct_…` and the secret's last 4 characters (older keys: their first characters). */
+  redacted: string;
+  /** null: every permission (full access). */
+  permissions: Permission[] | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  status: "active" | "expired" | "revoked";
+}
+
+/** A key as made: the secret, shown this once. */
+export type IssuedKey = KeyView & { token: string };
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  last4: string | null;
+  permissions: string | null;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+
+function keyView(row: KeyRow, now: number): KeyView {
+  return {
+    token_id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
+    permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as Permission[]),
+    created_at: iso(row.created_at),
+    expires_at: isoOrNull(row.expires_at),
+    last_used_at: isoOrNull(row.last_used_at),
+    revoked_at: isoOrNull(row.revoked_at),
+    status: row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active",
+  };
+}
+
+const accountNotFound = (accountId: string) => new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
+const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id '${keyId}'.`);
+
+const KEY_COLUMNS = "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
+
+/**
+ * The statement inserting a new key for the account, which inserts it only if the account exists
+ * and has fewer than the maximum of keys not revoked: one statement, so two concurrent creations
+ * cannot both pass the count.
+ */
+async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInput, now: number) {
+  const { token, hash, prefix, last4 } = await mintToken();
+  const row: KeyRow = {
+    id: uuidv7(),
+    account_id: accountId,
+    name: input.name ?? `Key created ${iso(now).slice(0, 10)}`,
+    prefix,
+    last4,
+    permissions: input.permissions ? JSON.stringify(input.permissions) : null,
+    created_at: now,
+    expires_at: input.expires_at ? Date.parse(input.expires_at) : null,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  const statement = db
+    .prepare(
+      `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, created_at, expires_at)
+       SELECT ?1, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM accounts
+       WHERE id = ?9 AND (SELECT count(*) FROM api_tokens WHERE account_id = ?9 AND revoked_at IS NULL) < ?10`,
+    )
+    .bind(row.id, hash, prefix, last4, row.name, row.permissions, now, row.expires_at, accountId, MAX_KEYS_PER_ACCOUNT);
+  return { statement, issued: { ...keyView(row, now), token } };
+}
+
+async function accountExists(db: D1Database, accountId: string): Promise<boolean> {
+  return (await db.prepare(`SELECT 1 FROM accounts WHERE id = ?`).bind(accountId).first()) !== null;
+}
+
+/** A new account and its first key (full access, never expiring), in one transaction. */
+export async function createAccount(db: D1Database, name: string, now: number): Promise<AccountView & { key: IssuedKey }> {
+  const accountId = uuidv7();
+  const key = await keyInsert(db, accountId, { name: "First key" }, now);
+  await db.batch([db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(accountId, name, now), key.statement]);
+  return { account_id: accountId, name, created_at: iso(now), key: key.issued };
+}
+
+/** Accounts oldest first, a page at a time; `next` is the `starting_after` of the next page. */
+export async function listAccounts(
+  db: D1Database,
+  { limit, starting_after }: z.output<typeof ListAccountsQuery>,
+): Promise<{ data: AccountView[]; next: string | null }> {
+  const after = starting_after
+    ? await db.prepare(`SELECT created_at, id FROM accounts WHERE id = ?`).bind(starting_after).first<{ created_at: number; id: string }>()
+    : null;
+  if (starting_after && !after) throw accountNotFound(starting_after);
+  const { results } = await db
+    .prepare(
+      `SELECT id, name, created_at FROM accounts
+       WHERE ?1 IS NULL OR (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3`,
+    )
+    .bind(after?.created_at ?? null, after?.id ?? null, limit + 1)
+    .all<{ id: string; name: string; created_at: number }>();
+  const page = results.slice(0, limit).map((r) => ({ account_id: r.id, name: r.name, created_at: iso(r.created_at) }));
+  return { data: page, next: results.length > limit ? page[page.length - 1].account_id : null };
+}
+
+export async function createKey(db: D1Database, accountId: string, input: CreateKeyInput, now: number): Promise<IssuedKey> {
+  const key = await keyInsert(db, accountId, input, now);
+  if ((await key.statement.run()).meta.changes === 1) return key.issued;
+  if (!(await accountExists(db, accountId))) throw accountNotFound(accountId);
+  throw new ApiError("API_KEY_LIMIT_REACHED", `The account already has ${MAX_KEYS_PER_ACCOUNT} API keys that are not revoked: revoke one first.`);
+}
+
+/** The account's keys, newest first (revoked ones too); never their secrets. */
+export async function listKeys(db: D1Database, accountId: string, now: number): Promise<KeyView[]> {
+  const [keys, account] = await db.batch<KeyRow | { id: string }>([
+    db.prepare(`SELECT ${KEY_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id DESC`).bind(accountId),
+    db.prepare(`SELECT id FROM accounts WHERE id = ?`).bind(accountId),
+  ]);
+  if (account.results.length === 0) throw accountNotFound(accountId);
+  return (keys.results as KeyRow[]).map((row) => keyView(row, now));
+}
+
+/** Revokes a key for good (once; revoking it again changes nothing). */
+export async function revokeKey(db: D1Database, keyId: string, now: number): Promise<KeyView> {
+  const [, row] = await db.batch<KeyRow>([
+    db.prepare(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).bind(now, keyId),
+    db.prepare(`SELECT ${KEY_COLUMNS} FROM api_tokens WHERE id = ?`).bind(keyId),
+  ]);
+  if (row.results.length === 0) throw keyNotFound(keyId);
+  return keyView(row.results[0], now);
+}
+
+/**
+ * A one-time dashboard sign-in link for the account: a random code, stored only as its SHA-256,
+ * valid for SIGN_IN_LINK_TTL_MS. The code travels in the URL's fragment, which browsers never
+ * send, so it reaches no server's log.
+ */
+export async function createSignInLink(db: D1Database, accountId: string, origin: string, now: number) {
+  const code = randomBase64url(32);
+  const expiresAt = now + SIGN_IN_LINK_TTL_MS;
+  const inserted = await db
+    .prepare(`INSERT INTO sign_in_links (code_hash, account_id, created_at, expires_at) SELECT ?, id, ?, ? FROM accounts WHERE id = ?`)
+    .bind(await sha256Hex(code), now, expiresAt, accountId)
+    .run();
+  if (inserted.meta.changes !== 1) throw accountNotFound(accountId);
+  return { account_id: accountId, url: `${origin}/dashboard/sign-in#code=${code}`, expires_at: iso(expiresAt) };
+}

@@ -92,7 +92,7 @@ async function whenServing(origin: string) {
   account  ${dev.account_id}
   token    ${dev.token}
   sign in  ${link.url}
-           (the dashboard; valid once, for 15 minutes: \`npm run -s accounts -- sign-in-link --account ${dev.account_id}\` makes another)
+           (for the dashboard, not served yet; valid once, for 15 minutes: \`npm run -s accounts -- sign-in-link --account ${dev.account_id}\` makes another)
 
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/schemas

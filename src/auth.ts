@@ -1,12 +1,14 @@
 /**
- * Who is asking: the one place that decides (decisions.md §5). A request authenticates with
- * `Authorization: Bearer <key>`, and gets its `apiKey` (what it may do, checked per route by
- * routes/route.ts) and `accountId`.
+ * Who is asking: the one place that decides (decisions.md §5, §10). A request authenticates with
+ * `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
+ * cookie (session.ts); either way it gets the same `apiKey` (what it may do, checked per route by
+ * routes/route.ts) and `accountId`, and the same errors.
  *
  * Abuse is bounded before it costs anything: a string that is not a well-formed token or cookie is
  * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
  * CREDENTIAL_CACHE_TTL_MS, which bounds how long a revocation goes unseen; every refusal counts on
  * the failed-authentication limit per address (auth-failures.ts), past which nothing is looked up.
+ * A cookie never authenticates a cross-site request that changes something (same-origin.ts).
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
@@ -16,6 +18,8 @@ import { failure, refuseIfBlocked } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken, sha256Hex } from "./tokens";
 import { grantOfStored } from "./domain/permissions";
+import { forgetSessionsOfKey, recordSeen, sessionCookie, sessionCookieHeader, sessionOf } from "./session";
+import { isSafeMethod, requireSameOrigin } from "./same-origin";
 import type { AppEnv, RequestKey } from "./app-env";
 
 export const TOKEN_CACHE_TTL_MS = CREDENTIAL_CACHE_TTL_MS;
@@ -32,11 +36,13 @@ type BearerKey = RequestKey & { id: string };
 const cache = new CredentialCache<BearerKey>(TOKEN_CACHE_TTL_MS, TOKEN_CACHE_MAX_BYTES);
 
 /**
- * Drops this isolate's cached entries of a key that was just revoked or rolled, so the change
- * holds at once here; other isolates see it within TOKEN_CACHE_TTL_MS.
+ * Drops this isolate's cached entries of a key that was just revoked or rolled (and of the
+ * sessions it signed in), so the change holds at once here; other isolates see it within
+ * TOKEN_CACHE_TTL_MS.
  */
 export function forgetKey(keyId: string) {
   cache.deleteWhere((key) => key.id === keyId);
+  forgetSessionsOfKey(keyId);
 }
 
 /** For tests: what the cache holds now. */
@@ -116,12 +122,36 @@ async function bearerCaller(c: Context<AppEnv>, authorization: string | undefine
 }
 
 /**
+ * The caller of a session cookie. A cross-site request that changes something is refused first,
+ * before any lookup: the browser sends the cookie whoever made the page.
+ */
+export async function sessionCaller(c: Context<AppEnv>, value: string, now: number): Promise<RequestKey> {
+  if (!isSafeMethod(c.req.method)) requireSameOrigin(c);
+  const cached = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
+  if (typeof cached === "string") {
+    throw await failure(
+      c,
+      new ApiError("INVALID_SESSION", `${cached} Sign in to the dashboard again.`, undefined, {
+        "WWW-Authenticate": "Bearer",
+        "Set-Cookie": sessionCookieHeader(c, "", 0),
+      }),
+    );
+  }
+  recordSeen(c, cached, now);
+  if (cached.key) recordUse(c, cached.key.id, now);
+  return { id: cached.key?.id ?? null, accountId: cached.accountId, grant: cached.grant, expiresAt: cached.key?.expiresAt ?? null, session: cached };
+}
+
+/**
  * Sets the request's `apiKey` and `accountId`, or answers 401 (429 once an address fails too
- * often). What the caller may do is the route's check (routes/route.ts).
+ * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
+ * route's check (routes/route.ts).
  */
 export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();
-  const caller = await bearerCaller(c, c.req.header("Authorization"), now);
+  const authorization = c.req.header("Authorization");
+  const cookie = authorization === undefined ? sessionCookie(c) : undefined;
+  const caller = cookie === undefined ? await bearerCaller(c, authorization, now) : await sessionCaller(c, cookie, now);
   c.set("apiKey", caller);
   c.set("accountId", caller.accountId);
   await next();

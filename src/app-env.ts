@@ -1,13 +1,20 @@
+import type { Session } from "./session";
 import type { HeldKey } from "./idempotency";
 import type { Grant } from "./domain/permissions";
 
-/** The API key a request authenticated with. */
+/**
+ * Who a request is: the API key it authenticated with, or its dashboard session, which carries
+ * the permissions (and expiry) of the key it signed in with.
+ */
 export interface RequestKey {
-  id: string;
+  /** The key's id; for a session, the key it signed in with (null: a sign-in link, full access). */
+  id: string | null;
   accountId: string;
   grant: Grant;
   /** Epoch ms; null: never. */
   expiresAt: number | null;
+  /** Set when the dashboard's session cookie authenticated the request. */
+  session?: Session;
 }
 
 /** The Hono environment shared by the app, its middleware and its routes. */

@@ -1,7 +1,7 @@
 /**
  * The Hono app: middleware order, routes, the OpenAPI document, 404/405 and the one error handler.
- * Order: request id -> (errors caught by onError) -> auth on /v1 -> per-route body guards ->
- * zod validation -> handler.
+ * Order: request id -> (errors caught by onError) -> auth on /v1 (a bearer key, else the dashboard's
+ * session cookie) -> per-route body guards -> zod validation -> handler.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
@@ -26,6 +26,8 @@ import { summaryRouter } from "./routes/summary";
 import { apiKeysRouter } from "./routes/api-keys";
 import { operatorGate } from "./operator/gate";
 import { operatorRouter } from "./operator/routes";
+import { dashboardHeaders } from "./dashboard/headers";
+import { dashboardSessionRouter } from "./dashboard/session-routes";
 
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
@@ -71,7 +73,9 @@ it becomes \`PENDING\` at the window's end with the \`scheduled_outcome\` its \`
 \`status_since\` is always the exact instant the current status began, and every read is exact at the instant of the
 request. Every status entered is also a notification (webhooks and the notifications feed).
 
-Authenticate with \`Authorization: Bearer cct_...\`: an API key (\`/v1/api_keys\`). A key holds permissions, each
+Authenticate with \`Authorization: Bearer cct_...\`: an API key (\`/v1/api_keys\`). (The account dashboard's session
+cookie also authenticates, with the same permissions and errors; a change made with it must come from the dashboard's own
+pages: 403 \`CROSS_SITE_REQUEST\` otherwise.) A key holds permissions, each
 \`resource:read\` or \`resource:write\` (\`write\` includes \`read\`); every operation names the one it needs (\`x-permission\`),
 and a key without it is answered 403 \`PERMISSION_DENIED\`. Every POST but the API keys' takes an \`Idempotency-Key\`.
 Errors are documented at [/docs/errors](/docs/errors).`;
@@ -96,6 +100,9 @@ export function createApp() {
   // The operator's API: only where OPERATOR_SECRET is set, only with it (operator/gate.ts).
   app.use("/operator/*", operatorGate);
   app.route("/operator/v1", operatorRouter);
+  // The dashboard's sign-in and session: its own, not the API's (absent from the document).
+  app.use("/dashboard/*", dashboardHeaders);
+  app.route("/dashboard", dashboardSessionRouter);
 
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -1,74 +1,62 @@
 /**
- * Bearer-token authentication (token format: tokens.ts). D1 holds only each token's SHA-256.
+ * Who is asking: the one place that decides (decisions.md §5, §10). A request authenticates with
+ * `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
+ * cookie (session.ts); either way it gets the same `apiKey` (what it may do, checked per route by
+ * routes/route.ts) and `accountId`, and the same errors.
  *
- * Abuse is bounded before it costs anything: a string that is not a well-formed token is refused
- * without a lookup; only tokens that authenticated are cached (per isolate, bounded in bytes, for
- * TOKEN_CACHE_TTL_MS, which bounds how long a revoked token keeps working: decisions.md §5), so a
- * flood of bad tokens can neither fill memory nor evict real accounts; and failed authentication
- * is rate limited per client address, a refused attempt doing no lookup at all.
+ * Abuse is bounded before it costs anything: a string that is not a well-formed token or cookie is
+ * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
+ * CREDENTIAL_CACHE_TTL_MS, which bounds how long a revocation goes unseen; every refusal counts on
+ * the failed-authentication limit per address (auth-failures.ts), past which nothing is looked up.
+ * A cookie never authenticates a cross-site request that changes something (same-origin.ts).
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { ApiError } from "./errors";
+import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
+import { failure, refuseIfBlocked } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken, sha256Hex } from "./tokens";
 import { grantOfStored } from "./domain/permissions";
-import { rateLimited, secondsToReset, type LimitPolicy } from "./rate-limit";
+import { forgetSessionsOfKey, recordSeen, sessionCookie, sessionCookieHeader, sessionOf } from "./session";
+import { isSafeMethod, requireSameOrigin } from "./same-origin";
 import type { AppEnv, RequestKey } from "./app-env";
 
-export const TOKEN_CACHE_TTL_MS = 10_000;
+export const TOKEN_CACHE_TTL_MS = CREDENTIAL_CACHE_TTL_MS;
 /** What the token cache may hold, counted as UTF-16 bytes of keys and values plus overhead. */
 export const TOKEN_CACHE_MAX_BYTES = 2 * 1024 * 1024;
-const ENTRY_OVERHEAD_BYTES = 160;
+
+type BearerKey = RequestKey & { id: string };
 
 /**
- * Authenticated token -> its key and when the entry expires. Keyed by the token itself, which
- * never leaves this isolate's memory, so a cached request hashes nothing. Map order is insertion
- * order, so the first entry is the oldest: evicted first when the cache is full. The key's own
- * expiry travels with it and is checked on every request, so a cached key still expires at the
- * instant.
+ * Authenticated token -> its key. Keyed by the token itself, which never leaves this isolate's
+ * memory, so a cached request hashes nothing. The key's own expiry travels with it and is checked
+ * on every request, so a cached key still expires at the instant.
  */
-const cache = new Map<string, { key: RequestKey; bytes: number; until: number }>();
-let cacheBytes = 0;
-
-function remember(token: string, key: RequestKey, bytes: number, now: number) {
-  forget(token);
-  for (const [oldest] of cache) {
-    if (cacheBytes + bytes <= TOKEN_CACHE_MAX_BYTES) break;
-    forget(oldest);
-  }
-  cache.set(token, { key, bytes, until: now + TOKEN_CACHE_TTL_MS });
-  cacheBytes += bytes;
-}
-
-function forget(token: string) {
-  const entry = cache.get(token);
-  if (!entry) return;
-  cache.delete(token);
-  cacheBytes -= entry.bytes;
-}
+const cache = new CredentialCache<BearerKey>(TOKEN_CACHE_TTL_MS, TOKEN_CACHE_MAX_BYTES);
 
 /**
- * Drops this isolate's cached entries of a key that was just revoked or rolled, so the change
- * holds at once here; other isolates see it within TOKEN_CACHE_TTL_MS.
+ * Drops this isolate's cached entries of a key that was just revoked or rolled (and of the
+ * sessions it signed in), so the change holds at once here; other isolates see it within
+ * TOKEN_CACHE_TTL_MS.
  */
 export function forgetKey(keyId: string) {
-  for (const [token, entry] of cache) if (entry.key.id === keyId) forget(token);
+  cache.deleteWhere((key) => key.id === keyId);
+  forgetSessionsOfKey(keyId);
 }
 
 /** For tests: what the cache holds now. */
-export const tokenCacheStats = () => ({ entries: cache.size, bytes: cacheBytes });
+export const tokenCacheStats = () => cache.stats();
 
 /** The key of a token the cache does not hold, from D1; cached when there is one. */
-async function lookUp(db: D1Database, token: string, now: number): Promise<RequestKey | null> {
+async function lookUp(db: D1Database, token: string, now: number): Promise<BearerKey | null> {
   const row = await keyForTokenHash(db, await sha256Hex(token));
   if (!row) {
-    forget(token);
+    cache.delete(token);
     return null;
   }
   const key = { id: row.id, accountId: row.account_id, grant: grantOfStored(row.permissions), expiresAt: row.expires_at };
-  const bytes = 2 * (token.length + row.id.length + row.account_id.length + (row.permissions?.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
-  remember(token, key, bytes, now);
+  cache.set(token, key, entryBytes(token, row.id, row.account_id, row.permissions), now);
   return key;
 }
 
@@ -91,76 +79,14 @@ function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
   );
 }
 
-const authFailurePolicy = (env: Env): LimitPolicy => ({
-  name: "auth-failures-per-address",
-  limit: env.AUTH_FAILURE_LIMIT_REQUESTS,
-  periodSeconds: env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS,
-});
-
-/** Client address -> until when this isolate refuses its authentication attempts outright. */
-const blockedAddresses = new Map<string, number>();
-const MAX_BLOCKED_ADDRESSES = 10_000;
-
 /**
- * The client's address as the limit counts it: an IPv4 address, or an IPv6 /64 (one host usually
- * holds a whole /64, so counting single IPv6 addresses would let it rotate past the limit).
+ * The key of a token (from a bearer header, or pasted to sign in to the dashboard), or the 401
+ * (429 once the address failed too often) to answer with.
  */
-function clientAddress(c: Context<AppEnv>): string {
-  const address = c.req.header("CF-Connecting-IP") ?? "unknown";
-  if (!address.includes(":")) return address;
-  const [head, tail = ""] = address.toLowerCase().split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
-}
-
-/** 429 without any work when the address used up its failures; else nothing. (Also the operator API's.) */
-export function refuseIfBlocked(c: Context<AppEnv>, now: number) {
-  const address = clientAddress(c);
-  const until = blockedAddresses.get(address);
-  if (until === undefined) return;
-  if (until > now) throw rateLimited(authFailurePolicy(c.env), "failed authentication attempts from this address", now);
-  blockedAddresses.delete(address);
-}
-
-/**
- * Counts a failed attempt against the address; the error to answer with (429 once over the limit).
- * The operator API counts its failures here too, on the same limit.
- */
-export async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
-  const address = clientAddress(c);
-  const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
-  if (success) return error;
-  const now = Date.now();
-  const policy = authFailurePolicy(c.env);
-  if (blockedAddresses.size >= MAX_BLOCKED_ADDRESSES) blockedAddresses.clear();
-  blockedAddresses.set(address, now + secondsToReset(policy, now) * 1000);
-  return rateLimited(policy, "failed authentication attempts from this address", now);
-}
-
-const BEARER = /^Bearer +(\S+) *$/i;
-
-/**
- * Sets the request's `apiKey` and `accountId`, or answers 401 (429 once an address fails too
- * often). What the key may do is the route's check (routes/route.ts).
- */
-export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
-  const now = Date.now();
-  const match = BEARER.exec(c.req.header("Authorization") ?? "");
-  const token = match?.[1];
-  const hit = token !== undefined ? cache.get(token) : undefined;
-  let key = hit && hit.until > now ? hit.key : null;
+export async function authenticateKey(c: Context<AppEnv>, token: string, now: number): Promise<BearerKey> {
+  let key = cache.get(token, now) ?? null;
   if (!key) {
     refuseIfBlocked(c, now);
-    if (token === undefined) {
-      throw await failure(
-        c,
-        new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
-          "WWW-Authenticate": "Bearer",
-        }),
-      );
-    }
     key = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
     if (!key) {
       throw await failure(
@@ -179,8 +105,54 @@ export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
       }),
     );
   }
-  c.set("apiKey", key);
-  c.set("accountId", key.accountId);
   recordUse(c, key.id, now);
+  return key;
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+async function bearerCaller(c: Context<AppEnv>, authorization: string | undefined, now: number): Promise<RequestKey> {
+  const token = BEARER.exec(authorization ?? "")?.[1];
+  if (token !== undefined) return authenticateKey(c, token, now);
+  refuseIfBlocked(c, now);
+  throw await failure(
+    c,
+    new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, { "WWW-Authenticate": "Bearer" }),
+  );
+}
+
+/**
+ * The caller of a session cookie. A cross-site request that changes something is refused first,
+ * before any lookup: the browser sends the cookie whoever made the page.
+ */
+export async function sessionCaller(c: Context<AppEnv>, value: string, now: number): Promise<RequestKey> {
+  if (!isSafeMethod(c.req.method)) requireSameOrigin(c);
+  const cached = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
+  if (typeof cached === "string") {
+    throw await failure(
+      c,
+      new ApiError("INVALID_SESSION", `${cached} Sign in to the dashboard again.`, undefined, {
+        "WWW-Authenticate": "Bearer",
+        "Set-Cookie": sessionCookieHeader(c, "", 0),
+      }),
+    );
+  }
+  recordSeen(c, cached, now);
+  if (cached.key) recordUse(c, cached.key.id, now);
+  return { id: cached.key?.id ?? null, accountId: cached.accountId, grant: cached.grant, expiresAt: cached.key?.expiresAt ?? null, session: cached };
+}
+
+/**
+ * Sets the request's `apiKey` and `accountId`, or answers 401 (429 once an address fails too
+ * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
+ * route's check (routes/route.ts).
+ */
+export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
+  const now = Date.now();
+  const authorization = c.req.header("Authorization");
+  const cookie = authorization === undefined ? sessionCookie(c) : undefined;
+  const caller = cookie === undefined ? await bearerCaller(c, authorization, now) : await sessionCaller(c, cookie, now);
+  c.set("apiKey", caller);
+  c.set("accountId", caller.accountId);
   await next();
 });

@@ -36,7 +36,7 @@ export const ERROR_CODES = {
   MISSING_API_TOKEN: {
     status: 401,
     type: "authentication_error",
-    when: "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+    when: "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
     fix: "Send `Authorization: Bearer cct_...` with a token created by the accounts CLI.",
   },
   INVALID_API_TOKEN: {
@@ -51,11 +51,29 @@ export const ERROR_CODES = {
     when: "The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.",
     fix: "Use the key that replaced it (a roll answers it), or create a new key with `POST /v1/api_keys`.",
   },
+  INVALID_SESSION: {
+    status: 401,
+    type: "authentication_error",
+    when: "The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.",
+    fix: "Sign in to the dashboard again (a new sign-in link, or an API key), or send `Authorization: Bearer cct_...` instead.",
+  },
+  INVALID_SIGN_IN_LINK: {
+    status: 401,
+    type: "authentication_error",
+    when: "The dashboard sign-in link's code is unknown, was already used (a link signs in once), or is more than 15 minutes old.",
+    fix: "Ask the operator for a new sign-in link (`npm run -s accounts -- sign-in-link --account ID`), or sign in with an API key.",
+  },
   PERMISSION_DENIED: {
     status: 403,
     type: "permission_error",
-    when: "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+    when: "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
     fix: "Use a key that holds the named permission, or create one with it from a key that holds it (a full-access key holds every permission).",
+  },
+  CROSS_SITE_REQUEST: {
+    status: 403,
+    type: "permission_error",
+    when: "A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.",
+    fix: "Make the request from the dashboard itself; a program authenticates with `Authorization: Bearer cct_...`, which this check does not apply to.",
   },
   NOT_FOUND: {
     status: 404,

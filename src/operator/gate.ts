@@ -5,7 +5,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";
-import { failure, refuseIfBlocked } from "../auth";
+import { failure, refuseIfBlocked } from "../auth-failures";
 import type { AppEnv } from "../app-env";
 
 const BEARER = /^Bearer +(\S+) *$/i;

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { every } from "hono/combine";
 import type { z } from "zod";
 import { jsonBody, validationError, zodDetails } from "../validation";
+import { forgetKey } from "../auth";
 import type { AppEnv } from "../app-env";
 import * as store from "./store.ts";
 
@@ -37,7 +38,9 @@ export const operatorRouter = new Hono<AppEnv>()
     return c.json({ data: await store.listKeys(c.env.DB, c.req.param("account_id")!, Date.now()) });
   })
   .post("/keys/:key_id/revoke", async (c) => {
-    return c.json(await store.revokeKey(c.env.DB, c.req.param("key_id")!, Date.now()));
+    const revoked = await store.revokeKey(c.env.DB, c.req.param("key_id")!, Date.now());
+    forgetKey(revoked.token_id); // at once in this isolate; elsewhere within the cache's 10 seconds
+    return c.json(revoked);
   })
   .post("/accounts/:account_id/sign_in_links", async (c) => {
     const origin = new URL(c.req.url).origin;

@@ -118,7 +118,7 @@ export const jsonResponse = (description: string, schema: z.ZodType, example?: u
 
 /** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "EXPIRED_API_TOKEN", "RATE_LIMITED", "INTERNAL_ERROR", ...codes];
+  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "EXPIRED_API_TOKEN", "INVALID_SESSION", "RATE_LIMITED", "INTERNAL_ERROR", ...codes];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   return Object.fromEntries(

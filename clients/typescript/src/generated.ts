@@ -587,7 +587,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "PERMISSION_DENIED" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "INVALID_SESSION" | "INVALID_SIGN_IN_LINK" | "PERMISSION_DENIED" | "CROSS_SITE_REQUEST" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
                 message: string;
                 status: number;
                 /** Format: uri */
@@ -850,7 +850,7 @@ export interface components {
                 /** @enum {string} */
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "PERMISSION_DENIED" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+                code: "VALIDATION_ERROR" | "INVALID_JSON" | "MISSING_API_TOKEN" | "INVALID_API_TOKEN" | "EXPIRED_API_TOKEN" | "INVALID_SESSION" | "INVALID_SIGN_IN_LINK" | "PERMISSION_DENIED" | "CROSS_SITE_REQUEST" | "NOT_FOUND" | "SCHEMA_NOT_FOUND" | "CANDIDATE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "NOTIFICATION_NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CANDIDATE_ALIAS_TAKEN" | "INVALID_STATE" | "EVENT_LIMIT_REACHED" | "SCHEMA_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "API_KEY_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
                 message: string;
                 status: number;
                 /** Format: uri */
@@ -1457,11 +1457,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -1480,7 +1482,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -1490,7 +1492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1507,7 +1509,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -1664,11 +1666,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -1687,7 +1691,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -1697,7 +1701,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1714,7 +1722,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -1916,11 +1924,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -1939,7 +1949,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -1949,7 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1966,7 +1976,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -2085,11 +2095,13 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -2108,7 +2120,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -2118,7 +2130,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2135,7 +2151,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -2317,11 +2333,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -2340,7 +2358,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -2350,7 +2368,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2367,7 +2389,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -2590,11 +2612,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -2613,7 +2637,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -2623,7 +2647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2640,7 +2664,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -2818,11 +2842,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -2841,7 +2867,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -2851,7 +2877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2868,7 +2894,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -3033,11 +3059,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -3056,7 +3084,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -3066,7 +3094,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3083,7 +3115,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -3376,11 +3408,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -3399,7 +3433,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -3409,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3426,7 +3460,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -3616,11 +3650,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -3639,7 +3675,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -3649,7 +3685,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3666,7 +3706,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -3914,11 +3954,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -3937,7 +3979,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -3947,7 +3989,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3964,7 +4010,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -4258,11 +4304,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -4281,7 +4329,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -4291,7 +4339,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4308,7 +4360,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -4616,11 +4668,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -4639,7 +4693,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -4649,7 +4703,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4666,7 +4724,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -4864,11 +4922,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -4887,7 +4947,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -4897,7 +4957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4914,7 +4974,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -5066,11 +5126,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -5089,7 +5151,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -5099,7 +5161,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5116,7 +5182,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -5312,11 +5378,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -5335,7 +5403,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -5345,7 +5413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5362,7 +5430,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -5481,11 +5549,13 @@ export interface operations {
                 content?: never;
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -5504,7 +5574,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -5514,7 +5584,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5531,7 +5605,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -5707,11 +5781,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -5730,7 +5806,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -5740,7 +5816,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5757,7 +5837,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -5992,11 +6072,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -6015,7 +6097,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -6025,7 +6107,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6042,7 +6128,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -6326,11 +6412,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -6349,7 +6437,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -6359,7 +6447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6376,7 +6464,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -6554,11 +6642,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -6577,7 +6667,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -6587,7 +6677,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6604,7 +6698,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -6897,11 +6991,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -6920,7 +7016,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -6930,7 +7026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6947,7 +7043,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -7080,11 +7176,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -7103,7 +7201,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -7113,7 +7211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7130,7 +7228,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -7309,11 +7407,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -7332,7 +7432,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -7342,7 +7442,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7359,7 +7463,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -7647,11 +7751,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -7670,7 +7776,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -7680,7 +7786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7697,7 +7803,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -7851,11 +7957,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -7874,7 +7982,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -7884,7 +7992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7901,7 +8009,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -8050,11 +8158,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -8073,7 +8183,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -8083,7 +8193,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8100,7 +8214,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -8290,11 +8404,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -8313,7 +8429,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -8323,7 +8439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /** @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8340,7 +8456,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -8517,11 +8633,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -8540,7 +8658,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -8550,7 +8668,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8567,7 +8689,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -8799,11 +8921,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -8822,7 +8946,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -8832,7 +8956,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8849,7 +8977,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
@@ -9111,11 +9239,13 @@ export interface operations {
                 };
             };
             /**
-             * @description `MISSING_API_TOKEN`: The `Authorization` header is missing or is not of the form `Bearer <token>`.
+             * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
              *     `INVALID_API_TOKEN`: The bearer token is unknown or has been revoked.
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
+             *
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
              */
             401: {
                 headers: {
@@ -9134,7 +9264,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "authentication_error",
                      *         "code": "MISSING_API_TOKEN",
-                     *         "message": "The `Authorization` header is missing or is not of the form `Bearer <token>`.",
+                     *         "message": "The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.",
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
@@ -9144,7 +9274,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `PERMISSION_DENIED`: The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed. */
+            /**
+             * @description `PERMISSION_DENIED`: The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.
+             *
+             *     `CROSS_SITE_REQUEST`: A request authenticated by the dashboard's session cookie that changes something (any method but GET, HEAD and OPTIONS), or a sign-in or sign-out, did not come from this service's own pages: its `Origin` is another site's, or its `Sec-Fetch-Site` is not `same-origin`, or it sent neither. Nothing was changed.
+             */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9161,7 +9295,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "permission_error",
                      *         "code": "PERMISSION_DENIED",
-                     *         "message": "The API key lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
+                     *         "message": "The API key (or the dashboard session, which has the permissions of the key it signed in with) lacks the permission this request needs (the message names it), or would give a new key a permission it lacks itself. Nothing was changed.",
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },

@@ -1,0 +1,55 @@
+/**
+ * A per-isolate cache of credentials that authenticated (API keys, dashboard sessions), bounded in
+ * bytes, each entry living `ttlMs`: the bound on how long a revocation elsewhere goes unseen here
+ * (decisions.md §5, §10). Only what authenticated is ever put in, so a flood of bad credentials can
+ * neither fill memory nor evict real ones. Map order is insertion order, so the first entry is the
+ * oldest: evicted first when the cache is full.
+ */
+/** How long a cached credential is trusted: revocation takes effect within this (decisions.md §5). */
+export const CREDENTIAL_CACHE_TTL_MS = 10_000;
+
+export class CredentialCache<V> {
+  private entries = new Map<string, { value: V; bytes: number; until: number }>();
+  private bytes = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The value cached under `key`, if its entry is still alive at `now`. */
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    return entry && entry.until > now ? entry.value : undefined;
+  }
+
+  set(key: string, value: V, bytes: number, now: number) {
+    this.delete(key);
+    for (const [oldest] of this.entries) {
+      if (this.bytes + bytes <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+    this.entries.set(key, { value, bytes, until: now + this.ttlMs });
+    this.bytes += bytes;
+  }
+
+  delete(key: string) {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+
+  /** Drops every entry whose value `matches`: a revocation holds at once in this isolate. */
+  deleteWhere(matches: (value: V) => boolean) {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.delete(key);
+  }
+
+  stats() {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+}
+
+/** What an entry costs: UTF-16 bytes of its strings plus the Map's and object's overhead. */
+export const entryBytes = (...strings: (string | null | undefined)[]) =>
+  160 + 2 * strings.reduce((sum, s) => sum + (s?.length ?? 0), 0);

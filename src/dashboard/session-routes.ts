@@ -1,0 +1,116 @@
+/**
+ * The dashboard's sign-in and session (decisions.md §10), under /dashboard: not part of the /v1
+ * API or its OpenAPI document. The dashboard's pages post a sign-in link's code (read from the
+ * URL's fragment, which no request carries) or a pasted API key here, and get the session cookie;
+ * from then on they call /v1 with it, like any client. Every refused code or key counts on the
+ * failed-authentication limit per address.
+ */
+import { Hono } from "hono";
+import { every } from "hono/combine";
+import { createMiddleware } from "hono/factory";
+import type { Context } from "hono";
+import { z } from "zod";
+import { ApiError } from "../errors";
+import { authenticateKey, sessionCaller } from "../auth";
+import { failure, refuseIfBlocked } from "../auth-failures";
+import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
+import { listedPermissions } from "../domain/permissions";
+import { SIGN_IN_LINK_TTL_MS } from "../operator/store";
+import { requireSameOrigin } from "../same-origin";
+import {
+  endSession,
+  newSessionSecret,
+  SESSION_MAX_AGE_MS,
+  sessionCookie,
+  sessionCookieHeader,
+  storedSession,
+  type Session,
+} from "../session";
+import { sha256Hex } from "../tokens";
+import { jsonBody, validationError, zodDetails } from "../validation";
+import type { AppEnv } from "../app-env";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What the dashboard shows of its session, and hides what the session may not do by. */
+function sessionView(session: Session) {
+  const keyExpiry = session.key?.expiresAt ?? null;
+  return {
+    account_id: session.accountId,
+    signed_in_with: session.key ? "api_key" : "sign_in_link",
+    api_key: session.key && { id: session.key.id, name: session.key.name, redacted: session.key.redacted },
+    permissions: listedPermissions(session.grant),
+    created_at: iso(session.createdAt),
+    /** The earlier of 7 days after sign-in and the signing key's own expiry (12 hours idle aside). */
+    expires_at: iso(keyExpiry === null ? session.expiresAt : Math.min(session.expiresAt, keyExpiry)),
+  };
+}
+
+const Secret = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const SignInBody = z
+  .strictObject({ code: Secret.optional(), key: Secret.optional() })
+  .refine((body) => (body.code === undefined) !== (body.key === undefined), {
+    message: "must hold exactly one of `code` (a sign-in link's, from after `#code=`) and `key` (an API key, `cct_...`)",
+  });
+
+/** A sign-in link's code as createSignInLink makes it: 256 bits, base64url. */
+const CODE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+function linkRefusal(link: SignInLinkRow | null): string {
+  if (link === null) return "This sign-in link is unknown.";
+  if (link.used_at !== null) return "This sign-in link was already used: a link signs in once.";
+  return `This sign-in link expired at ${iso(link.expires_at)}, ${SIGN_IN_LINK_TTL_MS / 60_000} minutes after it was made.`;
+}
+
+/** Spends a sign-in link's code for a session of its account with full access; the 401 else. */
+async function signInWithCode(c: Context<AppEnv>, code: string, idHash: string, now: number) {
+  refuseIfBlocked(c, now);
+  const spent = CODE_FORMAT.test(code)
+    ? await spendSignInLink(c.env.DB, await sha256Hex(code), { idHash, now, expiresAt: now + SESSION_MAX_AGE_MS })
+    : { refused: null };
+  if ("refused" in spent) {
+    throw await failure(c, new ApiError("INVALID_SIGN_IN_LINK", `${linkRefusal(spent.refused)} Ask for a new sign-in link, or sign in with an API key.`));
+  }
+}
+
+/** Signing in and out must come from the dashboard's own pages too: no other site signs a browser in or out. */
+const sameOrigin = createMiddleware<AppEnv>(async (c, next) => {
+  requireSameOrigin(c);
+  await next();
+});
+
+export const dashboardSessionRouter = new Hono<AppEnv>()
+  .post("/session", every(sameOrigin, ...jsonBody()), async (c) => {
+    const now = Date.now();
+    const parsed = SignInBody.safeParse(await c.req.json());
+    if (!parsed.success) throw validationError(zodDetails(parsed.error));
+    const { value, idHash } = await newSessionSecret();
+    if (parsed.data.code !== undefined) {
+      await signInWithCode(c, parsed.data.code, idHash, now);
+    } else {
+      const key = await authenticateKey(c, parsed.data.key!, now);
+      await createKeySession(c.env.DB, { idHash, accountId: key.accountId, keyId: key.id, now, expiresAt: now + SESSION_MAX_AGE_MS });
+    }
+    // A session this browser held before ends: one browser, one session.
+    const previous = sessionCookie(c);
+    if (previous !== undefined) await endSession(c.env.DB, previous, now);
+    const session = await storedSession(c.env.DB, idHash);
+    if (!session) throw new Error("a session just made could not be read back");
+    c.header("Set-Cookie", sessionCookieHeader(c, value, SESSION_MAX_AGE_MS / 1000));
+    return c.json(sessionView(session), 201);
+  })
+  .get("/session", async (c) => {
+    const value = sessionCookie(c);
+    if (value === undefined) {
+      throw new ApiError("INVALID_SESSION", "Not signed in: sign in to the dashboard first.", undefined, { "WWW-Authenticate": "Bearer" });
+    }
+    const caller = await sessionCaller(c, value, Date.now());
+    return c.json(sessionView(caller.session!));
+  })
+  .delete("/session", sameOrigin, async (c) => {
+    const value = sessionCookie(c);
+    if (value !== undefined) await endSession(c.env.DB, value, Date.now());
+    c.header("Set-Cookie", sessionCookieHeader(c, "", 0));
+    return c.body(null, 204);
+  });
+

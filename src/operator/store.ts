@@ -9,11 +9,10 @@ import { z } from "zod";
 import { ApiError } from "../errors.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { mintToken, randomBase64url, sha256Hex, TOKEN_PREFIX } from "../tokens.ts";
+import { MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
 
 /** A sign-in link works once, within this long of its making (decisions.md §10). */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
-/** Keys not revoked per account (decisions.md §7). */
-export const MAX_KEYS_PER_ACCOUNT = 100;
 const MAX_ACCOUNTS_PAGE = 1000;
 
 export const CreateAccountBody = z.strictObject({
@@ -60,18 +59,6 @@ export interface KeyView {
 /** A key as made: the secret, shown this once. */
 export type IssuedKey = KeyView & { token: string };
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string;
-  prefix: string;
-  last4: string | null;
-  permissions: string | null;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));

@@ -6,7 +6,8 @@ import { createApp } from "../../src/app";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { sha256Hex } from "../../src/tokens";
 import { PERMISSIONS } from "../../src/domain/permissions";
-import { MAX_KEYS_PER_ACCOUNT, SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
+import { SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
+import { MAX_KEYS_PER_ACCOUNT } from "../../src/db/tokens";
 
 const SECRET = env.OPERATOR_SECRET!;
 /** Each test its own client address, so failed attempts of one never limit another. */

@@ -1,6 +1,9 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
 
-/** At most this many keys not revoked per account (decisions.md §7). */
+/**
+ * At most this many active keys per account (decisions.md §7 says "not revoked": an expired key
+ * can never be used again, so it does not count: a key a roll replaces counts until it expires).
+ */
 export const MAX_KEYS_PER_ACCOUNT = 100;
 /** last_used_at is written at most this often per key. */
 export const LAST_USED_PRECISION_MS = 60_000;
@@ -58,13 +61,13 @@ export interface NewKey {
   now: number;
 }
 
-/** Inserts the key only while the account has fewer than the maximum of keys not revoked. */
+/** Inserts the key only while the account has fewer than the maximum of active keys. */
 export function insertKeyStatement(db: D1Database, key: NewKey) {
   return db
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?10`,
+       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10`,
     )
     .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.name, key.permissions, key.expiresAt, key.now, MAX_KEYS_PER_ACCOUNT);
 }
@@ -128,7 +131,7 @@ export async function rollKey(db: D1Database, oldId: string, key: NewKey, until:
         `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
          SELECT ?1, account_id, ?3, ?4, ?5, name, permissions, expires_at, ?6 FROM api_tokens
          WHERE id = ?7 AND account_id = ?2 AND ${STATUS_WHERE.active("?6")}
-           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?8`,
+           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")}) < ?8`,
       )
       .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.now, oldId, MAX_KEYS_PER_ACCOUNT),
     db

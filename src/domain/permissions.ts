@@ -86,3 +86,14 @@ export const PermissionsSchema = z
       if (permissions.indexOf(permission) < i) ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
     });
   });
+
+/**
+ * Why `holder` may not rename or revoke a key with `target`'s permissions (null: full access), or
+ * null when it may: a key manages only keys that can do no more than it (itself included).
+ */
+export function outranks(holder: Grant, target: readonly Permission[] | null): string | null {
+  if (holder.listed === null) return null;
+  if (target === null) return "Only a full-access key can change a full-access key.";
+  const missing = target.find((p) => !holder.allows.has(p));
+  return missing ? `This API key lacks \`${missing}\`, which the key it would change holds: a key changes only keys that can do no more than it.` : null;
+}

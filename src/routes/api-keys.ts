@@ -7,7 +7,7 @@ import { uuidv7 } from "uuidv7";
 import { ApiError } from "../errors";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
-import { escalation, grantOfStored, inOrder, type Permission } from "../domain/permissions";
+import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
 import { mintToken } from "../tokens";
 import { validationError } from "../validation";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
@@ -49,7 +49,7 @@ const create = createRoute("api_keys:write", {
   summary: "Create an API key (extension)",
   description:
     "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
-    `given permissions the calling key holds (403 naming the first it lacks). At most 100 keys not revoked per account. ${NO_IDEMPOTENCY}`,
+    `given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. ${NO_IDEMPOTENCY}`,
   ...keyPostBody(CreateKeyBody),
   responses: { 201: secretResponse("The new key, with its secret."), ...errorResponses(...BODY_ERRORS, "API_KEY_LIMIT_REACHED") },
 });
@@ -128,6 +128,21 @@ function refuseEscalation(holder: Parameters<typeof escalation>[0], wanted: read
   if (denied) throw new ApiError("PERMISSION_DENIED", denied);
 }
 
+/** A key manages only keys that can do no more than it. */
+function refuseOutranked(holder: Parameters<typeof outranks>[0], target: db.KeyRow) {
+  const denied = outranks(holder, grantOfStored(target.permissions).listed);
+  if (denied) throw new ApiError("PERMISSION_DENIED", denied);
+}
+
+/** A key that expires never makes a key that outlives it (`expiresAt` null: never expires). */
+function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | null) {
+  if (holderExpiresAt === null || (expiresAt !== null && expiresAt <= holderExpiresAt)) return;
+  throw new ApiError(
+    "PERMISSION_DENIED",
+    `This API key expires at ${new Date(holderExpiresAt).toISOString()}: a key it makes must expire no later (set \`expires_at\`).`,
+  );
+}
+
 function notActive(row: db.KeyRow) {
   const [status, since] = row.revoked_at !== null ? ["revoked", row.revoked_at] : ["expired", row.expires_at!];
   return new ApiError(
@@ -137,7 +152,7 @@ function notActive(row: db.KeyRow) {
 }
 
 const limitReached = () =>
-  new ApiError("API_KEY_LIMIT_REACHED", `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} API keys that are not revoked. Revoke one you no longer use.`);
+  new ApiError("API_KEY_LIMIT_REACHED", `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). Revoke one you no longer use.`);
 
 async function newKey(accountId: string, fields: Pick<db.NewKey, "name" | "permissions" | "expiresAt">, now: number) {
   const { token, hash, prefix, last4 } = await mintToken();
@@ -149,6 +164,7 @@ export const apiKeysRouter = createRouter()
     const body = c.req.valid("json");
     const permissions = body.permissions === undefined ? null : inOrder(body.permissions);
     refuseEscalation(c.var.apiKey.grant, permissions);
+    refuseOutliving(c.var.apiKey.expiresAt, body.expires_at ?? null);
     const now = Date.now();
     const { token, key } = await newKey(c.var.accountId, { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null }, now);
     const { meta } = await db.insertKeyStatement(c.env.DB, key).run();
@@ -169,7 +185,8 @@ export const apiKeysRouter = createRouter()
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const row = isKeyId(id) ? await db.renameKey(c.env.DB, c.var.accountId, id.toLowerCase(), c.req.valid("json").name) : null;
+    refuseOutranked(c.var.apiKey.grant, await requireKey(c.env.DB, c.var.accountId, id));
+    const row = await db.renameKey(c.env.DB, c.var.accountId, id.toLowerCase(), c.req.valid("json").name);
     if (!row) throw keyNotFound(id);
     return c.json(keyView(row, Date.now()), 200);
   })
@@ -180,6 +197,7 @@ export const apiKeysRouter = createRouter()
     const now = Date.now();
     if (keyStatus(old, now) !== "active") throw notActive(old);
     refuseEscalation(c.var.apiKey.grant, grantOfStored(old.permissions).listed);
+    refuseOutliving(c.var.apiKey.expiresAt, old.expires_at);
     const { token, key } = await newKey(c.var.accountId, { name: old.name, permissions: old.permissions, expiresAt: old.expires_at }, now);
     const rolled = await db.rollKey(c.env.DB, old.id, key, now + Math.round(expires_in * 1000));
     if (!rolled) {
@@ -192,7 +210,8 @@ export const apiKeysRouter = createRouter()
   })
   .openapi(revoke, async (c) => {
     const { id } = c.req.valid("param");
-    const row = isKeyId(id) ? await db.revokeKey(c.env.DB, c.var.accountId, id.toLowerCase(), Date.now()) : null;
+    refuseOutranked(c.var.apiKey.grant, await requireKey(c.env.DB, c.var.accountId, id));
+    const row = await db.revokeKey(c.env.DB, c.var.accountId, id.toLowerCase(), Date.now());
     if (!row) throw keyNotFound(id);
     forgetKey(row.id);
     return c.json(keyView(row, Date.now()), 200);

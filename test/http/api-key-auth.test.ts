@@ -125,6 +125,57 @@ describe("no escalation", () => {
   });
 });
 
+describe("keys managing keys", () => {
+  it("lets a restricted key rename and revoke only keys that can do no more than it, itself included", async () => {
+    const account = await createAccount(); // its first key has full access
+    const limited = await addKey(account, { permissions: ["api_keys:write", "schemas:read"] });
+    const wider = await addKey(account, { permissions: ["api_keys:read", "billing:read"] });
+    const narrower = await addKey(account, { permissions: ["schemas:read"] });
+    for (const target of [account.tokenId, wider.tokenId]) {
+      for (const [path, body] of [[`/v1/api_keys/${target}`, { name: "pwned" }], [`/v1/api_keys/${target}/revoke`, undefined]] as const) {
+        const res = body ? await client(limited).patch(path, body) : await client(limited).post(path);
+        expect(res.status, path).toBe(403);
+        expect(res.body.error.code).toBe("PERMISSION_DENIED");
+      }
+    }
+    const keys = (await client(account).get("/v1/api_keys?limit=100")).body.data;
+    expect(keys.filter((k: any) => k.status === "revoked")).toEqual([]);
+    expect(keys.map((k: any) => k.name)).not.toContain("pwned");
+    expect((await client(limited).patch(`/v1/api_keys/${narrower.tokenId}`, { name: "ok" })).status).toBe(200);
+    expect((await client(limited).post(`/v1/api_keys/${narrower.tokenId}/revoke`)).status).toBe(200);
+    expect((await client(limited).post(`/v1/api_keys/${limited.tokenId}/revoke`)).status).toBe(200);
+  });
+
+  it("never lets a key that expires make, or roll, a key that outlives it", async () => {
+    const account = await createAccount();
+    const expiresAt = Date.now() + 3_600_000;
+    const short = await addKey(account, { permissions: ["api_keys:write", "schemas:read"], expiresAt });
+    const forever = await client(short).post("/v1/api_keys", { name: "forever", permissions: ["schemas:read"] });
+    expect(forever.status).toBe(403);
+    expect(forever.body.error.message).toContain(new Date(expiresAt).toISOString());
+    expect((await client(short).post("/v1/api_keys", { name: "later", permissions: ["schemas:read"], expires_at: iso(expiresAt + 1) })).status).toBe(403);
+    const sooner = await client(short).post("/v1/api_keys", { name: "sooner", permissions: ["schemas:read"], expires_at: iso(expiresAt - 1000) });
+    expect(sooner.status).toBe(201);
+    // Rolling a key that never expires would make another that never expires.
+    const permanent = await addKey(account, { permissions: ["schemas:read"] });
+    expect((await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`)).status).toBe(403);
+    expect((await client(short).post(`/v1/api_keys/${sooner.body.id}/roll`)).status).toBe(201);
+    expect((await client(account).get("/v1/api_keys?limit=100")).body.data.filter((k: any) => k.expires_at === null)).toHaveLength(2);
+  });
+
+  it("rolls one key again and again: the keys it replaced do not count toward the limit", async () => {
+    const account = await createAccount();
+    let id = account.tokenId;
+    for (let i = 0; i < 105; i++) {
+      const rolled = await client(account).post(`/v1/api_keys/${id}/roll`);
+      expect(rolled.status, `roll ${i + 1}`).toBe(201);
+      id = rolled.body.id;
+      account.token = rolled.body.secret;
+    }
+    expect((await client(account).get("/v1/api_keys?status=active")).body.data).toHaveLength(1);
+  });
+});
+
 describe("last_used_at", () => {
   it("is set at first use, then written at most once a minute per key, after the response", async () => {
     const account = await createAccount();

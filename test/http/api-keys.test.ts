@@ -159,7 +159,7 @@ describe("bad input to the keys API", () => {
     expect((await client(theirs).get("/v1/schemas")).status).toBe(200);
   });
 
-  it("holds at most 100 keys not revoked per account: 409 API_KEY_LIMIT_REACHED, then room after a revoke", async () => {
+  it("holds at most 100 active keys per account: 409 API_KEY_LIMIT_REACHED, then room after a revoke", async () => {
     const account = await createAccount();
     const statements = Array.from({ length: 99 }, (_, i) =>
       env.DB.prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`).bind(

@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (extension)
-         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 keys not revoked per account. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -8224,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created. */
+            /** @description `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created. */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8241,7 +8241,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "API_KEY_LIMIT_REACHED",
-                     *         "message": "The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created.",
+                     *         "message": "The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.",
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_LIMIT_REACHED"
                      *       },
@@ -9017,7 +9017,7 @@ export interface operations {
             /**
              * @description `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
              *
-             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired ones count until revoked). Nothing was created.
+             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
              */
             409: {
                 headers: {

@@ -59,6 +59,7 @@ async function connect(remote: boolean, url: string | undefined): Promise<Operat
     const secret = process.env.CCS_OPERATOR_SECRET;
     if (!origin) throw new UsageError("--remote needs the service's URL: --url https://... or CCS_OPERATOR_URL");
     if (!secret) throw new UsageError("--remote needs the operator secret in CCS_OPERATOR_SECRET (the value given to `wrangler secret put OPERATOR_SECRET`)");
+    if (!/^https:\/\//i.test(origin)) throw new UsageError("--remote sends the operator secret: the service's URL must be https://");
     return httpOperator(origin.replace(/\/+$/, ""), secret);
   }
   if (url) throw new UsageError("--url goes with --remote");

@@ -3,7 +3,7 @@
  * secret (reused across restarts, readable by this user only) and where the server is, written
  * while it starts and runs and removed when it stops. A file whose process is gone is stale.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 /** A dotenv file `wrangler dev` loads (--env-file), so the secret is on no command line. */
@@ -19,6 +19,8 @@ export interface DevServerState {
 function writePrivate(path: string, text: string) {
   mkdirSync(".wrangler", { recursive: true });
   writeFileSync(path, text, { mode: 0o600 });
+  chmodSync(path, 0o600); // `mode` applies only when the file is created
+
 }
 
 /** The local operator secret, or null when `npm run dev` never made one. */

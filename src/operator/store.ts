@@ -25,6 +25,7 @@ export const CreateKeyBody = z.strictObject({
   expires_at: z.iso
     .datetime({ offset: true, abort: true, error: "must be an ISO 8601 instant, such as 2027-01-31T00:00:00Z" })
     .refine((at) => Date.parse(at) > Date.now(), "must be in the future")
+    .refine((at) => Date.parse(at) <= Date.parse("9999-12-31T23:59:59.999Z"), "must be no later than 9999-12-31T23:59:59.999Z")
     .optional(),
 });
 export type CreateKeyInput = z.output<typeof CreateKeyBody>;

@@ -82,6 +82,9 @@ const PermissionsInBody = PermissionsSchema.openapi({
   description: "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds.",
 });
 
+/** The last instant an ISO 8601 date-time of four-digit years can name. */
+const LATEST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
 /** An instant after the request's: epoch ms. */
 const FutureInstantSchema = z
   .string({ error: "must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z, or null" })
@@ -90,6 +93,7 @@ const FutureInstantSchema = z
   })
   .transform((text) => Date.parse(text))
   .refine((ms) => ms > Date.now(), { error: "must be in the future: a key cannot be made already expired" })
+  .refine((ms) => ms <= LATEST_INSTANT, { error: "must be no later than 9999-12-31T23:59:59.999Z" })
   .openapi({ type: "string", format: "date-time" });
 
 export const CreateKeyBody = z

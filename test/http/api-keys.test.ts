@@ -113,6 +113,7 @@ describe("bad input to the keys API", () => {
       [{ name: "k", permissions: "events:write" }, "permissions", /array of permissions/],
       [{ name: "k", expires_at: new Date(Date.now() - 1000).toISOString() }, "expires_at", /in the future/],
       [{ name: "k", expires_at: "tomorrow" }, "expires_at", /ISO 8601 .*received "tomorrow"/],
+      [{ name: "k", expires_at: "9999-12-31T23:59:59-23:59" }, "expires_at", /no later than 9999-12-31/],
       [{ name: "k", expires_at: 1893456000000 }, "expires_at", /ISO 8601/],
       [{ name: "" }, "name", /1 to 100 characters/],
       [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],

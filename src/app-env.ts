@@ -1,6 +1,39 @@
-import type { Session } from "./session";
-import type { HeldKey } from "./idempotency";
+/**
+ * The request context: who is asking and what the request holds. Types only, and imports only
+ * leaf modules, so the middleware that fills it in (auth, session, idempotency) can import it
+ * without a circle.
+ */
+import type { Held } from "./db/idempotency";
 import type { Grant } from "./domain/permissions";
+
+/** What a request carries into the candidate objects to make their changes exactly-once. */
+export interface IdempotentRequest {
+  key: string;
+  fingerprint: string;
+  /**
+   * When the D1 record of the key was claimed. The object stores and judges its own record of the
+   * key by this instant too, so one expiry decides both records (two clocks a few ms apart could
+   * otherwise let D1 free a key the object still holds, and the object answer 409 for a day).
+   */
+  claimedAt: number;
+}
+
+/** The key a request holds. */
+export interface HeldKey extends IdempotentRequest, Held {}
+
+/** A dashboard session, as the request that it authenticated sees it (session.ts). */
+export interface Session {
+  idHash: string;
+  accountId: string;
+  /** The key it signed in with; null for a sign-in link (full access). */
+  key: { id: string; name: string; redacted: string; expiresAt: number | null } | null;
+  grant: Grant;
+  createdAt: number;
+  expiresAt: number;
+  /** As this isolate knows it: D1's, or later when this isolate recorded a use. */
+  lastSeenAt: number;
+}
+
 
 /**
  * Who a request is: the API key it authenticated with, or its dashboard session, which carries

@@ -19,10 +19,9 @@ import {
   holdsKey,
   releaseIdempotencyKey,
   unlockIdempotencyKey,
-  type Held,
   type KeyClaim,
 } from "./db/idempotency";
-import type { AppEnv } from "./app-env";
+import type { AppEnv, HeldKey, IdempotentRequest } from "./app-env";
 
 export const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 /** A request holding a key longer than this is presumed dead, and a retry may take the key. */
@@ -31,20 +30,7 @@ export const IDEMPOTENCY_LOCK_MS = 30_000;
 export const KEY_REUSED_MESSAGE =
   "This Idempotency-Key was already used with a different request. Use a new key for a new request.";
 
-/** What a request carries into the candidate objects to make their changes exactly-once. */
-export interface IdempotentRequest {
-  key: string;
-  fingerprint: string;
-  /**
-   * When the D1 record of the key was claimed. The object stores and judges its own record of the
-   * key by this instant too, so one expiry decides both records (two clocks a few ms apart could
-   * otherwise let D1 free a key the object still holds, and the object answer 409 for a day).
-   */
-  claimedAt: number;
-}
-
-/** The key a request holds. */
-export interface HeldKey extends IdempotentRequest, Held {}
+export type { HeldKey, IdempotentRequest };
 
 /** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
 const replayable = (status: number) => (status >= 200 && status < 300) || status === 404 || status === 409;

@@ -9,9 +9,9 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
 import * as db from "./db/sessions";
-import { FULL_ACCESS, grantOfStored, type Grant } from "./domain/permissions";
+import { FULL_ACCESS, grantOfStored } from "./domain/permissions";
 import { randomBase64url, sha256Hex, TOKEN_PREFIX } from "./tokens";
-import type { AppEnv } from "./app-env";
+import type { AppEnv, Session } from "./app-env";
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600_000;
 export const SESSION_IDLE_MS = 12 * 3600_000;
@@ -22,17 +22,7 @@ const COOKIE = "ccs_session";
 /** 256 random bits, base64url: anything else is refused without a lookup. */
 const VALUE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-export interface Session {
-  idHash: string;
-  accountId: string;
-  /** The key it signed in with; null for a sign-in link (full access). */
-  key: { id: string; name: string; redacted: string; expiresAt: number | null } | null;
-  grant: Grant;
-  createdAt: number;
-  expiresAt: number;
-  /** As this isolate knows it: D1's, or later when this isolate recorded a use. */
-  lastSeenAt: number;
-}
+export type { Session };
 
 const isHttps = (c: Context<AppEnv>) => new URL(c.req.url).protocol === "https:";
 

@@ -7,6 +7,7 @@
  * accounts CLI where it serves (.wrangler/dev-server.json, removed when it stops).
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { stripVTControlCharacters } from "node:util";
 import { ensureOperatorSecret, OPERATOR_ENV_FILE, removeDevServer, writeDevServer } from "./lib/local-dev.ts";
 import { httpOperator, OperatorError, type Operator } from "./lib/operator.ts";
@@ -92,7 +93,7 @@ async function whenServing(origin: string) {
   account  ${dev.account_id}
   token    ${dev.token}
   sign in  ${link.url}
-           (for the dashboard, not served yet; valid once, for 15 minutes: \`npm run -s accounts -- sign-in-link --account ${dev.account_id}\` makes another)
+           (opens the dashboard, ${origin}/dashboard/; valid once, for 15 minutes: \`npm run -s accounts -- sign-in-link --account ${dev.account_id}\` makes another)
 
   export TOKEN=${dev.token}
   curl -H "Authorization: Bearer $TOKEN" ${origin}/v1/schemas
@@ -104,6 +105,12 @@ async function whenServing(origin: string) {
   driveCrons(origin);
 }
 
+/** The dashboard's pages, built from their source now, so a change to them shows at this start. */
+function buildDashboard() {
+  const built = spawnSync("npm", ["run", "-s", "dashboard:build"], { stdio: "inherit" });
+  if (built.status !== 0) throw new Error("the dashboard did not build: see above");
+}
+
 async function main() {
   // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
   stopOnSignals();
@@ -113,6 +120,7 @@ async function main() {
   writeDevServer({ pid: process.pid, origin: null });
   process.on("exit", () => removeDevServer(process.pid));
   await migrateLocal();
+  buildDashboard();
   // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
   const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...envFiles(), ...args], ["ignore", "pipe", "inherit"]);
   wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

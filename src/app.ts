@@ -28,6 +28,7 @@ import { operatorGate } from "./operator/gate";
 import { operatorRouter } from "./operator/routes";
 import { dashboardHeaders } from "./dashboard/headers";
 import { dashboardSessionRouter } from "./dashboard/session-routes";
+import { dashboardPagesRouter } from "./dashboard/pages";
 
 
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
@@ -103,6 +104,7 @@ export function createApp() {
   // The dashboard's sign-in and session: its own, not the API's (absent from the document).
   app.use("/dashboard/*", dashboardHeaders);
   app.route("/dashboard", dashboardSessionRouter);
+  app.route("/dashboard", dashboardPagesRouter);
 
   for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

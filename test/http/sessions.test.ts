@@ -413,10 +413,11 @@ describe("GET /dashboard/session", () => {
 describe("dashboard responses", () => {
   const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-  it("carry the security headers, the session endpoints no-store too; unserved pages are 404s in the error shape", async () => {
+  it("carry the security headers, the session endpoints no-store too", async () => {
     const account = await createAccount();
     const signedIn = await signIn({ code: await linkCode(account) });
     const cookie = cookieOf(signedIn).pair;
+    const cookie2 = cookieOf(await signIn({ code: await linkCode(account) })).pair;
     const answers: [string, ApiResponse, boolean][] = [
       ["sign-in", signedIn, true],
       ["refused sign-in", await signIn({ code: "nope" }), true],
@@ -426,6 +427,9 @@ describe("dashboard responses", () => {
       ["405", await call("PUT", "/dashboard/session"), true],
       ["/dashboard", await call("GET", "/dashboard"), false],
       ["/dashboard/sign-in", await call("GET", "/dashboard/sign-in"), false],
+      ["a page, signed out", await call("GET", "/dashboard/candidates"), false],
+      ["a page, signed in", await withCookie(cookie2, "GET", "/dashboard/candidates"), false],
+      ["a page's 405", await call("POST", "/dashboard/candidates", { headers: { Origin: ORIGIN } }), false],
     ];
     for (const [what, res, noStore] of answers) {
       expect(res.headers.get("Content-Security-Policy"), what).toBe(CSP);
@@ -435,8 +439,7 @@ describe("dashboard responses", () => {
       if (noStore) expect(res.headers.get("Cache-Control"), what).toBe("no-store");
     }
     expectError(answers[5][1], 405, "METHOD_NOT_ALLOWED");
-    expectError(answers[6][1], 404, "NOT_FOUND");
-    expectError(answers[7][1], 404, "NOT_FOUND");
+    expectError(answers[10][1], 404, "NOT_FOUND");
   });
 
   it("never carry a secret after sign-in, nor log one: not the cookie's value, the key or the code", async () => {

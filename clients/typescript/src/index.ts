@@ -60,8 +60,11 @@ export class CandidateContractError extends Error {
 export interface ClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:8787`. */
   baseUrl: string;
-  /** An API token (`cct_...`). */
-  token: string;
+  /**
+   * An API key (`cct_...`). Leave it out in a page of the service's own dashboard: the browser sends
+   * the session cookie with every call instead.
+   */
+  token?: string;
   /** Retries of a call after a 429, a 5xx or a network error (default 3). */
   maxRetries?: number;
   /** The first backoff, doubled on each retry, each wait a random share of it (default 500 ms); a 429 waits its `Retry-After`. */
@@ -214,7 +217,7 @@ export type DeliveriesQuery = NonNullable<paths["/v1/webhook_endpoints/{id}/deli
 export function createCandidateContractClient(options: ClientOptions) {
   const api: Client<paths> = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ""),
-    headers: { Authorization: `Bearer ${options.token}` },
+    headers: options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` },
     fetch: retryingFetch(options),
   });
   api.use(withIdempotencyKey, throwOnError);

@@ -1,0 +1,62 @@
+/**
+ * The dashboard's one way to the service: the typed client, as any customer uses it, authenticated
+ * by the session cookie the browser sends with each call (no key in the page). Every number the
+ * pages show comes from /v1 through it, so the dashboard cannot disagree with the API.
+ */
+import { CandidateContractError, createCandidateContractClient, type components } from "@candidate-contract-service/client";
+
+export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000 });
+export const api = client.api;
+export { CandidateContractError };
+export type Models = components["schemas"];
+
+/** What a call answered: the client throws on every error, so a finished call has data. */
+export async function ok<T>(call: Promise<{ data?: T }>): Promise<T> {
+  return (await call).data as T;
+}
+
+/** What GET /dashboard/session answers: who is signed in, and what they may do. */
+export interface Session {
+  account_id: string;
+  signed_in_with: "api_key" | "sign_in_link";
+  api_key: { id: string; name: string; redacted: string } | null;
+  permissions: Models["ApiKey"]["permissions"];
+  created_at: string;
+  expires_at: string;
+}
+
+/** The session, or null when signed out (401). */
+export async function readSession(): Promise<Session | null> {
+  const response = await fetch("/dashboard/session", { headers: { Accept: "application/json" } });
+  if (response.status === 401) return null;
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as Session;
+}
+
+/** Signs in with a sign-in link's code or a pasted API key; the cookie comes with the answer. */
+export async function signIn(credentials: { code: string } | { key: string }): Promise<Session> {
+  const response = await fetch("/dashboard/session", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(credentials),
+  });
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as Session;
+}
+
+export async function signOut(): Promise<void> {
+  const response = await fetch("/dashboard/session", { method: "DELETE" });
+  if (!response.ok && response.status !== 401) throw await errorOf(response);
+}
+
+async function errorOf(response: Response): Promise<CandidateContractError> {
+  const body = (await response.json().catch(() => null)) as Models["Error"] | null;
+  const error = body?.error;
+  return new CandidateContractError(
+    error?.code ?? `HTTP_${response.status}`,
+    error?.message ?? `The service answered ${response.status}.`,
+    response.status,
+    error?.details ?? [],
+    body?.request_id ?? response.headers.get("Request-Id"),
+  );
+}

@@ -1,0 +1,162 @@
+/**
+ * The dashboard: the session first (signed out: the sign-in page), then the layout around the page
+ * the address names. Pages are addressed by path under /dashboard/, so every page can be bookmarked.
+ */
+import { LocationProvider, Route, Router, useLocation } from "preact-iso";
+import { useEffect, useState } from "preact/hooks";
+import { readSession, signOut, type Session } from "./api";
+import { SessionContext, useCan, type Permission } from "./session";
+import { ErrorNote, Loading, SESSION_ENDED } from "./components/ui";
+import { SignIn } from "./pages/sign-in";
+import { Overview } from "./pages/overview";
+import { Candidates } from "./pages/candidates";
+import { CandidatePage } from "./pages/candidate";
+import { Schemas } from "./pages/schemas";
+import { Webhooks } from "./pages/webhooks";
+import { WebhookPage } from "./pages/webhook";
+import { Notifications } from "./pages/notifications";
+import { Billing } from "./pages/billing";
+import { ApiKeys } from "./pages/api-keys";
+
+export const BASE = "/dashboard";
+
+const NAV: { href: string; label: string; needs: Permission }[] = [
+  { href: `${BASE}/`, label: "Overview", needs: "billing:read" },
+  { href: `${BASE}/candidates`, label: "Candidates", needs: "candidates:read" },
+  { href: `${BASE}/schemas`, label: "Schemas", needs: "schemas:read" },
+  { href: `${BASE}/webhooks`, label: "Webhooks", needs: "webhooks:read" },
+  { href: `${BASE}/notifications`, label: "Notifications", needs: "notifications:read" },
+  { href: `${BASE}/billing`, label: "Billing", needs: "billing:read" },
+  { href: `${BASE}/api-keys`, label: "API keys", needs: "api_keys:read" },
+];
+
+function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+  const { path } = useLocation();
+  const can = useCan();
+  const [error, setError] = useState<unknown>(null);
+  // A new page starts at its top, with its heading in focus for keyboard and screen-reader users.
+  useEffect(() => {
+    document.querySelector<HTMLElement>("main h1")?.focus();
+  }, [path]);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={`${BASE}/`}>
+          Candidate Contract Service
+        </a>
+        <nav aria-label="Dashboard">
+          <ul>
+            {NAV.filter((item) => can(item.needs)).map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={isCurrent(path, item.href) ? "page" : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <span class="muted" title={`Account ${session.account_id}`}>
+            {session.api_key ? `Key “${session.api_key.name}”` : "Full access"}
+          </span>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() =>
+              signOut().then(onSignedOut, (e: unknown) => {
+                setError(e);
+              })
+            }
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">
+        <ErrorNote error={error} />
+        <Router>
+          <Route path={`${BASE}/`} component={Overview} />
+          <Route path={`${BASE}/candidates`} component={Candidates} />
+          <Route path={`${BASE}/candidates/:alias`} component={CandidatePage} />
+          <Route path={`${BASE}/schemas`} component={Schemas} />
+          <Route path={`${BASE}/webhooks`} component={Webhooks} />
+          <Route path={`${BASE}/webhooks/:id`} component={WebhookPage} />
+          <Route path={`${BASE}/notifications`} component={Notifications} />
+          <Route path={`${BASE}/billing`} component={Billing} />
+          <Route path={`${BASE}/api-keys`} component={ApiKeys} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </>
+  );
+}
+
+const isCurrent = (path: string, href: string) => (href === `${BASE}/` ? path === href || path === BASE : path === href || path.startsWith(`${href}/`));
+
+function NotFound() {
+  return (
+    <>
+      <h1 tabIndex={-1}>Not found</h1>
+      <p>
+        There is no such page. <a href={`${BASE}/`}>Go to the overview.</a>
+      </p>
+    </>
+  );
+}
+
+/**
+ * The sign-in page stands alone; every other page is served only to a signed-in browser (the Worker
+ * redirects the others to sign-in), so it reads its session, and returns to sign-in when it ends.
+ */
+function Root() {
+  const { path, query, route } = useLocation();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  const signingIn = path === SIGN_IN;
+  useEffect(() => {
+    const ended = () => {
+      setSession(undefined);
+      location.assign(`${SIGN_IN}?${new URLSearchParams({ next: location.pathname + location.search })}`);
+    };
+    window.addEventListener(SESSION_ENDED, ended);
+    return () => window.removeEventListener(SESSION_ENDED, ended);
+  }, []);
+  useEffect(() => {
+    if (!signingIn && session === undefined) readSession().then((s) => (s ? setSession(s) : window.dispatchEvent(new Event(SESSION_ENDED))), setError);
+  }, [signingIn, session]);
+  if (signingIn) {
+    return (
+      <SignIn
+        onSignedIn={(signedIn) => {
+          setSession(signedIn);
+          route(returnPath(query.next), true);
+        }}
+      />
+    );
+  }
+  if (error) return <ErrorNote error={error} />;
+  if (!session) return <Loading />;
+  return (
+    <SessionContext.Provider value={session}>
+      <Layout session={session} onSignedOut={() => route(SIGN_IN, true)} />
+    </SessionContext.Provider>
+  );
+}
+
+const SIGN_IN = `${BASE}/sign-in`;
+
+/** Where to go after signing in: a page of this dashboard the sign-in was asked from, else the overview. */
+function returnPath(next: string | undefined): string {
+  return next && next.startsWith(`${BASE}/`) && !next.startsWith("//") && !next.startsWith(SIGN_IN) ? next : `${BASE}/`;
+}
+
+export function App() {
+  return (
+    <LocationProvider scope={BASE}>
+      <Root />
+    </LocationProvider>
+  );
+}

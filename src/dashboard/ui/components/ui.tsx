@@ -1,0 +1,172 @@
+/** The small pieces every page is made of. */
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { CandidateContractError } from "../api";
+
+/** A page: its heading (and the document's title), its actions beside it. */
+export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · Candidate Contract Service`;
+  }, [title]);
+  return (
+    <>
+      <div class="page-head">
+        <h1 tabIndex={-1}>{title}</h1>
+        {actions && <div class="actions">{actions}</div>}
+      </div>
+      {children}
+    </>
+  );
+}
+
+/** Dispatched on window when a call finds the session gone. */
+export const SESSION_ENDED = "ccs:session-ended";
+
+/** What went wrong, as the API said it, with the request id to quote. */
+export function ErrorNote({ error }: { error: unknown }) {
+  // A 401 means the session ended (signed out elsewhere, expired, its key revoked): back to sign-in.
+  useEffect(() => {
+    if (error instanceof CandidateContractError && error.status === 401) window.dispatchEvent(new Event(SESSION_ENDED));
+  }, [error]);
+  if (!error) return null;
+  const known = error instanceof CandidateContractError;
+  return (
+    <div class="error-note" role="alert">
+      <strong>{known ? error.code : "Error"}</strong> {error instanceof Error ? error.message : String(error)}
+      {known && error.requestId && <span class="muted"> (request {error.requestId})</span>}
+    </div>
+  );
+}
+
+/** A read in flight, announced to screen readers too. */
+export const Loading = () => (
+  <p class="muted" role="status">
+    Loading…
+  </p>
+);
+
+/** An empty page: what to do next. */
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p>
+        <strong>{title}</strong>
+      </p>
+      {children}
+    </div>
+  );
+}
+
+export type Status = "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
+
+/** A status exactly as the API wrote it, coloured by what it means. */
+export const StatusBadge = ({ status }: { status: string }) => <span class={`badge status-${status.toLowerCase()}`}>{status}</span>;
+
+/** An instant: local time to read, the exact ISO instant on hover and for machines. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>;
+  const date = new Date(iso);
+  return (
+    <time dateTime={iso} title={iso}>
+      {date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" })}
+    </time>
+  );
+}
+
+/**
+ * A secret shown this once (a new key, a webhook signing secret): never put in a URL or kept after
+ * the page moves on; a button copies it.
+ */
+export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="secret" role="region" aria-label={label}>
+      <p>
+        <strong>{label}.</strong> Copy it now: it is shown only this once.
+      </p>
+      <div class="secret-row">
+        <input readOnly value={secret} aria-label={label} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autocomplete="off" />
+        <button
+          type="button"
+          onClick={async () => {
+            await navigator.clipboard.writeText(secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+        <button type="button" class="secondary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The messages a VALIDATION_ERROR gave for `path` (and below it), for the field that holds it. */
+export function fieldMessages(error: unknown, path: string): string[] {
+  if (!(error instanceof CandidateContractError)) return [];
+  return error.details.filter((d) => d.path === path || d.path.startsWith(`${path}.`)).map((d) => (d.path === path ? d.message : `${d.path.slice(path.length + 1)}: ${d.message}`));
+}
+
+/** A labelled field with the API's errors for it below, tied to the input for screen readers. */
+export function Field({ id, label, hint, error, path, children }: { id: string; label: string; hint?: string; error?: unknown; path?: string; children: ComponentChildren }) {
+  const messages = path ? fieldMessages(error, path) : [];
+  return (
+    <div class={`field${messages.length ? " invalid" : ""}`}>
+      <label for={id}>{label}</label>
+      {children}
+      {hint && (
+        <small id={`${id}-hint`} class="muted">
+          {hint}
+        </small>
+      )}
+      {messages.map((message) => (
+        <small key={message} id={`${id}-error`} class="field-error">
+          {message}
+        </small>
+      ))}
+    </div>
+  );
+}
+
+/** The aria attributes tying an input to its hint and errors (Field renders those with these ids). */
+export function described(id: string, error: unknown, path: string, hint = false) {
+  const invalid = fieldMessages(error, path).length > 0;
+  const ids = [hint ? `${id}-hint` : "", invalid ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return { id, "aria-invalid": invalid || undefined, "aria-describedby": ids || undefined };
+}
+
+/** Paging by cursor: the cursors of the pages before this one, to go back. */
+export function Pager({ hasPrevious, next, onPrevious, onNext }: { hasPrevious: boolean; next: string | null; onPrevious: () => void; onNext: (cursor: string) => void }) {
+  if (!hasPrevious && next === null) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" class="secondary" disabled={!hasPrevious} onClick={onPrevious}>
+        ← Previous
+      </button>
+      <button type="button" class="secondary" disabled={next === null} onClick={() => next && onNext(next)}>
+        Next →
+      </button>
+    </nav>
+  );
+}
+
+/** The cursor of the page shown and of those before it: `after` for the read, moves for the Pager. */
+export function useCursor(resetOn: unknown[]) {
+  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
+  const key = JSON.stringify(resetOn);
+  const [lastKey, setLastKey] = useState(key);
+  if (key !== lastKey) {
+    setLastKey(key);
+    setStack([undefined]);
+  }
+  return {
+    after: stack[stack.length - 1],
+    hasPrevious: stack.length > 1,
+    onPrevious: () => setStack((s) => s.slice(0, -1)),
+    onNext: (cursor: string) => setStack((s) => [...s, cursor]),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Sign-in: by a one-time link (`/dashboard/sign-in#code=...`; the code is in the fragment, which no
+ * request carries, and is taken out of the address before anything else happens) or by pasting an
+ * API key, which is sent once and never kept by the page.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { signIn, type Session } from "../api";
+import { ErrorNote, Field } from "../components/ui";
+
+/** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */
+function takeCodeFromAddress(): string | null {
+  const code = new URLSearchParams(location.hash.slice(1)).get("code");
+  if (location.hash) history.replaceState(history.state, "", location.pathname + location.search);
+  return code;
+}
+
+export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [key, setKey] = useState("");
+  const started = useRef(false);
+
+  const attempt = async (credentials: { code: string } | { key: string }) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onSignedIn(await signIn(credentials));
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    document.title = "Sign in · Candidate Contract Service";
+    if (started.current) return;
+    started.current = true;
+    const code = takeCodeFromAddress();
+    if (code) void attempt({ code });
+  }, []);
+
+  return (
+    <main id="main" class="sign-in">
+      <h1>Sign in to the dashboard</h1>
+      {busy && !key && (
+        <p role="status" class="muted">
+          Signing in…
+        </p>
+      )}
+      <ErrorNote error={error} />
+      <p>
+        Open a sign-in link (<code>npm run dev</code> prints one at every start; <code>npm run accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or
+        paste an API key.
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt({ key: key.trim() });
+        }}
+      >
+        <Field id="key" label="API key" hint="cct_… — sent once to start a session, never stored by this page.">
+          <input id="key" type="password" autocomplete="off" spellcheck={false} value={key} aria-describedby="key-hint" onInput={(e) => setKey(e.currentTarget.value)} required />
+        </Field>
+        <button type="submit" disabled={busy || key.trim() === ""}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  );
+}

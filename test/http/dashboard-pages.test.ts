@@ -1,0 +1,83 @@
+/**
+ * The dashboard's pages through the worker: the one HTML page of the dashboard's build, served to a
+ * signed-in browser under every page address with the dashboard's headers; a signed-out browser
+ * is sent to sign-in, and back after; the page runs no inline script and loads nothing from elsewhere.
+ */
+import { describe, expect, it } from "vitest";
+import { env, SELF } from "cloudflare:test";
+import { addKey, createAccount } from "../support/api";
+import { createSignInLink } from "../../src/operator/store";
+
+const ORIGIN = "https://api.test";
+
+const page = (path: string, cookie?: string) =>
+  SELF.fetch(`${ORIGIN}${path}`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
+
+async function signedIn(json: { code: string } | { key: string }) {
+  const res = await SELF.fetch(`${ORIGIN}/dashboard/session`, { method: "POST", headers: { Origin: ORIGIN, "Content-Type": "application/json" }, body: JSON.stringify(json) });
+  expect(res.status).toBe(201);
+  return res.headers.get("Set-Cookie")!.split(";")[0];
+}
+
+async function linkCookie() {
+  const account = await createAccount();
+  const { url } = await createSignInLink(env.DB, account.id, ORIGIN, Date.now());
+  return { account, cookie: await signedIn({ code: url.split("#code=")[1] }) };
+}
+
+describe("dashboard pages", () => {
+  it("answer every page address with the dashboard's page to a signed-in browser", async () => {
+    const { cookie } = await linkCookie();
+    for (const path of ["/dashboard/", "/dashboard/candidates", "/dashboard/candidates/order%2F2026-0001", "/dashboard/billing?month=2026-11", "/dashboard/no-such-page"]) {
+      const res = await page(path, cookie);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("Content-Type"), path).toMatch(/^text\/html/);
+      expect(res.headers.get("Cache-Control"), path).toBe("no-cache");
+      expect(res.headers.get("Content-Security-Policy"), path).toContain("script-src 'self'");
+      expect(res.headers.get("Content-Security-Policy"), path).toContain("frame-ancestors 'none'");
+      const html = await res.text();
+      expect(html, path).toContain('<div id="app"></div>');
+    }
+  });
+
+  it("load only this origin's files, and run no inline script", async () => {
+    const { cookie } = await linkCookie();
+    const html = await (await page("/dashboard/", cookie)).text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, body] of scripts) {
+      expect(body.trim()).toBe("");
+      expect(attributes).toMatch(/src="\/dashboard\/assets\/[^"]+\.js"/);
+    }
+    expect([...html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]).filter((url) => !url.startsWith("/dashboard/assets/") && !url.startsWith("data:"))).toEqual([]);
+    expect(html).not.toMatch(/\sstyle=|\son[a-z]+=/i);
+  });
+
+  it("send a signed-out browser to sign-in with the page to return to; the sign-in page needs no session", async () => {
+    const res = await page("/dashboard/candidates?status=OPEN");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("Location")).toBe(`${ORIGIN}/dashboard/sign-in?next=${encodeURIComponent("/dashboard/candidates?status=OPEN")}`);
+    expect(res.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
+    const signIn = await page("/dashboard/sign-in");
+    expect(signIn.status).toBe(200);
+    expect(await signIn.text()).toContain('<div id="app"></div>');
+    // A cookie that matches no session is as signed out.
+    expect((await page("/dashboard/", "__Host-ccs_session=not-a-session")).status).toBe(302);
+  });
+
+  it("send to sign-in once the key that signed the session in is revoked", async () => {
+    const account = await createAccount();
+    const key = await addKey(account, { name: "dashboard" });
+    const cookie = await signedIn({ key: key.token });
+    expect((await page("/dashboard/", cookie)).status).toBe(200);
+    const revoked = await SELF.fetch(`${ORIGIN}/v1/api_keys/${key.tokenId}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${account.token}` } });
+    expect(revoked.status).toBe(200);
+    expect((await page("/dashboard/", cookie)).status).toBe(302);
+  });
+
+  it("have one address each: /dashboard is /dashboard/", async () => {
+    const res = await page("/dashboard");
+    expect(res.status).toBe(308);
+    expect(res.headers.get("Location")).toBe(`${ORIGIN}/dashboard/`);
+  });
+});

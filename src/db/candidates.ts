@@ -114,6 +114,8 @@ export interface CandidateListQuery {
   statusSince?: InstantRange;
   /** Key-value pairs the candidate's metadata must hold, every one. */
   metadata?: [key: string, value: string][];
+  /** What the alias must begin with. */
+  aliasPrefix?: string;
   after?: string;
   limit: number;
 }
@@ -178,6 +180,16 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
     common.push("customer_uuid = :customer");
     params.customer = query.customerUuid!;
   }
+  if (query.aliasPrefix !== undefined) {
+    // A range of the alias order: exactly the aliases that begin with the prefix.
+    common.push("alias >= :pfrom");
+    params.pfrom = query.aliasPrefix;
+    const beyond = prefixUpperBound(query.aliasPrefix);
+    if (beyond !== null) {
+      common.push("alias < :pto");
+      params.pto = beyond;
+    }
+  }
   if (query.after !== undefined) {
     common.push("id < :after");
     params.after = query.after;
@@ -190,6 +202,10 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   const holds = (i: number) =>
     `EXISTS (SELECT 1 FROM candidate_metadata m WHERE m.account_id = :account AND m.key = :mk${i} AND m.value = :mv${i} AND m.candidate_id = candidates.id)`;
   if (!query.status && range.gte === undefined && range.lt === undefined) {
+    // By prefix alone: its range of the alias index, the matches sorted newest first (a page costs its matches).
+    if (pairs.length === 0 && query.aliasPrefix !== undefined) {
+      return [page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY candidates_by_alias WHERE ${common.join(" AND ")}`), params];
+    }
     if (pairs.length === 0) return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
     // Walked on the first pair's index entries, newest first: a page costs what a plain page costs.
     const walk = ["first.account_id = :account", "first.key = :mk0", "first.value = :mv0", ...(query.after === undefined ? [] : ["first.candidate_id < :after"])];
@@ -233,6 +249,20 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   const merged = (parts: string[]) => page(parts.map((part) => `SELECT * FROM (${part})`).join(" UNION ALL "));
   const groups = [settledParts, unsettledParts].map((parts) => (parts.length === 1 ? parts[0] : merged(parts)));
   return [merged(groups), params];
+}
+
+/**
+ * The least string above every string that begins with `prefix` (null: none is), in SQLite's
+ * BINARY order of UTF-8, which is code point order: the prefix with its last code point raised by
+ * one (a last U+10FFFF, the highest, dropped first).
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  const points = [...prefix].map((c) => c.codePointAt(0)!);
+  while (points.length > 0 && points[points.length - 1] === 0x10ffff) points.pop();
+  if (points.length === 0) return null;
+  const raised = points.pop()! + 1;
+  // The surrogates are not code points a string holds: past them is U+E000.
+  return String.fromCodePoint(...points, raised === 0xd800 ? 0xe000 : raised);
 }
 
 const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];

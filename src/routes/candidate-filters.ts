@@ -61,6 +61,10 @@ export const LIST_FILTERS = {
     example: "2026-12-01T00:00:00.000Z",
   }),
   metadata: MetadataFilterSchema.optional(),
+  candidate_alias_prefix: z.string().min(1).max(255).optional().openapi({
+    description: "Extension. Only candidates whose alias begins with this (exactly: case and every character count).",
+    example: "order-2026-11",
+  }),
 };
 
 type Filters = { [K in keyof typeof LIST_FILTERS]?: z.infer<(typeof LIST_FILTERS)[K]> };
@@ -71,4 +75,5 @@ export const listFilters = (query: Filters): Omit<CandidateListQuery, "limit" | 
   customerUuid: query.customer_uuid,
   statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
   metadata: Object.entries(query.metadata ?? {}),
+  aliasPrefix: query.candidate_alias_prefix,
 });

@@ -71,6 +71,26 @@ describe("candidate list queries with metadata filters", () => {
   });
 });
 
+describe("candidate list queries by alias prefix", () => {
+  const shapes = [undefined, "cust_42"].flatMap((customerUuid) =>
+    [undefined, "0190aaaa-0000-7000-8000-000000000000"].map((after) => ({ customerUuid, after, aliasPrefix: "order-2026", limit: 50 })),
+  );
+
+  it.each(shapes)("%o is one range of the alias index: a page costs the candidates the prefix matches", async (query) => {
+    const [sql, params] = listPageQuery("account", query, Date.now());
+    const steps = await plan(sql, params);
+    expect(steps[0], steps.join("\n")).toMatch(/^SEARCH candidates USING INDEX candidates_by_alias \(account_id=\? AND alias>\? AND alias<\?\)$/);
+    expect(steps.filter((s) => /^SCAN /.test(s)), steps.join("\n")).toEqual([]);
+  });
+
+  it("with a status, each status's walk tests the prefix on its way", async () => {
+    const [sql, params] = listPageQuery("account", { status: "OPEN", aliasPrefix: "order-2026", limit: 50 }, Date.now());
+    const steps = await plan(sql, params);
+    expect(steps.some((s) => /^SEARCH candidates USING INDEX candidates_by_settled \(account_id=\? AND settled_status=\?/.test(s)), steps.join("\n")).toBe(true);
+    expect(steps.filter((s) => /^SCAN candidates/.test(s)), steps.join("\n")).toEqual([]);
+  });
+});
+
 describe("schema list queries", () => {
   const params = { first: ["account", 50], afterPlace: ["account", 50, 1_700_000_000_000, "0190aaaa-0000-7000-8000-000000000000"], afterId: ["account", 50, "0190aaaa-0000-7000-8000-000000000000"] };
 

@@ -344,6 +344,54 @@ describe("GET /v1/candidates", () => {
   });
 });
 
+describe("GET /v1/candidates?candidate_alias_prefix=", () => {
+  it("lists exactly the account's candidates whose alias begins with the prefix, newest first, paged", async () => {
+    const stem = `pfx-${uuidv7()}`;
+    const api = client(await createAccount());
+    const other = client(await createAccount());
+    const aliases = [`${stem}-a%1`, `${stem}-a_2`, `${stem}-aé3`, `${stem}-b4`, `${stem}-A5`, `${stem}-a`];
+    for (const alias of aliases) expect((await api.post("/v1/candidates", newCandidate({ candidate_alias: alias, customer_uuid: alias.endsWith("2") ? "two" : "rest" }))).status).toBe(201);
+    expect((await other.post("/v1/candidates", newCandidate({ candidate_alias: `${stem}-a-other` }))).status).toBe(201);
+
+    const list = async (query: string) => {
+      const seen: string[] = [];
+      let after: string | null = null;
+      do {
+        const res: any = await api.get(`/v1/candidates?limit=2&${query}${after ? `&after=${after}` : ""}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        seen.push(...res.body.data.map((c: any) => c.candidate_alias));
+        after = res.body.next_cursor;
+      } while (after);
+      return seen;
+    };
+    const newestFirst = (prefix: string) => aliases.filter((a) => a.startsWith(prefix)).reverse();
+    // LIKE's wildcards are characters like any other; case counts; the prefix itself is a match.
+    for (const prefix of [`${stem}-a`, `${stem}-a%`, `${stem}-a_`, `${stem}-aé`, `${stem}-A`, `${stem}-`, `${stem}-a%1`, `${stem}-z`]) {
+      expect(await list(`candidate_alias_prefix=${encodeURIComponent(prefix)}`), prefix).toEqual(newestFirst(prefix));
+    }
+    // With the other filters: all must hold.
+    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&customer_uuid=two`)).toEqual([`${stem}-a_2`]);
+    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=OPEN`)).toEqual(newestFirst(`${stem}-a`));
+    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=PENDING`)).toEqual([]);
+    // Another account's candidate is never listed, whatever the prefix.
+    expect((await other.get(`/v1/candidates?candidate_alias_prefix=${encodeURIComponent(stem)}`)).body.data.map((c: any) => c.candidate_alias)).toEqual([`${stem}-a-other`]);
+    // The export selects the same.
+    const csv = await api.get(`/v1/candidates/export?candidate_alias_prefix=${encodeURIComponent(`${stem}-a_`)}`);
+    expect(csv.status).toBe(200);
+    expect(String(csv.body).trim().split("\n")).toHaveLength(2);
+    expect(String(csv.body)).toContain(`${stem}-a_2`);
+  });
+
+  it("refuses an empty or over-long prefix", async () => {
+    const api = client(await createAccount());
+    for (const prefix of ["", "x".repeat(256)]) {
+      const res = await api.get(`/v1/candidates?candidate_alias_prefix=${prefix}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual([{ path: "candidate_alias_prefix", message: expect.any(String) }]);
+    }
+  });
+});
+
 describe("POST /v1/candidates/{alias}/resolve", () => {
   it("resolves a PENDING candidate with the given outcome now, and is terminal", async () => {
     const api = client(await createAccount());

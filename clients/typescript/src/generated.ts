@@ -2552,6 +2552,8 @@ export interface operations {
                 metadata?: {
                     [key: string]: string;
                 };
+                /** @description Extension. Only candidates whose alias begins with this (exactly: case and every character count). */
+                candidate_alias_prefix?: string;
             };
             header?: never;
             path?: never;
@@ -2746,6 +2748,8 @@ export interface operations {
                 metadata?: {
                     [key: string]: string;
                 };
+                /** @description Extension. Only candidates whose alias begins with this (exactly: case and every character count). */
+                candidate_alias_prefix?: string;
                 /** @description The `next_cursor` of the previous page. */
                 after?: string;
                 limit?: number;

@@ -4,6 +4,7 @@
  * is in the address (`?month=YYYY-MM`), so a month's bill can be bookmarked and shared.
  */
 import { useLocation } from "preact-iso";
+import { useState } from "preact/hooks";
 import { client } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
@@ -20,6 +21,14 @@ export function Billing() {
   const asked = query.month;
   const month = isMonth(asked) ? asked : currentMonth();
   const go = (to: string) => isMonth(to) && route(`${PATH}?${new URLSearchParams({ month: to })}`);
+  // What the picker holds while being typed in (a year typed digit by digit passes through 0002,
+  // 0020...): it follows the address, but a half-typed month is not overwritten by a re-render.
+  const [draft, setDraft] = useState(month);
+  const [shown, setShown] = useState(month);
+  if (shown !== month) {
+    setShown(month);
+    setDraft(month);
+  }
   if (!can("billing:read")) {
     return (
       <Page title="Billing">
@@ -31,7 +40,18 @@ export function Billing() {
     <Page title="Billing">
       <form class="month-picker" onSubmit={(e) => e.preventDefault()}>
         <Field id="month" label="Month (UTC)">
-          <input id="month" type="month" min={FIRST_MONTH} max={LAST_MONTH} value={month} required onChange={(e) => go(e.currentTarget.value)} />
+          <input
+            id="month"
+            type="month"
+            min={FIRST_MONTH}
+            max={LAST_MONTH}
+            value={draft}
+            required
+            onInput={(e) => {
+              setDraft(e.currentTarget.value);
+              if (e.currentTarget.value !== month) go(e.currentTarget.value);
+            }}
+          />
         </Field>
         <button type="button" class="secondary" onClick={() => go(shiftMonth(month, -1))} disabled={month <= FIRST_MONTH}>
           ← Previous month

@@ -25,7 +25,7 @@ export function Customers({ month }: { month: string }) {
     <section aria-labelledby="per-customer">
       <div class="page-head">
         <h2 id="per-customer">Per customer</h2>
-        <DownloadCsv month={month} />
+        {page.data && (page.data.data.length > 0 || cursor.hasPrevious) && <DownloadCsv month={month} />}
       </div>
       <ErrorNote error={page.error} />
       {page.loading && !page.data && <Loading />}

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 
-export function ConfirmInline({ label, labelFull, question, confirmLabel, onConfirm, disabled }: {
+export function ConfirmInline({ label, labelFull, question, confirmLabel, onConfirm, disabled, tone = "danger" }: {
   label: string;
   /** The button's name for screen readers when `label` alone does not say what it acts on. */
   labelFull?: string;
@@ -13,6 +13,8 @@ export function ConfirmInline({ label, labelFull, question, confirmLabel, onConf
   confirmLabel: string;
   onConfirm: () => Promise<void>;
   disabled?: boolean;
+  /** The first button's class: `danger` for what cannot be undone. */
+  tone?: "danger" | "secondary";
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -26,7 +28,7 @@ export function ConfirmInline({ label, labelFull, question, confirmLabel, onConf
   }, [asking]);
   if (!asking) {
     return (
-      <button ref={startRef} type="button" class="danger" disabled={disabled} aria-label={labelFull} onClick={() => setAsking(true)}>
+      <button ref={startRef} type="button" class={tone} disabled={disabled} aria-label={labelFull} onClick={() => setAsking(true)}>
         {label}
       </button>
     );
@@ -37,7 +39,7 @@ export function ConfirmInline({ label, labelFull, question, confirmLabel, onConf
       <button
         ref={confirmRef}
         type="button"
-        class="danger-solid"
+        class={tone === "danger" ? "danger-solid" : undefined}
         disabled={busy}
         onClick={async () => {
           setBusy(true);

@@ -57,7 +57,7 @@ export function Webhooks() {
       {endpoints && endpoints.length === 0 && <NoEndpoints canWrite={canWrite} onNew={creating ? undefined : () => setCreating(true)} />}
       {endpoints && endpoints.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="wide">
             <caption class="visually-hidden">Webhook endpoints, newest first</caption>
             <thead>
               <tr>
@@ -71,7 +71,7 @@ export function Webhooks() {
             <tbody>
               {endpoints.map((e) => (
                 <tr key={e.id}>
-                  <td>
+                  <td class="id-cell">
                     <a class="mono" href={`${BASE}/webhooks/${e.id}`}>
                       {e.url}
                     </a>
@@ -84,7 +84,7 @@ export function Webhooks() {
                     <ul class="plain">
                       {e.enabled_events.map((t) => (
                         <li key={t}>
-                          <code>{t}</code>
+                          <code class="nowrap">{t}</code>
                         </li>
                       ))}
                     </ul>

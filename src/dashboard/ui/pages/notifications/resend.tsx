@@ -3,7 +3,7 @@
  * when there is one endpoint to send to, else after choosing it. Shows what the API answered,
  * unless `onSent` takes the answer to show it elsewhere.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { BASE } from "../../app";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote } from "../../components/ui";
@@ -18,6 +18,15 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
   const [error, setError] = useState<unknown>(null);
   const [answer, setAnswer] = useState<Answer | null>(null);
   const selectId = `resend-${notificationId}`;
+  // Keyboard focus follows the chooser as it opens, and goes back to the button when it closes.
+  const select = useRef<HTMLSelectElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (choosing) select.current?.focus();
+    else if (opened.current) button.current?.focus();
+    opened.current = choosing;
+  }, [choosing]);
 
   const send = async (endpointId: string) => {
     setBusy(true);
@@ -40,7 +49,7 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
   return (
     <div class="resend">
       {!choosing && (
-        <button type="button" class="secondary small" disabled={busy} aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`} onClick={() => (only ? void send(only.id) : setChoosing(true))}>
+        <button ref={button} type="button" class="secondary small" disabled={busy} aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`} onClick={() => (only ? void send(only.id) : setChoosing(true))}>
           {busy ? "Sending…" : only ? "Resend" : "Resend…"}
         </button>
       )}
@@ -53,7 +62,7 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
           }}
         >
           <label for={selectId}>To endpoint</label>
-          <select id={selectId} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
+          <select ref={select} id={selectId} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
             {endpoints.map((ep) => (
               <option key={ep.id} value={ep.id}>
                 {ep.url}

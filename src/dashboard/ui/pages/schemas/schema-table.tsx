@@ -9,7 +9,7 @@ type Schema = Models["Schema"];
 export function SchemaTable({ schemas, canWrite, editing, onEdit, onDelete }: { schemas: Schema[]; canWrite: boolean; editing: string | null; onEdit: (schema: Schema) => void; onDelete: (schema: Schema) => Promise<void> }) {
   return (
     <div class="table-wrap">
-      <table>
+      <table class="wide">
         <caption class="visually-hidden">Schemas, newest first</caption>
         <thead>
           <tr>
@@ -27,7 +27,7 @@ export function SchemaTable({ schemas, canWrite, editing, onEdit, onDelete }: { 
         <tbody>
           {schemas.map((s) => (
             <tr key={s.id} class={editing === s.id ? "selected" : undefined}>
-              <td>
+              <td class="id-cell">
                 {s.name ?? <span class="muted">(no name)</span>}
                 <br />
                 <code class="muted">{s.id}</code>

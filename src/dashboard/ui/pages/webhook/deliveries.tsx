@@ -5,9 +5,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok, type Models } from "../../api";
-import { described, Empty, ErrorNote, Field, Loading, Pager, StatusBadge, Time, useCursor } from "../../components/ui";
+import { described, Empty, Field, Loading, Pager, StatusBadge, Time, useCursor } from "../../components/ui";
 import { useLoad } from "../../load";
 import { Resend } from "../notifications/resend";
+import { FormError } from "../shared/form-error";
 
 type Endpoint = Models["WebhookEndpoint"];
 type Status = "pending" | "succeeded" | "failed";
@@ -91,7 +92,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
           Resent <code>{resent.notification_id}</code>: delivery <code>{resent.delivery_id}</code> is queued; its attempts appear below within seconds.
         </p>
       )}
-      <ErrorNote error={log.error} />
+      <FormError error={log.error} paths={["notification_id", "status"]} />
       {!attempts && log.loading && <Loading />}
       {attempts && attempts.length === 0 && (
         <Empty title={status || notificationId ? "No attempts match these filters" : "No delivery attempts yet"}>
@@ -100,7 +101,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
       )}
       {attempts && attempts.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="wide xwide">
             <caption class="visually-hidden">Delivery attempts, newest first</caption>
             <thead>
               <tr>

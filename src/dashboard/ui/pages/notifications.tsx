@@ -105,7 +105,7 @@ export function Notifications() {
       <ErrorNote error={walk.error} />
       <FormError error={feed.error} paths={["candidate_alias"]} />
       <ErrorNote error={endpoints.error} />
-      {canResend && endpoints.data && endpoints.data.length === 0 && (
+      {canResend && endpoints.data && endpoints.data.length === 0 && page && page.data.length > 0 && (
         <p class="muted">
           To resend a notification, <a href={`${BASE}/webhooks`}>add or enable a webhook endpoint</a>.
         </p>
@@ -115,7 +115,7 @@ export function Notifications() {
         <Empty title={filtered ? "No notifications match these filters" : cursor.hasPrevious ? "No newer notifications yet" : "No notifications yet"}>
           <p>A notification is recorded each time a candidate becomes PENDING, CONFIRMED or FAILED: when an event fulfils its condition, when a window ends, or when it is resolved.</p>
           <p>
-            Create candidates on the <a href={`${BASE}/schemas`}>Schemas</a> page’s curl, send them events, or read the feed with the API:
+            Create a schema and candidates from it (the <a href={`${BASE}/schemas`}>Schemas</a> page shows how), send them events, or read the feed with the API:
           </p>
           <pre class="mono">{`curl -s "${location.origin}/v1/notifications?limit=50" -H "Authorization: Bearer $TOKEN"`}</pre>
         </Empty>

@@ -11,6 +11,7 @@ import { useCan } from "../session";
 import { ContractForm, type SchemaInput } from "./schemas/contract-form";
 import { SchemaTable } from "./schemas/schema-table";
 import { candidateCurl } from "./schemas/text";
+import { SEND_ONCE } from "./shared/send-once";
 
 type Schema = Models["Schema"];
 type Editing = { kind: "new" } | { kind: "edit"; schema: Schema } | null;
@@ -51,7 +52,7 @@ export function Schemas() {
   const remove = async (schema: Schema) => {
     setRowError(null);
     try {
-      await api.DELETE("/v1/schemas/{id}", { params: { path: { id: schema.id } } });
+      await api.DELETE("/v1/schemas/{id}", { params: { path: { id: schema.id } }, ...SEND_ONCE });
       if (editing?.kind === "edit" && editing.schema.id === schema.id) setEditing(null);
       setNotice({ text: `Schema ${schema.name ? `“${schema.name}” ` : ""}deleted. Its candidates keep their contract.` });
       list.reload();

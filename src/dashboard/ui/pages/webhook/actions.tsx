@@ -8,6 +8,7 @@ import { BASE } from "../../app";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote, SecretOnce, StatusBadge, Time } from "../../components/ui";
 import { ConfirmInline } from "../shared/confirm-inline";
+import { SEND_ONCE } from "../shared/send-once";
 import { EndpointForm, type EndpointInput } from "../webhooks/endpoint-form";
 
 type Endpoint = Models["WebhookEndpoint"];
@@ -51,7 +52,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
     });
   const remove = () =>
     act(async () => {
-      await api.DELETE("/v1/webhook_endpoints/{id}", path);
+      await api.DELETE("/v1/webhook_endpoints/{id}", { ...path, ...SEND_ONCE });
       route(`${BASE}/webhooks`);
     });
   const save = async (input: EndpointInput) => {

@@ -2,7 +2,7 @@
  * The typed client (clients/typescript) against the real Worker: the README's walk-through, typed
  * errors, retries that reuse their Idempotency-Key, Retry-After, pagination, webhook verification.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env, SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
@@ -107,6 +107,36 @@ describe("the TypeScript client", () => {
     });
     await expect(client.apiKeys.create({ name: "once" })).rejects.toMatchObject({ status: 502 });
     expect(attempts).toBe(1);
+  });
+
+  it("sends a DELETE once when its 204 comes with an empty body stream, as browsers give it", async () => {
+    const sent: string[] = [];
+    // Chromium's fetch answers a 204 with an empty stream rather than no body: copied as it came, it
+    // would be a TypeError, taken for a lost answer, and the DELETE sent again (then a 404).
+    const browserLike: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      sent.push(`${request.method} ${new URL(request.url).pathname}`);
+      const answer = await worker(request);
+      if (answer.status !== 204) return answer;
+      return Object.defineProperty(answer, "body", { value: new ReadableStream({ start: (c) => c.close() }) });
+    };
+    // And as browsers do (the standard; workerd lets it pass): a body given with a null-body status is a TypeError.
+    class StandardResponse extends Response {
+      constructor(body?: BodyInit | null, init?: ResponseInit) {
+        if (body != null && [101, 103, 204, 205, 304].includes(init?.status ?? 200)) throw new TypeError("Response with null body status cannot have body");
+        super(body, init);
+      }
+    }
+    vi.stubGlobal("Response", StandardResponse);
+    try {
+      const client = await clientFor(browserLike);
+      const schema = await client.schemas.create(contract() as Contract);
+      const deleted = await client.api.DELETE("/v1/schemas/{id}", { params: { path: { id: schema.id } } });
+      expect(deleted.response.status).toBe(204);
+      expect(sent.filter((line) => line.startsWith("DELETE"))).toEqual([`DELETE /v1/schemas/${schema.id}`]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("throws one typed error with the API's code, details and request id", async () => {

@@ -118,6 +118,9 @@ async function isTransient(request: Request, response: Response): Promise<boolea
   return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE";
 }
 
+/** Statuses whose answer has no body (the Fetch standard's null body statuses). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
 /**
  * A fetch that retries what may succeed later. Every attempt of a POST carries the same
  * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
@@ -134,7 +137,9 @@ function retryingFetch(options: ClientOptions): typeof fetch {
       try {
         const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
         // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
-        response = answer.body === null ? answer : new Response(await answer.arrayBuffer(), answer);
+        // A 204 (or 205, 304) has no body to copy, though a browser may give it an empty stream.
+        const bytes = answer.body === null ? null : await answer.arrayBuffer();
+        response = bytes === null || NULL_BODY_STATUSES.has(answer.status) ? new Response(null, answer) : new Response(bytes, answer);
       } catch (error) {
         if (request.signal.aborted) throw request.signal.reason;
         if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {

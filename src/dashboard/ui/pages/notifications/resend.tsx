@@ -1,0 +1,89 @@
+/**
+ * Resend one notification to one enabled endpoint (POST /v1/notifications/{id}/resend): at once
+ * when there is one endpoint to send to, else after choosing it. Shows what the API answered,
+ * unless `onSent` takes the answer to show it elsewhere.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { BASE } from "../../app";
+import { api, ok, type Models } from "../../api";
+import { ErrorNote } from "../../components/ui";
+
+type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
+type Answer = { delivery_id: string; notification_id: string; webhook_endpoint_id: string };
+
+export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notificationId: string; endpoints: Endpoint[]; linkToLog?: boolean; onSent?: (answer: Answer) => void }) {
+  const [choosing, setChoosing] = useState(false);
+  const [target, setTarget] = useState(endpoints[0]?.id ?? "");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [answer, setAnswer] = useState<Answer | null>(null);
+  const selectId = `resend-${notificationId}`;
+  // Keyboard focus follows the chooser as it opens, and goes back to the button when it closes.
+  const select = useRef<HTMLSelectElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (choosing) select.current?.focus();
+    else if (opened.current) button.current?.focus();
+    opened.current = choosing;
+  }, [choosing]);
+
+  const send = async (endpointId: string) => {
+    setBusy(true);
+    setError(null);
+    setAnswer(null);
+    try {
+      const sent = await ok(api.POST("/v1/notifications/{id}/resend", { params: { path: { id: notificationId } }, body: { webhook_endpoint_id: endpointId } }));
+      setAnswer(sent);
+      setChoosing(false);
+      onSent?.(sent);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (endpoints.length === 0) return null;
+  const only = endpoints.length === 1 ? endpoints[0] : null;
+  return (
+    <div class="resend">
+      {!choosing && (
+        <button ref={button} type="button" class="secondary small" disabled={busy} aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`} onClick={() => (only ? void send(only.id) : setChoosing(true))}>
+          {busy ? "Sending…" : only ? "Resend" : "Resend…"}
+        </button>
+      )}
+      {choosing && (
+        <form
+          class="resend-choose"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void send(target);
+          }}
+        >
+          <label for={selectId}>To endpoint</label>
+          <select ref={select} id={selectId} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
+            {endpoints.map((ep) => (
+              <option key={ep.id} value={ep.id}>
+                {ep.url}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="small" disabled={busy}>
+            {busy ? "Sending…" : "Send"}
+          </button>
+          <button type="button" class="secondary small" onClick={() => setChoosing(false)}>
+            Cancel
+          </button>
+        </form>
+      )}
+      {answer && !onSent && (
+        <small class="block" role="status">
+          Queued: delivery <code>{answer.delivery_id}</code>.{" "}
+          {linkToLog && <a href={`${BASE}/webhooks/${answer.webhook_endpoint_id}?${new URLSearchParams({ notification_id: answer.notification_id })}`}>See its attempts</a>}
+        </small>
+      )}
+      <ErrorNote error={error} />
+    </div>
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * A schema's form, for a new schema and for changing one: its name and contract. The page checks
+ * nothing the API checks: it only parses the condition's JSON to send it (a syntax error stays
+ * here, at that field), and the API's VALIDATION_ERROR details appear at the fields they name.
+ */
+import { useState } from "preact/hooks";
+import type { Models } from "../../api";
+import { described, Field } from "../../components/ui";
+import { FormError, localError } from "../shared/form-error";
+
+type Schema = Models["Schema"];
+type Contract = Models["Contract"];
+
+/** What the form sends: the name (null for none) and the contract, as the API takes them. */
+export interface SchemaInput {
+  name: string | null;
+  contract: Contract;
+}
+
+interface Values {
+  name: string;
+  price: string;
+  activity_window: string;
+  review_window: string;
+  timeout_outcome: string;
+  condition: string;
+}
+
+const EXAMPLE_CONDITION = '{ "event": "purchase", "field": "total", "gte": 100 }';
+
+function valuesOf(schema: Schema | undefined): Values {
+  if (!schema) return { name: "", price: "", activity_window: "", review_window: "", timeout_outcome: "fail", condition: EXAMPLE_CONDITION };
+  const c = schema.contract;
+  return {
+    name: schema.name ?? "",
+    price: String(c.price),
+    activity_window: String(c.activity_window),
+    review_window: String(c.review_window),
+    timeout_outcome: c.timeout_outcome,
+    condition: JSON.stringify(c.fulfillment_condition, null, 2),
+  };
+}
+
+/**
+ * A number as typed, sent as a JSON number; anything else is sent as typed, for the API to say
+ * what it expected (its message, not ours). Numbers of up to 15 significant digits round-trip exactly.
+ */
+function numberOrAsTyped(text: string): number | string | undefined {
+  const t = text.trim();
+  if (t === "") return undefined;
+  return /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : t;
+}
+
+const P = {
+  name: "name",
+  price: "contract.price",
+  activity: "contract.activity_window",
+  review: "contract.review_window",
+  timeout: "contract.timeout_outcome",
+  condition: "contract.fulfillment_condition",
+};
+
+export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel }: { idPrefix: string; schema?: Schema; submitLabel: string; onSubmit: (input: SchemaInput) => Promise<void>; onCancel?: () => void }) {
+  const [values, setValues] = useState<Values>(() => valuesOf(schema));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (key: keyof Values) => (e: { currentTarget: { value: string } }) => setValues((v) => ({ ...v, [key]: e.currentTarget.value }));
+  const id = (name: string) => `${idPrefix}-${name}`;
+
+  const submit = async () => {
+    let condition: unknown;
+    try {
+      condition = JSON.parse(values.condition);
+    } catch (e) {
+      setError(localError(P.condition, `is not valid JSON: ${e instanceof Error ? e.message : String(e)}`));
+      return;
+    }
+    const contract = {
+      price: numberOrAsTyped(values.price),
+      activity_window: numberOrAsTyped(values.activity_window),
+      review_window: numberOrAsTyped(values.review_window),
+      fulfillment_condition: condition,
+      timeout_outcome: values.timeout_outcome,
+    } as unknown as Contract; // as typed: the API, not the page, says what is wrong with it
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit({ name: values.name.trim() === "" ? null : values.name, contract });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <Field id={id("name")} label="Name (optional)" hint="Up to 100 characters, for people; candidates name the schema by its id." error={error} path={P.name}>
+        <input {...described(id("name"), error, P.name, true)} value={values.name} onInput={set("name")} maxLength={100} />
+      </Field>
+      <div class="row top">
+        <Field id={id("price")} label="Price" hint="Owed when a candidate ends CONFIRMED: 0 to 10^12." error={error} path={P.price}>
+          <input {...described(id("price"), error, P.price, true)} inputMode="decimal" value={values.price} onInput={set("price")} />
+        </Field>
+        <Field id={id("activity")} label="Activity window (seconds)" hint="More than 0; 86400 is a day." error={error} path={P.activity}>
+          <input {...described(id("activity"), error, P.activity, true)} inputMode="decimal" value={values.activity_window} onInput={set("activity_window")} />
+        </Field>
+        <Field id={id("review")} label="Review window (seconds)" hint="0 or more; 0 ends at once." error={error} path={P.review}>
+          <input {...described(id("review"), error, P.review, true)} inputMode="decimal" value={values.review_window} onInput={set("review_window")} />
+        </Field>
+        <Field id={id("timeout")} label="When the activity window ends unfulfilled" error={error} path={P.timeout}>
+          <select {...described(id("timeout"), error, P.timeout)} value={values.timeout_outcome} onChange={set("timeout_outcome")}>
+            <option value="fail">fail (becomes FAILED after review)</option>
+            <option value="confirm">confirm (becomes CONFIRMED after review)</option>
+          </select>
+        </Field>
+      </div>
+      <Field
+        id={id("condition")}
+        label="Fulfillment condition (JSON)"
+        hint='A leaf { "event", "field"?, "match"?, "gt"/"gte"/"lt"/"lte"/"eq"? }, or { "all": [...] } / { "any": [...] } of them.'
+        error={error}
+        path={P.condition}
+      >
+        <textarea {...described(id("condition"), error, P.condition, true)} value={values.condition} onInput={set("condition")} spellcheck={false} rows={6} />
+      </Field>
+      <FormError error={error} paths={Object.values(P)} />
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Saving…" : submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,28 @@
+/**
+ * A form's error beside its submit button: a VALIDATION_ERROR's details are shown at their fields,
+ * so here only a count of them and any detail no field of this form shows; any other error whole.
+ */
+import { CandidateContractError } from "../../api";
+import { ErrorNote } from "../../components/ui";
+
+export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
+  if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0) return <ErrorNote error={error} />;
+  const shown = (path: string) => paths.some((p) => path === p || path.startsWith(`${p}.`));
+  const elsewhere = error.details.filter((d) => !shown(d.path));
+  const atFields = error.details.length - elsewhere.length;
+  return (
+    <div class="error-note" role="alert">
+      <strong>{error.code}</strong> {atFields > 0 && `${atFields === 1 ? "One problem" : `${atFields} problems`}, shown at the fields above.`}
+      {elsewhere.map((d) => (
+        <span key={d.path}>
+          {" "}
+          <code>{d.path}</code>: {d.message}
+        </span>
+      ))}
+      {error.requestId && <span class="muted"> (request {error.requestId})</span>}
+    </div>
+  );
+}
+
+/** A problem found in the page itself (before any call), shown at `path` like the API's. */
+export const localError = (path: string, message: string) => new CandidateContractError("VALIDATION_ERROR", `${path}: ${message}`, 0, [{ path, message }]);

@@ -123,11 +123,11 @@ export function Field({ id, label, hint, error, path, children }: { id: string; 
           {hint}
         </small>
       )}
-      {messages.map((message) => (
-        <small key={message} id={`${id}-error`} class="field-error">
-          {message}
+      {messages.length > 0 && (
+        <small id={`${id}-error`} class="field-error">
+          {messages.join(" ")}
         </small>
-      ))}
+      )}
     </div>
   );
 }

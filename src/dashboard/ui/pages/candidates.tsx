@@ -69,7 +69,7 @@ export function Candidates() {
             {loaded.loading ? " (reading…)" : ""}.
           </p>
           <div class="table-wrap">
-            <table>
+            <table class="compact">
               <thead>
                 <tr>
                   <th scope="col">Alias</th>
@@ -86,7 +86,7 @@ export function Candidates() {
               <tbody>
                 {page.data.map((c) => (
                   <tr key={c.id}>
-                    <td>
+                    <td class="alias">
                       <a class="mono" href={`${BASE}/candidates/${encodeURIComponent(c.candidate_alias)}`}>
                         {c.candidate_alias}
                       </a>

@@ -5,7 +5,7 @@
  */
 import { api, ok, type Models } from "../api";
 import { useLoad } from "../load";
-import { useCan } from "../session";
+import { useCan, useSession } from "../session";
 import { ErrorNote, Loading, Page, Time } from "../components/ui";
 import { BASE } from "../app";
 import { candidatesHref, monthOf } from "./candidates/filters";
@@ -14,13 +14,14 @@ import { TimingOut } from "./overview/timing-out";
 
 export function Overview() {
   const can = useCan();
+  const { permissions } = useSession();
   const parts = [can("billing:read"), can("webhooks:read"), can("candidates:read")];
   return (
     <Page title="Overview">
       {!parts.some(Boolean) && (
         <p class="notice">
-          This session may not read what the overview shows (it needs billing:read, webhooks:read or candidates:read). Use the pages in the menu, or sign in with a key that has more
-          permissions.
+          Nothing the overview shows is readable with this session: it needs billing:read, webhooks:read or candidates:read, and this session has{" "}
+          {permissions.length ? permissions.join(", ") : "no permissions"}. Sign in with a key that has more to see it.
         </p>
       )}
       {parts[0] && <ThisMonth />}
@@ -47,7 +48,7 @@ function ThisMonth() {
         !loaded.error && <Loading />
       ) : (
         <>
-          <div class="grid">
+          <div class="grid stats">
             {STATUSES.map((status) => (
               <a key={status} class="stat stat-link" href={candidatesHref({ status, from: month.from, to: month.to })}>
                 <span class={`badge status-${status.toLowerCase()}`}>{status}</span>

@@ -63,10 +63,13 @@ export function Facts({ candidate }: { candidate: Candidate }) {
   );
 }
 
+/** A leaf's path within the condition: "all.1" for "fulfillment_condition.all.1". */
+export const leafName = (path: string) => path.replace(/^fulfillment_condition\.?/, "") || "the condition";
+
 /** Every event, oldest first: the timeline's text alternative. */
 export function EventsTable({ candidate }: { candidate: Candidate }) {
   const leavesBy = new Map<string, string[]>();
-  for (const leaf of candidate.condition_progress.leaves) if (leaf.event_id) leavesBy.set(leaf.event_id, [...(leavesBy.get(leaf.event_id) ?? []), leaf.path]);
+  for (const leaf of candidate.condition_progress.leaves) if (leaf.event_id) leavesBy.set(leaf.event_id, [...(leavesBy.get(leaf.event_id) ?? []), leafName(leaf.path)]);
   if (candidate.events.length === 0) {
     return (
       <p class="empty">
@@ -76,9 +79,9 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
     );
   }
   return (
-    <div class="table-wrap">
+    // Focusable: a keyboard user can scroll it sideways on a narrow screen (it holds no link to tab to).
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Events, oldest first">
       <table>
-        <caption class="visually-hidden">Events of {candidate.candidate_alias}, oldest first</caption>
         <thead>
           <tr>
             <th scope="col">Type</th>

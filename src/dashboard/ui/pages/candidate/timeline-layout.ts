@@ -193,7 +193,7 @@ export function layoutTimeline(input: TimelineInput): Layout {
     litX: leaf.satisfiedAt === null || leaf.satisfiedAt > range.to ? null : x(leaf.satisfiedAt),
   }));
   const axisY = leavesTop + input.leaves.length * LEAF_ROW + 8;
-  const ticks = timeTicks(range, Math.floor((plot.x2 - plot.x1) / 80), input.zoneOffsetMinutes).map((tick) => ({ ...tick, x: x(tick.t) }));
+  const ticks = timeTicks(range, Math.floor((plot.x2 - plot.x1) / 95), input.zoneOffsetMinutes).map((tick) => ({ ...tick, x: x(tick.t) }));
 
   return {
     width,

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
+import { leafName } from "./facts";
 import { eventsRange, layoutTimeline, MILESTONE_LABELS, wholeRange, type Layout, type Status, type TickUnit } from "./timeline-layout";
 
 type Candidate = Models["CandidateWithEvents"];
@@ -26,6 +27,8 @@ function useWidth() {
 }
 
 const ms = (iso: string) => Date.parse(iso);
+/** A label cut to the width it has (the table below holds it whole). */
+const fit = (text: string, width: number) => (text.length * 6.5 <= width ? text : `${text.slice(0, Math.max(Math.floor(width / 6.5) - 1, 1))}…`);
 const when = (t: number) => new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 
 function tickLabel(t: number, unit: TickUnit) {
@@ -140,7 +143,7 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
         return (
           <g key={leaf.path}>
             <text class="tl-label" x={plot.x1} y={leaf.labelY}>
-              {`${leaf.event} · ${leaf.path} — ${met ? `met ${when(ms(met))}` : "not met"}`}
+              {fit(`${leaf.event} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`, plot.x2 - plot.x1)}
             </text>
             <rect class="tl-track" x={plot.x1} y={leaf.barY} width={plot.x2 - plot.x1} height={leaf.barHeight} rx={2} />
             {leaf.litX !== null && (

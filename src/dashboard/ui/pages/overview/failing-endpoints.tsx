@@ -53,6 +53,12 @@ export function FailingEndpoints() {
               No failed delivery attempt on any of the {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}. <a href={`${BASE}/webhooks`}>Webhooks</a>
             </p>
           )}
+          {(data.failing.length > 0 || data.disabled.length > 0) && (
+            <p class="muted">
+              Failed attempts on {data.failing.length} of {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}
+              {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery log.
+            </p>
+          )}
           <ul class="attention">
             {data.failing.map(({ endpoint, attempt }) => (
               <li key={endpoint.id}>
@@ -64,7 +70,7 @@ export function FailingEndpoints() {
                   {attempt.error ? ` — ${attempt.error}` : ""} (attempt {attempt.attempt} of <span class="mono">{attempt.type}</span>
                   {attempt.next_attempt_at ? (
                     <>
-                      , retried <Time iso={attempt.next_attempt_at} />
+                      , next try <Time iso={attempt.next_attempt_at} />
                     </>
                   ) : (
                     ", no more retries"

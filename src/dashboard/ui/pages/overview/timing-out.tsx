@@ -51,7 +51,7 @@ export function TimingOut() {
             <p>None: no activity window of {data.more ? "these" : "an OPEN candidate"} ends within 24 hours.</p>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="compact">
                 <thead>
                   <tr>
                     <th scope="col">Alias</th>
@@ -63,7 +63,7 @@ export function TimingOut() {
                 <tbody>
                   {data.soon.map(({ candidate: c, endsAt }) => (
                     <tr key={c.id}>
-                      <td>
+                      <td class="alias">
                         <a class="mono" href={`${BASE}/candidates/${encodeURIComponent(c.candidate_alias)}`}>
                           {c.candidate_alias}
                         </a>

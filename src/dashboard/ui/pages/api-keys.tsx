@@ -1,4 +1,159 @@
-import { Page } from "../components/ui";
+/**
+ * API keys: the account's keys (newest first, by status), a new key's secret shown once, and per
+ * key rename, roll and revoke. What the session may not do is hidden; what the API still refuses
+ * (a key managing a key that can do more than it) is shown where it was asked.
+ */
+import { useState } from "preact/hooks";
+import { api, ok, type Models } from "../api";
+import { useLoad } from "../load";
+import { useCan, useSession } from "../session";
+import { Empty, ErrorNote, Field, Loading, Page, Pager, SecretOnce, useCursor } from "../components/ui";
+import { CreateKeyForm } from "./api-keys/create-form";
+import { KeyRow } from "./api-keys/key-row";
+
+type Status = "" | Models["ApiKey"]["status"];
+const STATUSES: { value: Status; label: string }[] = [
+  { value: "", label: "All" },
+  { value: "active", label: "Active" },
+  { value: "expired", label: "Expired" },
+  { value: "revoked", label: "Revoked" },
+];
+const LIMIT = 50;
+
+interface Shown {
+  label: string;
+  secret: string;
+  /** This session ends with the key it replaced: the list is read again only after Done. */
+  signsOut: boolean;
+}
+
 export function ApiKeys() {
-  return <Page title="ApiKeys"><p>To do.</p></Page>;
+  const can = useCan();
+  if (can("api_keys:read")) return <Keys />;
+  return (
+    <Page title="API keys">
+      <p class="notice">
+        This session cannot see keys: it needs the <code>api_keys:read</code> permission.
+      </p>
+    </Page>
+  );
+}
+
+function Keys() {
+  const can = useCan();
+  const session = useSession();
+  const canWrite = can("api_keys:write");
+  const [status, setStatus] = useState<Status>("");
+  const [creating, setCreating] = useState(false);
+  // The secret lives only here, in memory, until Done: never in the address or anything kept.
+  const [shown, setShown] = useState<Shown | null>(null);
+  const cursor = useCursor([status]);
+  const keys = useLoad(
+    () => ok(api.GET("/v1/api_keys", { params: { query: { limit: LIMIT, after: cursor.after, ...(status ? { status } : {}) } } })),
+    [status, cursor.after],
+  );
+
+  const list = keys.data?.data;
+  return (
+    <Page
+      title="API keys"
+      actions={
+        canWrite &&
+        !creating && (
+          <button type="button" onClick={() => setCreating(true)}>
+            New key
+          </button>
+        )
+      }
+    >
+      {!canWrite && (
+        <p class="notice">
+          This session can see keys but not change them: that needs <code>api_keys:write</code>.
+        </p>
+      )}
+      {shown && (
+        <SecretOnce
+          label={shown.label}
+          secret={shown.secret}
+          onDone={() => {
+            setShown(null);
+            keys.reload();
+          }}
+        />
+      )}
+      {shown?.signsOut && <p class="notice">This browser signs out when the old key stops working: sign in again with the new secret.</p>}
+      {creating && (
+        <CreateKeyForm
+          onCreated={(key) => {
+            setCreating(false);
+            setShown({ label: `The secret of “${key.name}”`, secret: key.secret, signsOut: false });
+            keys.reload();
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      )}
+      <div class="row list-filters">
+        <Field id="key-status" label="Status">
+          <select id="key-status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
+            {STATUSES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <ErrorNote error={keys.error} />
+      {keys.loading && !list && <Loading />}
+      {list && list.length === 0 && !cursor.hasPrevious && (
+        <Empty title={status ? `No ${status} keys.` : "No keys yet."}>
+          {status ? (
+            <p>Choose “All” to see every key.</p>
+          ) : canWrite ? (
+            <p>
+              Make one with <strong>New key</strong>, or <code>POST /v1/api_keys</code> with <code>{`{"name": "...", "permissions": ["events:write"]}`}</code>.
+            </p>
+          ) : (
+            <p>A session with api_keys:write can make one.</p>
+          )}
+        </Empty>
+      )}
+      {list && list.length > 0 && (
+        <>
+          {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys, scrollable" aria-busy={keys.loading}>
+            <table class="keys">
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Permissions</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Last used</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((key) => (
+                  <KeyRow
+                    key={key.id}
+                    apiKey={key}
+                    own={key.id === session.api_key?.id}
+                    canWrite={canWrite}
+                    onChanged={keys.reload}
+                    onSecret={(secret) => {
+                      setShown(secret);
+                      // Reading the list with a key that has just stopped would end the session before the secret is copied.
+                      if (!secret.signsOut) keys.reload();
+                    }}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager hasPrevious={cursor.hasPrevious} next={keys.data!.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />
+        </>
+      )}
+    </Page>
+  );
 }

@@ -35,7 +35,7 @@ export function FailingEndpoints() {
   const loaded = useLoad(readFailing, []);
   const data = loaded.data;
   return (
-    <section class="panel" aria-labelledby="h-failing">
+    <section class="panel overview-part" aria-labelledby="h-failing">
       <h3 id="h-failing">Webhook endpoints</h3>
       <ErrorNote error={loaded.error} />
       {!data ? (

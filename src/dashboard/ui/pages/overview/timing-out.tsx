@@ -34,7 +34,7 @@ export function TimingOut() {
   const loaded = useLoad(readTimingOut, []);
   const data = loaded.data;
   return (
-    <section class="panel" aria-labelledby="h-timing-out">
+    <section class="panel overview-part" aria-labelledby="h-timing-out">
       <h3 id="h-timing-out">Candidates about to time out</h3>
       <ErrorNote error={loaded.error} />
       {!data ? (

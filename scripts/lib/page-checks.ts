@@ -1,0 +1,111 @@
+/**
+ * What every dashboard page must hold in a real browser, checked as a person's journey passes
+ * through it: no console error and no failed script, no request off the service's origin, no
+ * serious or critical axe-core violation, every control reachable with Tab, and a screenshot at
+ * 1280 and 390 px wide (test/artifacts/, git-ignored) to look at.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
+
+const ARTIFACTS = "test/artifacts/dashboard";
+const AXE = readFileSync("node_modules/axe-core/axe.min.js", "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+export class PageWatch {
+  readonly consoleErrors: string[] = [];
+  readonly offOrigin: string[] = [];
+  readonly requested: string[] = [];
+
+  constructor(
+    readonly page: Page,
+    readonly origin: string,
+  ) {
+    page.on("console", (message) => {
+      if (message.type() === "error") this.consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => this.consoleErrors.push(`${page.url()}: ${error.message}`));
+    page.on("request", (request) => {
+      const url = request.url();
+      this.requested.push(url);
+      if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) this.offOrigin.push(url);
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  }
+
+  /** Everything a page must hold, checked on the page shown now; `name` names its screenshots. */
+  async check(name: string) {
+    const { page } = this;
+    await page.waitForLoadState("networkidle");
+    assert.deepEqual(this.consoleErrors, [], `${name}: no console error`);
+    assert.deepEqual(this.offOrigin, [], `${name}: no request off the origin`);
+    await this.axe(name);
+    await this.keyboard(name);
+    await page.screenshot({ path: `${ARTIFACTS}/${name}-1280.png`, fullPage: true });
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(100);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 1, `${name}: nothing wider than a 390 px screen (${overflow} px over)`);
+    await page.screenshot({ path: `${ARTIFACTS}/${name}-390.png`, fullPage: true });
+    await page.setViewportSize(size);
+  }
+
+  /** axe-core, from npm, run in the page (evaluated by the browser's debugger, which the page's CSP does not govern). */
+  private async axe(name: string) {
+    const violations = await this.page.evaluate(async (source) => {
+      if (!("axe" in window)) (0, eval)(source);
+      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe.run();
+      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map((n) => ({ target: n.target })) }));
+    }, AXE);
+    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    assert.deepEqual(
+      serious.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+      [],
+      `${name}: no serious or critical accessibility violation`,
+    );
+  }
+
+  /** Tab from the top of the page reaches every visible, enabled control, the skip link first. */
+  private async keyboard(name: string) {
+    const { page } = this;
+    const controls = await page.evaluate(() => {
+      const visible = (e: Element) => {
+        const box = e.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== "hidden";
+      };
+      const all = [...document.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary")].filter(visible);
+      all.forEach((e, i) => e.setAttribute("data-tab-check", String(i)));
+      (document.activeElement as HTMLElement | null)?.blur();
+      window.scrollTo(0, 0);
+      return all.length;
+    });
+    await page.evaluate(() => document.body.focus());
+    const reached = new Set<string>();
+    let first: string | null = null;
+    for (let i = 0; i < controls + 20 && reached.size < controls; i++) {
+      await page.keyboard.press("Tab");
+      const at = await page.evaluate(() => {
+        const active = document.activeElement as HTMLElement | null;
+        return active ? { id: active.getAttribute("data-tab-check"), text: active.textContent?.trim() ?? "", focusVisible: active.matches(":focus-visible") } : null;
+      });
+      if (!at?.id) continue;
+      first ??= at.text;
+      assert.ok(at.focusVisible, `${name}: the focused control shows its focus ("${at.text}")`);
+      reached.add(at.id);
+    }
+    const missed = await page.evaluate(
+      (reachedIds) => [...document.querySelectorAll<HTMLElement>("[data-tab-check]")].filter((e) => !reachedIds.includes(e.getAttribute("data-tab-check")!)).map((e) => e.outerHTML.slice(0, 120)),
+      [...reached],
+    );
+    assert.deepEqual(missed, [], `${name}: every control reachable with Tab`);
+    if (name !== "sign-in") assert.equal(first, "Skip to content", `${name}: the first Tab stop skips to the content`);
+    await page.evaluate(() => document.querySelectorAll("[data-tab-check]").forEach((e) => e.removeAttribute("data-tab-check")));
+  }
+}

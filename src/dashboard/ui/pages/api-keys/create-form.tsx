@@ -1,0 +1,138 @@
+/**
+ * A new key: its name, what it may do (full access, or permissions by resource) and when it ends.
+ * The session can give only permissions it holds itself, so the others are disabled here (the API
+ * refuses them anyway, 403). The secret goes to the caller, which shows it once.
+ */
+import { useState } from "preact/hooks";
+import { client, type Models } from "../../api";
+import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { useCan, type Permission } from "../../session";
+import { ALL_PERMISSIONS, levelOf, readOf, RESOURCES } from "./permissions";
+
+const EXPIRIES = [
+  { value: "never", label: "Never" },
+  { value: "1", label: "In 1 day" },
+  { value: "30", label: "In 30 days" },
+  { value: "90", label: "In 90 days" },
+  { value: "365", label: "In 1 year" },
+  { value: "date", label: "On a date…" },
+] as const;
+type Expiry = (typeof EXPIRIES)[number]["value"];
+
+/** The instant a key made now with `expiry` ends at (a date: its first instant, UTC). */
+function expiresAt(expiry: Expiry, date: string): string | undefined {
+  if (expiry === "never") return undefined;
+  if (expiry === "date") return date ? `${date}T00:00:00.000Z` : "";
+  return new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
+}
+
+export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models["ApiKeyWithSecret"]) => void; onCancel: () => void }) {
+  const can = useCan();
+  const [name, setName] = useState("");
+  const [full, setFull] = useState(false);
+  const [chosen, setChosen] = useState<Permission[]>([]);
+  const [expiry, setExpiry] = useState<Expiry>("never");
+  const [date, setDate] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const mayGiveAll = ALL_PERMISSIONS.every(can);
+  // A write includes its read: the read is shown checked (and fixed) and not sent twice.
+  const included = (p: Permission) => chosen.some((q) => readOf(q) === p);
+  const toggle = (p: Permission, on: boolean) => setChosen((c) => (on ? [...c, p] : c.filter((q) => q !== p)));
+  const permissions = ALL_PERMISSIONS.filter((p) => chosen.includes(p) && !included(p));
+  const permissionErrors = fieldMessages(error, "permissions");
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const expires_at = expiresAt(expiry, date);
+      onCreated(await client.apiKeys.create({ name: name.trim(), ...(full ? {} : { permissions }), ...(expires_at === undefined ? {} : { expires_at }) }));
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="panel create-key" onSubmit={(e) => void submit(e)} aria-labelledby="create-key-title">
+      <h2 id="create-key-title">New API key</h2>
+      <Field id="key-name" label="Name" hint="What the key is for, e.g. “Checkout events”. 1–100 characters." error={error} path="name">
+        <input {...described("key-name", error, "name", true)} value={name} maxLength={100} required onInput={(e) => setName(e.currentTarget.value)} />
+      </Field>
+      <fieldset class={`permissions${permissionErrors.length ? " invalid" : ""}`} aria-describedby={permissionErrors.length ? "permissions-error" : undefined}>
+        <legend>Permissions</legend>
+        <label class="full-access">
+          <input type="checkbox" checked={full} disabled={!mayGiveAll} onChange={(e) => setFull(e.currentTarget.checked)} />
+          <span>
+            <strong>Full access</strong>: everything, including permissions added later.
+            {!mayGiveAll && <span class="muted"> (Only a full-access session can make one.)</span>}
+          </span>
+        </label>
+        {!full && (
+          <div class="resources">
+            {RESOURCES.map((resource) => (
+              <fieldset key={resource.name} class="checks">
+                <legend>{resource.name}</legend>
+                {resource.levels.map((p: Permission) => (
+                  <label key={p} title={can(p) ? p : `This session lacks ${p}, so it cannot give it.`}>
+                    <input
+                      type="checkbox"
+                      checked={chosen.includes(p) || included(p)}
+                      disabled={!can(p) || included(p)}
+                      onChange={(e) => toggle(p, e.currentTarget.checked)}
+                    />
+                    {levelOf(p)}
+                  </label>
+                ))}
+              </fieldset>
+            ))}
+          </div>
+        )}
+        {!full && (
+          <small class="muted">
+            Write includes read. {permissions.length ? <code>{permissions.join(", ")}</code> : "Choose at least one, or full access."}
+          </small>
+        )}
+        {permissionErrors.map((m) => (
+          <small key={m} id="permissions-error" class="field-error">
+            {m}
+          </small>
+        ))}
+      </fieldset>
+      <div class="row">
+        <Field id="key-expiry" label="Expires">
+          <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(e.currentTarget.value as Expiry)}>
+            {EXPIRIES.map((x) => (
+              <option key={x.value} value={x.value}>
+                {x.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {expiry === "date" && (
+          <Field id="key-expiry-date" label="Expiry date" hint={date ? `It stops working at ${date}T00:00:00.000Z.` : "It stops working as that day begins, UTC."} error={error} path="expires_at">
+            <input type="date" {...described("key-expiry-date", error, "expires_at", true)} value={date} required onInput={(e) => setDate(e.currentTarget.value)} />
+          </Field>
+        )}
+      </div>
+      {expiry !== "date" && fieldMessages(error, "expires_at").map((m) => <p key={m} class="field-error">Expires: {m}</p>)}
+      <ErrorNote error={isFieldError(error) ? null : error} />
+      <div class="actions">
+        <button type="submit" disabled={busy || name.trim() === "" || (!full && permissions.length === 0)}>
+          {busy ? "Creating…" : "Create key"}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A validation error whose every detail has a field on this form, where it is shown instead. */
+function isFieldError(error: unknown): boolean {
+  const details = (error as { details?: { path: string }[] } | null)?.details ?? [];
+  return details.length > 0 && details.every((d) => /^(name|permissions|expires_at)(\.|$)/.test(d.path));
+}

@@ -1,0 +1,132 @@
+/**
+ * The month per customer: a page of 100 customers at a time (the API's order, by customer_uuid),
+ * each a link to that customer's candidates; and the whole month's rows as a CSV download.
+ */
+import { useState } from "preact/hooks";
+import { api, client, ok, type Models } from "../../api";
+import { useLoad } from "../../load";
+import { ErrorNote, Loading, Pager, useCursor } from "../../components/ui";
+import { customersCsv, saveFile } from "./csv";
+import { monthRange } from "./month";
+
+type Row = Models["CustomerSummary"];
+const LIMIT = 100;
+const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
+
+const candidatesOf = (customer: string) => `/dashboard/candidates?${new URLSearchParams({ customer_uuid: customer })}`;
+
+export function Customers({ month }: { month: string }) {
+  const cursor = useCursor([month]);
+  const page = useLoad(async () => {
+    const answer = await ok(api.GET("/v1/summary", { params: { query: { ...monthRange(month), group_by: "customer_uuid", after: cursor.after, limit: LIMIT } } }));
+    return answer as { data: Row[]; next_cursor: string | null };
+  }, [month, cursor.after]);
+  return (
+    <section aria-labelledby="per-customer">
+      <div class="page-head">
+        <h2 id="per-customer">Per customer</h2>
+        {page.data && (page.data.data.length > 0 || cursor.hasPrevious) && <DownloadCsv month={month} />}
+      </div>
+      <ErrorNote error={page.error} />
+      {page.loading && !page.data && <Loading />}
+      {page.data && page.data.data.length === 0 && <p class="muted">No customer has candidates whose status began this month.</p>}
+      {page.data && page.data.data.length > 0 && (
+        <>
+          {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
+          <div class="table-wrap" aria-busy={page.loading} tabIndex={0} role="region" aria-label="Per customer, scrollable">
+            <table class="customers">
+              <thead>
+                <tr>
+                  <th scope="col" rowSpan={2}>
+                    Customer
+                  </th>
+                  {STATUSES.map((s) => (
+                    <th key={s} scope="colgroup" colSpan={s === "PENDING" ? 3 : 2} class="group">
+                      {s}
+                    </th>
+                  ))}
+                </tr>
+                <tr>
+                  {STATUSES.flatMap((s) => [
+                    <th key={`${s}-c`} scope="col" class="num group">
+                      Count
+                    </th>,
+                    <th key={`${s}-a`} scope="col" class="num">
+                      Amount
+                    </th>,
+                    ...(s === "PENDING"
+                      ? [
+                          <th key="sched" scope="col" class="num">
+                            Scheduled CONFIRMED
+                          </th>,
+                        ]
+                      : []),
+                  ])}
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.data.map((row) => (
+                  <CustomerRow key={row.customer_uuid} row={row} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager hasPrevious={cursor.hasPrevious} next={page.data.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function CustomerRow({ row }: { row: Row }) {
+  const scheduled = row.PENDING.scheduled_confirmed;
+  return (
+    <tr>
+      <th scope="row" class="mono">
+        <a href={candidatesOf(row.customer_uuid)}>{row.customer_uuid}</a>
+      </th>
+      {STATUSES.flatMap((s) => [
+        <td key={`${s}-c`} class="num group">
+          {row[s].count}
+        </td>,
+        <td key={`${s}-a`} class="num mono">
+          {row[s].amount}
+        </td>,
+        ...(s === "PENDING"
+          ? [
+              <td key="sched" class="num mono">
+                {scheduled.count} · {scheduled.amount}
+              </td>,
+            ]
+          : []),
+      ])}
+    </tr>
+  );
+}
+
+/** Every customer of the month (all pages), as a CSV file made from the API's exact strings. */
+function DownloadCsv({ month }: { month: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const download = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const rows: Row[] = [];
+      for await (const row of client.summaryByCustomer({ ...monthRange(month), limit: LIMIT })) rows.push(row);
+      saveFile(`billing-${month}-per-customer.csv`, customersCsv(rows));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="csv-action">
+      <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>
+        {busy ? "Preparing CSV…" : "Download CSV"}
+      </button>
+      <ErrorNote error={error} />
+    </div>
+  );
+}

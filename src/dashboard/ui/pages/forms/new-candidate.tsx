@@ -1,0 +1,83 @@
+/**
+ * A new candidate, as POST /v1/candidates makes it: an alias, a customer, and a contract from one
+ * of the account's schemas; optional metadata. Opens the candidate's page once made.
+ */
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, ok } from "../../api";
+import { useLoad } from "../../load";
+import { described, ErrorNote, Field } from "../../components/ui";
+import { CandidateContractError } from "../../api";
+import { parseMetadataLines } from "./metadata-lines";
+
+export function NewCandidate({ onCancel }: { onCancel: () => void }) {
+  const { route } = useLocation();
+  const schemas = useLoad(() => ok(api.GET("/v1/schemas", { params: { query: { limit: 100 } } })), []);
+  const [alias, setAlias] = useState("");
+  const [customer, setCustomer] = useState("");
+  const [schemaId, setSchemaId] = useState("");
+  const [metadata, setMetadata] = useState("");
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  const list = schemas.data?.data ?? [];
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const parsed = parseMetadataLines(metadata);
+    if (typeof parsed === "string") return setError(new CandidateContractError("VALIDATION_ERROR", parsed, 400, [{ path: "metadata", message: parsed }]));
+    setBusy(true);
+    setError(null);
+    try {
+      const chosen = schemaId || list[0]?.id;
+      const created = await ok(
+        api.POST("/v1/candidates", { body: { candidate_alias: alias, customer_uuid: customer, ...(chosen ? { schema_id: chosen } : {}), ...(Object.keys(parsed).length ? { metadata: parsed } : {}) } }),
+      );
+      route(`/dashboard/candidates/${encodeURIComponent(created.candidate_alias)}`);
+    } catch (failure) {
+      setError(failure);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="new-candidate-title">
+      <h2 id="new-candidate-title">New candidate</h2>
+      {schemas.error ? <ErrorNote error={schemas.error} /> : null}
+      {schemas.data && list.length === 0 && (
+        <p class="notice">
+          A candidate takes its contract from a schema: <a href="/dashboard/schemas">create a schema</a> first.
+        </p>
+      )}
+      <div class="row">
+        <Field id="nc-alias" label="Alias" hint="8 to 255 characters, unique across all accounts." error={error} path="candidate_alias">
+          <input {...described("nc-alias", error, "candidate_alias", true)} value={alias} onInput={(e) => setAlias(e.currentTarget.value)} required />
+        </Field>
+        <Field id="nc-customer" label="Customer" error={error} path="customer_uuid">
+          <input {...described("nc-customer", error, "customer_uuid")} value={customer} onInput={(e) => setCustomer(e.currentTarget.value)} required />
+        </Field>
+        <Field id="nc-schema" label="Schema" error={error} path="schema_id">
+          <select {...described("nc-schema", error, "schema_id")} value={schemaId || list[0]?.id} onChange={(e) => setSchemaId(e.currentTarget.value)}>
+            {list.map((schema, i) => (
+              <option key={schema.id} value={schema.id}>
+                {schema.name ?? schema.id}
+                {i === 0 ? " (newest)" : ""}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <Field id="nc-metadata" label="Metadata (optional)" hint="One key=value per line." error={error} path="metadata">
+        <textarea {...described("nc-metadata", error, "metadata", true)} rows={3} value={metadata} onInput={(e) => setMetadata(e.currentTarget.value)} />
+      </Field>
+      <ErrorNote error={error instanceof CandidateContractError && error.details.length > 0 ? null : error} />
+      <div class="actions">
+        <button type="submit" disabled={busy || list.length === 0}>
+          Create candidate
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -15,6 +15,7 @@ import { EventsTable, Facts } from "./candidate/facts";
 import { MetadataEditor } from "./candidate/metadata-editor";
 import { Resolve } from "./candidate/resolve";
 import { Notifications } from "./candidate/notifications";
+import { SendEvent } from "./forms/send-event";
 
 export function CandidatePage() {
   const { params } = useRoute();
@@ -81,6 +82,7 @@ export function CandidatePage() {
           <Facts candidate={candidate} />
         </section>
         <div>
+          {can("events:write") && <SendEvent alias={candidate.candidate_alias} onSent={reload} />}
           <section class="panel" aria-labelledby="h-resolve">
             <h2 id="h-resolve">Confirm or void</h2>
             <Resolve alias={candidate.candidate_alias} status={candidate.status} canWrite={can("candidates:write")} onResolved={reload} />

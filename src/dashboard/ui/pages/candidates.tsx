@@ -2,6 +2,7 @@
  * The candidates, newest first, 50 a page: filtered by status, customer, a status_since period,
  * metadata and the alias's beginning. The filters live in the address; the CSV export takes the same.
  */
+import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok } from "../api";
 import { useLoad } from "../load";
@@ -12,6 +13,7 @@ import { apiQuery, candidatesHref, exportHref, filtersFromQuery, isFiltered } fr
 import { FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
 import { unplaced } from "./candidate/unplaced";
+import { NewCandidate } from "./forms/new-candidate";
 
 /** The API's names for what the filter form's fields hold. */
 const FIELD_PATHS = ["status", "customer_uuid", "candidate_alias_prefix", "status_since_gte", "status_since_lt", "metadata"];
@@ -24,6 +26,7 @@ export function Candidates() {
   const filters = filtersFromQuery(query);
   const key = candidatesHref(filters);
   const cursor = useCursor([key]);
+  const [creating, setCreating] = useState(false);
   const loaded = useLoad(
     () => (can("candidates:read") ? ok(api.GET("/v1/candidates", { params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } } })) : Promise.resolve(null)),
     [key, cursor.after],
@@ -42,11 +45,19 @@ export function Candidates() {
     <Page
       title="Candidates"
       actions={
-        <a class="button secondary" href={exportHref(filters)} download="candidates.csv">
-          Download CSV{filtered ? " (filtered)" : ""}
-        </a>
+        <>
+          {can("candidates:write") && !creating && (
+            <button type="button" onClick={() => setCreating(true)}>
+              New candidate
+            </button>
+          )}
+          <a class="button secondary" href={exportHref(filters)} download="candidates.csv">
+            Download CSV{filtered ? " (filtered)" : ""}
+          </a>
+        </>
       }
     >
+      {creating && <NewCandidate onCancel={() => setCreating(false)} />}
       {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
       <FilterForm key={key} filters={filters} error={loaded.error} onApply={(href) => route(href)} />
       <ErrorNote error={unplaced(loaded.error, FIELD_PATHS)} />

@@ -81,7 +81,7 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
   return (
     // Focusable: a keyboard user can scroll it sideways on a narrow screen (it holds no link to tab to).
     <div class="table-wrap" tabIndex={0} role="region" aria-label="Events, oldest first">
-      <table>
+      <table class="compact">
         <thead>
           <tr>
             <th scope="col">Type</th>

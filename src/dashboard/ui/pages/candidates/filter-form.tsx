@@ -5,22 +5,11 @@
 import { useState } from "preact/hooks";
 import { CandidateContractError } from "../../api";
 import { described, Field } from "../../components/ui";
+import { parseMetadataLines } from "../forms/metadata-lines";
 import { candidatesHref, isFiltered, type Filters } from "./filters";
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
-/** "KEY=VALUE" lines as pairs (split at the first "="), or the lines that are not. */
-function parseMetadata(text: string): { pairs: [string, string][]; bad: number[] } {
-  const pairs: [string, string][] = [];
-  const bad: number[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    const at = line.indexOf("=");
-    if (at <= 0) bad.push(i + 1);
-    else pairs.push([line.slice(0, at).trim(), line.slice(at + 1)]);
-  });
-  return { pairs, bad };
-}
 
 export function FilterForm({ filters, error, onApply }: { filters: Filters; error: unknown; onApply: (href: string) => void }) {
   const [draft, setDraft] = useState(filters);
@@ -31,13 +20,13 @@ export function FilterForm({ filters, error, onApply }: { filters: Filters; erro
 
   const apply = (e: Event) => {
     e.preventDefault();
-    const { pairs, bad } = parseMetadata(metadataText);
-    if (bad.length > 0) {
-      setLocalError(new CandidateContractError("VALIDATION_ERROR", "", 400, [{ path: "metadata", message: `Line ${bad.join(", ")}: write KEY=VALUE, one pair per line.` }]));
+    const parsed = parseMetadataLines(metadataText);
+    if (typeof parsed === "string") {
+      setLocalError(new CandidateContractError("VALIDATION_ERROR", parsed, 400, [{ path: "metadata", message: parsed }]));
       return;
     }
     setLocalError(null);
-    onApply(candidatesHref({ ...draft, metadata: pairs }));
+    onApply(candidatesHref({ ...draft, metadata: Object.entries(parsed) }));
   };
 
   return (

@@ -1,4 +1,128 @@
-import { Page } from "../components/ui";
+/**
+ * The candidates, newest first, 50 a page: filtered by status, customer, a status_since period,
+ * metadata and the alias's beginning. The filters live in the address; the CSV export takes the same.
+ */
+import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
+import { api, ok } from "../api";
+import { useLoad } from "../load";
+import { useCan } from "../session";
+import { Empty, ErrorNote, Loading, Page, Pager, StatusBadge, Time, useCursor } from "../components/ui";
+import { BASE } from "../app";
+import { apiQuery, candidatesHref, exportHref, filtersFromQuery, isFiltered } from "./candidates/filters";
+import { FilterForm } from "./candidates/filter-form";
+import { GettingStarted } from "./candidates/getting-started";
+import { unplaced } from "./candidate/unplaced";
+import { NewCandidate } from "./forms/new-candidate";
+
+/** The API's names for what the filter form's fields hold. */
+const FIELD_PATHS = ["status", "customer_uuid", "candidate_alias_prefix", "status_since_gte", "status_since_lt", "metadata"];
+
+const LIMIT = 50;
+
 export function Candidates() {
-  return <Page title="Candidates"><p>To do.</p></Page>;
+  const { query, route } = useLocation();
+  const can = useCan();
+  const filters = filtersFromQuery(query);
+  const key = candidatesHref(filters);
+  const cursor = useCursor([key]);
+  const [creating, setCreating] = useState(false);
+  const loaded = useLoad(
+    () => (can("candidates:read") ? ok(api.GET("/v1/candidates", { params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } } })) : Promise.resolve(null)),
+    [key, cursor.after],
+  );
+
+  if (!can("candidates:read")) {
+    return (
+      <Page title="Candidates">
+        <p>This session lacks candidates:read, which listing candidates needs.</p>
+      </Page>
+    );
+  }
+  const page = loaded.data;
+  const filtered = isFiltered(filters);
+  return (
+    <Page
+      title="Candidates"
+      actions={
+        <>
+          {can("candidates:write") && !creating && (
+            <button type="button" onClick={() => setCreating(true)}>
+              New candidate
+            </button>
+          )}
+          <a class="button secondary" href={exportHref(filters)} download="candidates.csv">
+            Download CSV{filtered ? " (filtered)" : ""}
+          </a>
+        </>
+      }
+    >
+      {creating && <NewCandidate onCancel={() => setCreating(false)} />}
+      {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
+      <FilterForm key={key} filters={filters} error={loaded.error} onApply={(href) => route(href)} />
+      <ErrorNote error={unplaced(loaded.error, FIELD_PATHS)} />
+      {!page ? (
+        !loaded.error && <Loading />
+      ) : page.data.length === 0 ? (
+        filtered || cursor.hasPrevious ? (
+          <Empty title="No candidates match these filters">
+            <p>
+              Loosen a filter, or <a href={candidatesHref({})}>clear them all</a>.
+            </p>
+          </Empty>
+        ) : (
+          <GettingStarted />
+        )
+      ) : (
+        <>
+          <p class="muted" role="status">
+            {page.data.length} candidate{page.data.length === 1 ? "" : "s"} on this page{page.next_cursor ? ", more on the next" : ""}; statuses exact at the moment of reading
+            {loaded.loading ? " (reading…)" : ""}.
+          </p>
+          <div class="table-wrap">
+            <table class="compact">
+              <thead>
+                <tr>
+                  <th scope="col">Alias</th>
+                  <th scope="col">Customer</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Status since</th>
+                  <th scope="col">Scheduled outcome</th>
+                  <th scope="col" class="num">
+                    Price
+                  </th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.map((c) => (
+                  <tr key={c.id}>
+                    <td class="alias">
+                      <a class="mono" href={`${BASE}/candidates/${encodeURIComponent(c.candidate_alias)}`}>
+                        {c.candidate_alias}
+                      </a>
+                    </td>
+                    <td class="mono">{c.customer_uuid}</td>
+                    <td>
+                      <StatusBadge status={c.status} />
+                    </td>
+                    <td>
+                      <Time iso={c.status_since} />
+                    </td>
+                    <td>{c.scheduled_outcome ? <StatusBadge status={c.scheduled_outcome} /> : <span class="muted">—</span>}</td>
+                    {/* As the API wrote it: a JSON number of at most 15 significant digits prints back exactly. */}
+                    <td class="num">{String(c.contract.price)}</td>
+                    <td>
+                      <Time iso={c.created_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {page && <Pager hasPrevious={cursor.hasPrevious} next={page.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+    </Page>
+  );
 }

@@ -1,4 +1,74 @@
-import { Page } from "../components/ui";
+/**
+ * The overview: this month's counts and exact amounts per status (UTC month, as the API sums them),
+ * and what needs attention: failing webhook endpoints and OPEN candidates about to time out. Each
+ * part shows only if the session may read it.
+ */
+import { api, ok, type Models } from "../api";
+import { useLoad } from "../load";
+import { useCan, useSession } from "../session";
+import { ErrorNote, Loading, Page, Time } from "../components/ui";
+import { BASE } from "../app";
+import { candidatesHref, monthOf } from "./candidates/filters";
+import { FailingEndpoints } from "./overview/failing-endpoints";
+import { TimingOut } from "./overview/timing-out";
+
 export function Overview() {
-  return <Page title="Overview"><p>To do.</p></Page>;
+  const can = useCan();
+  const { permissions } = useSession();
+  const parts = [can("billing:read"), can("webhooks:read"), can("candidates:read")];
+  return (
+    <Page title="Overview">
+      {!parts.some(Boolean) && (
+        <p class="notice">
+          Nothing the overview shows is readable with this session: it needs billing:read, webhooks:read or candidates:read, and this session has{" "}
+          {permissions.length ? permissions.join(", ") : "no permissions"}. Sign in with a key that has more to see it.
+        </p>
+      )}
+      {parts[0] && <ThisMonth />}
+      {(parts[1] || parts[2]) && <h2>Needs attention</h2>}
+      {parts[1] && <FailingEndpoints />}
+      {parts[2] && <TimingOut />}
+    </Page>
+  );
+}
+
+type Summary = Models["Summary"];
+const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
+
+function ThisMonth() {
+  const month = monthOf(new Date());
+  const loaded = useLoad(() => ok(api.GET("/v1/summary", { params: { query: { status_since_gte: month.gte, status_since_lt: month.lt } } })) as Promise<Summary>, [month.gte]);
+  const name = month.start.toLocaleDateString(undefined, { month: "long", year: "numeric", timeZone: "UTC" });
+  const summary = loaded.data;
+  return (
+    <section aria-labelledby="h-month">
+      <h2 id="h-month">This month: {name} (UTC)</h2>
+      <ErrorNote error={loaded.error} />
+      {!summary ? (
+        !loaded.error && <Loading />
+      ) : (
+        <>
+          <div class="grid stats">
+            {STATUSES.map((status) => (
+              <a key={status} class="stat stat-link" href={candidatesHref({ status, from: month.from, to: month.to })}>
+                <span class={`badge status-${status.toLowerCase()}`}>{status}</span>
+                <span class="value">{summary[status].count}</span>
+                <span class="muted">
+                  amount <span class="amount">{summary[status].amount}</span>
+                </span>
+                {status === "PENDING" && (
+                  <span class="muted">
+                    scheduled to confirm: {summary.PENDING.scheduled_confirmed.count} (<span class="amount">{summary.PENDING.scheduled_confirmed.amount}</span>)
+                  </span>
+                )}
+              </a>
+            ))}
+          </div>
+          <p class="muted">
+            Candidates whose current status began this month, exact as of <Time iso={summary.as_of} />. <a href={`${BASE}/billing`}>Billing by customer</a>
+          </p>
+        </>
+      )}
+    </section>
+  );
 }

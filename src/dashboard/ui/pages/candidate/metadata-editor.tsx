@@ -1,0 +1,90 @@
+/**
+ * The candidate's metadata, editable: change a value, add a key, remove one. Saving sends only the
+ * changes (PATCH merges; a removed key is sent as ""), and the API's objections appear at the key.
+ */
+import { useState } from "preact/hooks";
+import { api } from "../../api";
+import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { unplaced } from "./unplaced";
+
+interface Props {
+  alias: string;
+  metadata: Record<string, string>;
+  canWrite: boolean;
+  onSaved: () => void;
+}
+
+export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
+  const keys = Object.keys(metadata).sort();
+  const [draft, setDraft] = useState<Record<string, string>>(metadata);
+  const [removed, setRemoved] = useState<string[]>([]);
+  const [added, setAdded] = useState<{ key: string; value: string }>({ key: "", value: "" });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (!canWrite) {
+    return keys.length === 0 ? (
+      <p class="muted">No metadata.</p>
+    ) : (
+      <dl class="facts">
+        {keys.map((key) => [<dt key={`k-${key}`} class="mono">{key}</dt>, <dd key={`v-${key}`}>{metadata[key]}</dd>])}
+      </dl>
+    );
+  }
+
+  const changes: Record<string, string> = {};
+  for (const key of keys) {
+    if (removed.includes(key)) changes[key] = "";
+    else if (draft[key] !== metadata[key]) changes[key] = draft[key];
+  }
+  if (added.key !== "" || added.value !== "") changes[added.key] = added.value;
+  const pending = Object.keys(changes).length > 0;
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api.PATCH("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, body: { metadata: changes } });
+      onSaved();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={save} class="meta-editor">
+      {keys.length === 0 && <p class="muted">No metadata yet: add a key below.</p>}
+      {keys.map((key, i) => {
+        const id = `meta-${i}`;
+        const gone = removed.includes(key);
+        return (
+          <div class="row" key={key}>
+            <Field id={id} label={gone ? `${key} (removed on save)` : key} error={error} path={`metadata.${key}`}>
+              <input {...described(id, error, `metadata.${key}`)} value={draft[key]} disabled={gone} maxLength={500} onInput={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })} />
+            </Field>
+            <button type="button" class="secondary field-button" onClick={() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key])}>
+              {gone ? `Keep ${key}` : `Remove ${key}`}
+            </button>
+          </div>
+        );
+      })}
+      <div class="row">
+        <Field id="meta-new-key" label="New key" error={error} path={`metadata.${added.key}`}>
+          <input {...described("meta-new-key", error, `metadata.${added.key}`)} value={added.key} maxLength={40} spellcheck={false} onInput={(e) => setAdded({ ...added, key: e.currentTarget.value })} />
+        </Field>
+        <Field id="meta-new-value" label="Its value">
+          <input id="meta-new-value" value={added.value} maxLength={500} onInput={(e) => setAdded({ ...added, value: e.currentTarget.value })} />
+        </Field>
+      </div>
+      <ErrorNote error={unplaced(error, [...keys, added.key].map((key) => `metadata.${key}`))} />
+      <button type="submit" disabled={!pending || busy}>
+        {busy ? "Saving…" : "Save metadata"}
+      </button>{" "}
+      {pending && <span class="muted">Changes: {Object.keys(changes).map((k) => (changes[k] === "" ? `remove ${k}` : `set ${k}`)).join(", ")}</span>}
+      {fieldMessages(error, "metadata").length > 0 && <span class="visually-hidden" role="status">The service refused some values: see the fields.</span>}
+    </form>
+  );
+}

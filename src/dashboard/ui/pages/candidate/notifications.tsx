@@ -1,0 +1,179 @@
+/**
+ * The candidate's notifications (one per status it entered) and, for each, every delivery attempt
+ * to each of the account's webhook endpoints (at most 16 endpoints, so the calls stay bounded),
+ * with a resend to a chosen endpoint.
+ */
+import { useState } from "preact/hooks";
+import { api, ok, type Models } from "../../api";
+import { useLoad } from "../../load";
+import { useCan } from "../../session";
+import { ErrorNote, Field, Loading, StatusBadge, Time } from "../../components/ui";
+import { BASE } from "../../app";
+import { unplaced } from "./unplaced";
+
+type Notification = Models["Notification"];
+type Endpoint = Models["WebhookEndpoint"];
+type Attempt = Models["WebhookDeliveryAttempt"];
+
+const MAX_ENDPOINTS = 16;
+
+/** `fn` over `items`, at most `limit` at a time, answers in the items' order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+async function readNotifications(alias: string, withDeliveries: boolean) {
+  const [page, endpoints] = await Promise.all([
+    ok(api.GET("/v1/notifications", { params: { query: { candidate_alias: alias, limit: 100 } } })),
+    withDeliveries ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.slice(0, MAX_ENDPOINTS)) : Promise.resolve(null),
+  ]);
+  const pairs = endpoints ? page.data.flatMap((n) => endpoints.map((endpoint) => ({ n, endpoint }))) : [];
+  const attempts = await mapLimited(pairs, 4, ({ n, endpoint }) =>
+    ok(api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { notification_id: n.id, limit: 100 } } })).then((r) =>
+      r.data.map((attempt) => ({ attempt, endpoint })),
+    ),
+  );
+  const byNotification = new Map<string, { attempt: Attempt; endpoint: Endpoint }[]>();
+  pairs.forEach(({ n }, i) => byNotification.set(n.id, [...(byNotification.get(n.id) ?? []), ...attempts[i]]));
+  return { notifications: page.data, more: page.next_cursor !== null, endpoints, byNotification };
+}
+
+const CAUSES: Record<string, string> = { activity_window_ended: "the activity window ended", review_window_ended: "the review window ended", resolved: "resolved by a call" };
+
+export function Notifications({ alias, version }: { alias: string; version: number }) {
+  const can = useCan();
+  const [resent, setResent] = useState(0);
+  const loaded = useLoad(() => readNotifications(alias, can("webhooks:read")), [alias, version, resent]);
+  if (!can("notifications:read")) return <p class="muted">This session lacks notifications:read, which the notifications need.</p>;
+  if (loaded.error) return <ErrorNote error={loaded.error} />;
+  if (!loaded.data) return <Loading />;
+  const { notifications, more, endpoints, byNotification } = loaded.data;
+  if (notifications.length === 0) {
+    return <p class="muted">No notifications yet: one is recorded each time the candidate enters PENDING, CONFIRMED or FAILED (kept 30 days).</p>;
+  }
+  return (
+    <>
+      {endpoints === null && <p class="muted">This session lacks webhooks:read, so the deliveries are not shown.</p>}
+      {endpoints?.length === 0 && (
+        <p class="muted">
+          The account has no webhook endpoints, so nothing was delivered. <a href={`${BASE}/webhooks`}>Add one</a> to hear of every change.
+        </p>
+      )}
+      {notifications.map((n) => (
+        <NotificationItem key={n.id} notification={n} endpoints={endpoints} attempts={byNotification.get(n.id) ?? []} onResent={() => setTimeout(() => setResent((r) => r + 1), 1500)} />
+      ))}
+      {more && <p class="muted">Only the first 100 are shown.</p>}
+    </>
+  );
+}
+
+function NotificationItem({ notification: n, endpoints, attempts, onResent }: { notification: Notification; endpoints: Endpoint[] | null; attempts: { attempt: Attempt; endpoint: Endpoint }[]; onResent: () => void }) {
+  const cause = n.data.cause;
+  return (
+    <article class="panel note-item" aria-labelledby={`n-${n.id}`}>
+      <h3 id={`n-${n.id}`}>
+        <span class="mono">{n.type}</span> <Time iso={n.timestamp} />
+      </h3>
+      <p class="muted">
+        Because {cause.kind === "event" ? <>event <span class="mono">{cause.event_id}</span> met the condition</> : CAUSES[cause.kind]}. Id <span class="mono">{n.id}</span>
+      </p>
+      {endpoints && endpoints.length > 0 && (attempts.length === 0 ? <p class="muted">No delivery attempts to the account's endpoints.</p> : <AttemptsTable attempts={attempts} />)}
+      {endpoints && <Resend notificationId={n.id} endpoints={endpoints.filter((e) => e.status === "enabled")} onResent={onResent} />}
+    </article>
+  );
+}
+
+function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: Endpoint }[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Endpoint</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Status</th>
+            <th scope="col">Answer</th>
+            <th scope="col">Attempted</th>
+            <th scope="col">Next attempt</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map(({ attempt: a, endpoint }) => (
+            <tr key={a.id}>
+              <td>
+                <a href={`${BASE}/webhooks/${encodeURIComponent(endpoint.id)}`} class="mono">
+                  {endpoint.url}
+                </a>
+              </td>
+              <td class="num">{a.attempt}</td>
+              <td>
+                <StatusBadge status={a.status} />
+              </td>
+              <td>
+                {a.response_status !== null && <span class="mono">HTTP {a.response_status}</span>} {a.error && <span>{a.error}</span>}
+                {a.response_status === null && !a.error && <span class="muted">—</span>}
+              </td>
+              <td>
+                <Time iso={a.attempted_at} />
+              </td>
+              <td>
+                <Time iso={a.next_attempt_at} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Resend({ notificationId, endpoints, onResent }: { notificationId: string; endpoints: Endpoint[]; onResent: () => void }) {
+  const can = useCan();
+  const [target, setTarget] = useState(endpoints[0]?.id ?? "");
+  const [state, setState] = useState<{ busy?: boolean; error?: unknown; deliveryId?: string }>({});
+  if (!can("webhooks:write")) return null;
+  if (endpoints.length === 0) return <p class="muted">No enabled endpoint to resend to.</p>;
+  const id = `resend-${notificationId}`;
+  const resend = async (e: Event) => {
+    e.preventDefault();
+    setState({ busy: true });
+    try {
+      const answer = await ok(api.POST("/v1/notifications/{id}/resend", { params: { path: { id: notificationId } }, body: { webhook_endpoint_id: target } }));
+      setState({ deliveryId: answer.delivery_id });
+      onResent();
+    } catch (error) {
+      setState({ error });
+    }
+  };
+  return (
+    <form class="row resend" onSubmit={resend}>
+      <Field id={id} label="Resend to" error={state.error} path="webhook_endpoint_id">
+        <select id={id} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
+          {endpoints.map((endpoint) => (
+            <option key={endpoint.id} value={endpoint.id}>
+              {endpoint.url}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" class="secondary field-button" disabled={state.busy}>
+        {state.busy ? "Resending…" : "Resend"}
+      </button>
+      {state.deliveryId && (
+        <p role="status" class="muted">
+          Sent again as delivery <span class="mono">{state.deliveryId}</span>; its attempts appear above.
+        </p>
+      )}
+      <ErrorNote error={unplaced(state.error, ["webhook_endpoint_id"])} />
+    </form>
+  );
+}

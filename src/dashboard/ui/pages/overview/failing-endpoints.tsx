@@ -1,0 +1,97 @@
+/**
+ * Webhook endpoints that need a look: each enabled one's newest failed attempt (one bounded read
+ * per endpoint: an account has at most 16), and the disabled ones, which receive nothing.
+ */
+import { api, ok, type Models } from "../../api";
+import { useLoad } from "../../load";
+import { Empty, ErrorNote, Loading, Time } from "../../components/ui";
+import { BASE } from "../../app";
+
+type Endpoint = Models["WebhookEndpoint"];
+type Attempt = Models["WebhookDeliveryAttempt"];
+
+/** More than an account may have (16): a bound on the calls should that limit ever grow. */
+const MAX_ENDPOINTS = 20;
+
+async function readFailing() {
+  const endpoints = (await ok(api.GET("/v1/webhook_endpoints"))).data;
+  const enabled = endpoints.filter((e) => e.status === "enabled").slice(0, MAX_ENDPOINTS);
+  const newestFailed = await Promise.all(
+    enabled.map((endpoint) =>
+      ok(api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { status: "failed", limit: 1 } } })).then((page) => ({
+        endpoint,
+        attempt: page.data[0] ?? null,
+      })),
+    ),
+  );
+  const failing = newestFailed.filter((f): f is { endpoint: Endpoint; attempt: Attempt } => f.attempt !== null);
+  failing.sort((a, b) => b.attempt.attempted_at.localeCompare(a.attempt.attempted_at));
+  return { endpoints, enabled: enabled.length, failing, disabled: endpoints.filter((e) => e.status === "disabled") };
+}
+
+const endpointHref = (endpoint: Endpoint) => `${BASE}/webhooks/${encodeURIComponent(endpoint.id)}`;
+
+export function FailingEndpoints() {
+  const loaded = useLoad(readFailing, []);
+  const data = loaded.data;
+  return (
+    <section class="panel overview-part" aria-labelledby="h-failing">
+      <h3 id="h-failing">Webhook endpoints</h3>
+      <ErrorNote error={loaded.error} />
+      {!data ? (
+        !loaded.error && <Loading />
+      ) : data.endpoints.length === 0 ? (
+        <Empty title="No webhook endpoints">
+          <p>
+            <a href={`${BASE}/webhooks`}>Add an endpoint</a> to hear of every status change as it happens, signed, instead of polling.
+          </p>
+        </Empty>
+      ) : (
+        <>
+          {data.failing.length === 0 && data.disabled.length === 0 && (
+            <p>
+              No failed delivery attempt on any of the {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}. <a href={`${BASE}/webhooks`}>Webhooks</a>
+            </p>
+          )}
+          {(data.failing.length > 0 || data.disabled.length > 0) && (
+            <p class="muted">
+              Failed attempts on {data.failing.length} of {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}
+              {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery log.
+            </p>
+          )}
+          <ul class="attention">
+            {data.failing.map(({ endpoint, attempt }) => (
+              <li key={endpoint.id}>
+                <a href={endpointHref(endpoint)} class="mono">
+                  {endpoint.url}
+                </a>
+                <span>
+                  Newest failed attempt <Time iso={attempt.attempted_at} />: {attempt.response_status !== null ? `HTTP ${attempt.response_status}` : "no answer"}
+                  {attempt.error ? ` — ${attempt.error}` : ""} (attempt {attempt.attempt} of <span class="mono">{attempt.type}</span>
+                  {attempt.next_attempt_at ? (
+                    <>
+                      , next try <Time iso={attempt.next_attempt_at} />
+                    </>
+                  ) : (
+                    ", no more retries"
+                  )}
+                  ).
+                </span>
+              </li>
+            ))}
+            {data.disabled.map((endpoint) => (
+              <li key={endpoint.id}>
+                <a href={endpointHref(endpoint)} class="mono">
+                  {endpoint.url}
+                </a>
+                <span>
+                  <span class="badge status-disabled">disabled</span> it receives nothing (disabled by a caller, a 410 Gone or 5 days of failures); enable it on its page.
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

@@ -28,7 +28,7 @@ async function linkCookie() {
 describe("dashboard pages", () => {
   it("answer every page address with the dashboard's page to a signed-in browser", async () => {
     const { cookie } = await linkCookie();
-    for (const path of ["/dashboard/", "/dashboard/candidates", "/dashboard/candidates/order%2F2026-0001", "/dashboard/billing?month=2026-11", "/dashboard/no-such-page"]) {
+    for (const path of ["/dashboard/", "/dashboard/candidates", "/dashboard/candidates/order%2F2026-0001", "/dashboard/billing?month=2026-11", "/dashboard/no-such-page", "/dashboard/candidates/%E0"]) {
       const res = await page(path, cookie);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("Content-Type"), path).toMatch(/^text\/html/);

@@ -20,8 +20,9 @@ import { ApiKeys } from "./pages/api-keys";
 
 export const BASE = "/dashboard";
 
-const NAV: { href: string; label: string; needs: Permission }[] = [
-  { href: `${BASE}/`, label: "Overview", needs: "billing:read" },
+const NAV: { href: string; label: string; needs?: Permission }[] = [
+  // The overview shows each of its parts only to a session that may read it, and says so.
+  { href: `${BASE}/`, label: "Overview" },
   { href: `${BASE}/candidates`, label: "Candidates", needs: "candidates:read" },
   { href: `${BASE}/schemas`, label: "Schemas", needs: "schemas:read" },
   { href: `${BASE}/webhooks`, label: "Webhooks", needs: "webhooks:read" },
@@ -49,7 +50,7 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
         </a>
         <nav aria-label="Dashboard">
           <ul>
-            {NAV.filter((item) => can(item.needs)).map((item) => (
+            {NAV.filter((item) => item.needs === undefined || can(item.needs)).map((item) => (
               <li key={item.href}>
                 <a href={item.href} aria-current={isCurrent(path, item.href) ? "page" : undefined}>
                   {item.label}

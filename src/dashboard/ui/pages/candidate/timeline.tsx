@@ -55,7 +55,8 @@ function summary(candidate: Candidate, now: number): string {
 
 export function Timeline({ candidate, now }: { candidate: Candidate; now: number }) {
   const { ref, width } = useWidth();
-  const [zoom, setZoom] = useState(false);
+  // Unchosen, it opens around the events when they would crowd a tenth of the whole life.
+  const [chosen, setZoom] = useState<boolean | null>(null);
   const base = {
     createdAt: ms(candidate.created_at),
     activityEndsAt: ms(candidate.activity_ends_at),
@@ -66,7 +67,9 @@ export function Timeline({ candidate, now }: { candidate: Candidate; now: number
     leaves: candidate.condition_progress.leaves.map((l) => ({ path: l.path, event: l.event, satisfiedAt: l.satisfied_at ? ms(l.satisfied_at) : null, eventId: l.event_id })),
     zoneOffsetMinutes: new Date(now).getTimezoneOffset(),
   };
-  const around = eventsRange(base.events, wholeRange(base));
+  const whole = wholeRange(base);
+  const around = eventsRange(base.events, whole);
+  const zoom = chosen ?? (around !== null && around.to - around.from < (whole.to - whole.from) / 10);
   const layout = layoutTimeline({ ...base, width, range: zoom && around ? around : undefined });
   return (
     <div class="tl-wrap">

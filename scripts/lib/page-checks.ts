@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * What every dashboard page must hold in a real browser, checked as a person's journey passes
  * through it: no console error and no failed script, no request off the service's origin, no
@@ -18,25 +19,51 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
+/** Chromium's own line for every answer of 400 or more, which a page that shows API errors must see. */
+const FAILED_LOAD = /^Failed to load resource: the server responded with a status of (\d{3})/;
+
 export class PageWatch {
-  readonly consoleErrors: string[] = [];
+  private readonly consoleLines: { page: string; text: string; url: string }[] = [];
   readonly offOrigin: string[] = [];
   readonly requested: string[] = [];
+  /** The API's error answers the journey caused on purpose (a 400, a 403, a 404 it then shows), in the documented shape. */
+  readonly apiErrors: { url: string; status: number; code: string }[] = [];
 
-  constructor(
-    readonly page: Page,
-    readonly origin: string,
-  ) {
+  readonly page: Page;
+  readonly origin: string;
+
+  constructor(page: Page, origin: string) {
+    this.page = page;
+    this.origin = origin;
     page.on("console", (message) => {
-      if (message.type() === "error") this.consoleErrors.push(`${page.url()}: ${message.text()}`);
+      if (message.type() === "error") this.consoleLines.push({ page: page.url(), text: message.text(), url: message.location().url });
     });
-    page.on("pageerror", (error) => this.consoleErrors.push(`${page.url()}: ${error.message}`));
+    page.on("pageerror", (error) => this.consoleLines.push({ page: page.url(), text: `uncaught: ${error.message}`, url: "" }));
+    page.on("response", async (response) => {
+      const url = response.url();
+      if (response.status() < 400 || response.status() >= 500 || !url.startsWith(`${origin}/`)) return;
+      const body = (await response.json().catch(() => null)) as { error?: { code?: string; status?: number } } | null;
+      if (body?.error?.code && body.error.status === response.status()) this.apiErrors.push({ url, status: response.status(), code: body.error.code });
+    });
     page.on("request", (request) => {
       const url = request.url();
       this.requested.push(url);
       if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) this.offOrigin.push(url);
     });
     mkdirSync(ARTIFACTS, { recursive: true });
+  }
+
+  /**
+   * The console's errors, but for Chromium's line for each 4xx answer of this service's API in its
+   * error shape (recorded as it came): what a page shows a person, not a fault of the page.
+   */
+  get consoleErrors(): string[] {
+    return this.consoleLines
+      .filter(({ text, url }) => {
+        const status = Number(FAILED_LOAD.exec(text)?.[1] ?? 0);
+        return !(status >= 400 && status < 500 && this.apiErrors.some((e) => e.url === url && e.status === status));
+      })
+      .map(({ page, text, url }) => `${page}: ${text}${url ? ` (${url})` : ""}`);
   }
 
   /** Everything a page must hold, checked on the page shown now; `name` names its screenshots. */
@@ -80,23 +107,32 @@ export class PageWatch {
         const box = e.getBoundingClientRect();
         return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== "hidden";
       };
-      const all = [...document.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary")].filter(visible);
+      const all = [...document.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary")]
+        .filter(visible)
+        // A radio group is one Tab stop (its checked radio; arrows move within it).
+        .filter((e) => !(e instanceof HTMLInputElement && e.type === "radio" && !e.checked && document.querySelector(`input[type=radio][name="${e.name}"]:checked`)));
       all.forEach((e, i) => e.setAttribute("data-tab-check", String(i)));
-      (document.activeElement as HTMLElement | null)?.blur();
-      window.scrollTo(0, 0);
+      // Tab from the top of the page: focus a mark placed first in it (removed after the first Tab).
+      const start = document.createElement("span");
+      start.tabIndex = -1;
+      start.id = "tab-check-start";
+      document.body.prepend(start);
+      start.focus();
       return all.length;
     });
-    await page.evaluate(() => document.body.focus());
     const reached = new Set<string>();
     let first: string | null = null;
     for (let i = 0; i < controls + 20 && reached.size < controls; i++) {
       await page.keyboard.press("Tab");
       const at = await page.evaluate(() => {
         const active = document.activeElement as HTMLElement | null;
-        return active ? { id: active.getAttribute("data-tab-check"), text: active.textContent?.trim() ?? "", focusVisible: active.matches(":focus-visible") } : null;
+        return active
+          ? { id: active.getAttribute("data-tab-check"), text: active.textContent?.trim() || active.outerHTML.slice(0, 120), focusVisible: active.matches(":focus-visible, input[type=month], input[type=date]") }
+          : null;
       });
       if (!at?.id) continue;
       first ??= at.text;
+      // (A month or date input's focus is on its parts, each highlighted as it is focused.)
       assert.ok(at.focusVisible, `${name}: the focused control shows its focus ("${at.text}")`);
       reached.add(at.id);
     }
@@ -106,6 +142,9 @@ export class PageWatch {
     );
     assert.deepEqual(missed, [], `${name}: every control reachable with Tab`);
     if (name !== "sign-in") assert.equal(first, "Skip to content", `${name}: the first Tab stop skips to the content`);
-    await page.evaluate(() => document.querySelectorAll("[data-tab-check]").forEach((e) => e.removeAttribute("data-tab-check")));
+    await page.evaluate(() => {
+      document.querySelectorAll("[data-tab-check]").forEach((e) => e.removeAttribute("data-tab-check"));
+      document.getElementById("tab-check-start")?.remove();
+    });
   }
 }

@@ -1,0 +1,234 @@
+/// <reference lib="dom" />
+/**
+ * `npm run test:dashboard`: the dashboard in a real browser, as a person uses it. Starts `npm run
+ * dev`, makes a fresh account with the accounts CLI (so every run starts empty) and opens its
+ * sign-in link in Chromium (Debian's `chromium`, driven by playwright-core; CHROMIUM_PATH for
+ * another). Then, through the pages only: a schema (one invalid try first, its error at the
+ * field), a candidate, events, the timeline with the matched events and the lit leaves, a webhook
+ * endpoint at a local receiver, a test send and its answer, a resend and its delivery, the month's
+ * billing amount, a key that may only send events (refused elsewhere, then revoked), and sign-out.
+ * Every page it passes holds scripts/lib/page-checks.ts (console, origin, axe-core, keyboard,
+ * screenshots at 1280 and 390 px in test/artifacts/dashboard/).
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+import { after, test } from "node:test";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { DevServer } from "./lib/dev-server.ts";
+import { PageWatch } from "./lib/page-checks.ts";
+import { startReceiver, type Receiver } from "./lib/webhook-receiver.ts";
+
+const run = promisify(execFile);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const dev = new DevServer();
+let browser: Browser | undefined;
+let receiver: Receiver | undefined;
+
+after(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await dev.cleanUp();
+});
+
+/** The accounts CLI against the running dev server, as the README shows it. */
+async function accounts(...args: string[]): Promise<any> {
+  const { stdout } = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"]);
+  return JSON.parse(stdout);
+}
+
+/** Waits until `check` holds (the service's queue and alarms run on their own time), or fails saying what. */
+async function eventually(what: string, check: () => Promise<boolean>, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${ms / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
+const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor();
+
+test("a person's journey through the dashboard", async () => {
+  assert.ok(existsSync(CHROMIUM), `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  await dev.start();
+  receiver = await startReceiver();
+  const stamp = Date.now().toString(36);
+  const account = await accounts("create", "--name", `Dashboard journey ${stamp}`);
+  const link = await accounts("sign-in-link", "--account", account.account_id);
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: dev.url });
+  const page = await context.newPage();
+  const watch = new PageWatch(page, dev.url);
+  const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+
+  // Sign in with the one-time link: the overview, empty, says what to do first.
+  const started = performance.now();
+  await page.goto(link.url);
+  await heading(page, "Overview");
+  const interactiveMs = performance.now() - started;
+  assert.equal(new URL(page.url()).hash, "", "the link's code leaves the address at once");
+  await watch.check("overview-empty");
+
+  // A schema: an invalid try shows the API's error at its field, then a valid one.
+  await nav(page, "Schemas");
+  await heading(page, "Schemas");
+  await watch.check("schemas-empty");
+  await page.getByRole("button", { name: "New schema" }).first().click();
+  await page.getByLabel("Name (optional)").fill("Journey: signup, then a purchase of 100 or more");
+  await page.getByLabel("Price").fill("-1");
+  await page.getByLabel("Activity window (seconds)").fill("3600");
+  await page.getByLabel("Review window (seconds)").fill("0");
+  await page.getByLabel("Fulfillment condition (JSON)").fill(JSON.stringify({ all: [{ event: "signup" }, { event: "purchase", field: "total", gte: 100 }] }, null, 2));
+  await page.getByRole("button", { name: "Create schema" }).click();
+  const priceError = page.locator(".field.invalid", { has: page.getByLabel("Price") }).locator(".field-error");
+  await priceError.waitFor();
+  assert.match(await priceError.innerText(), /at least 0/, "the price's error is shown at the price");
+  assert.equal(await page.getByLabel("Price").getAttribute("aria-invalid"), "true");
+  await watch.check("schemas-invalid");
+  await page.getByLabel("Price").fill("49.5");
+  await page.getByRole("button", { name: "Create schema" }).click();
+  await page.getByRole("cell", { name: "Journey: signup, then a purchase of 100 or more" }).first().waitFor();
+  await watch.check("schemas");
+
+  // A candidate from it, then events sent from its page.
+  const alias = `journey-${stamp}-0001`;
+  const customer = `journey-customer-${stamp}`;
+  await nav(page, "Candidates");
+  await heading(page, "Candidates");
+  await page.getByRole("button", { name: "New candidate" }).first().click();
+  const form = page.getByRole("form", { name: "New candidate" });
+  await form.getByLabel("Alias").fill(alias);
+  await form.getByLabel("Customer").fill(customer);
+  await form.getByLabel("Metadata (optional)").fill("order_id=ord_journey");
+  await form.getByRole("button", { name: "Create candidate" }).click();
+  await heading(page, alias);
+  for (const [type, value] of [
+    ["signup", ""],
+    ["purchase", '{"total": 50}'],
+    ["purchase", '{"total": 120}'],
+  ]) {
+    await page.getByLabel("Type", { exact: true }).fill(type);
+    await page.getByLabel("Value (JSON, optional)").fill(value);
+    await page.getByRole("button", { name: "Send event" }).click();
+    await page.getByRole("status").filter({ hasText: "Recorded" }).waitFor();
+    await page.getByRole("button", { name: "Reload" }).waitFor();
+  }
+  // Review window 0: the fulfilling purchase made it CONFIRMED at once, as the API says.
+  await page.locator(".page-head .badge", { hasText: "CONFIRMED" }).waitFor();
+  const timeline = page.getByRole("img", { name: /timeline/i }).first();
+  await timeline.waitFor();
+  assert.equal(await timeline.locator(".tl-matched").count(), 2, "the two matching events are marked on the timeline");
+  assert.equal(await timeline.locator(".tl-lit").count(), 2, "both leaves of the condition are lit");
+  await watch.check("candidate");
+
+  // A webhook endpoint at the local receiver: its secret once (copied), a test, its answer.
+  await nav(page, "Webhooks");
+  await heading(page, "Webhooks");
+  await watch.check("webhooks-empty");
+  await page.getByRole("button", { name: "New endpoint" }).first().click();
+  const endpointUrl = `${receiver.url}/journey`;
+  await page.getByLabel("URL").fill(endpointUrl);
+  await page.getByLabel("Description (optional)").fill("Journey receiver");
+  await page.getByRole("button", { name: "Create endpoint" }).click();
+  const secretBox = page.getByRole("textbox", { name: "Signing secret" });
+  const secret = await secretBox.inputValue();
+  assert.match(secret, /^whsec_/);
+  await page.getByRole("button", { name: "Copy" }).click();
+  assert.equal(await clipboard(), secret, "Copy puts the secret on the clipboard");
+  await watch.check("webhooks-secret");
+  await page.getByRole("button", { name: "Done" }).click();
+  assert.equal(await page.getByText(secret).count(), 0, "the secret is gone once done");
+  await page.getByRole("link", { name: endpointUrl }).click();
+  await page.getByRole("button", { name: "Send a test" }).click();
+  await page.getByText(/^Test /).first().waitFor();
+  await eventually("the receiver gets the test", async () => receiver!.received("journey").length === 1);
+  const test = receiver.received("journey")[0];
+  new Webhook(secret).verify(test.body, test.headers); // throws unless signed with the secret shown
+  await watch.check("webhook");
+
+  // Resend the candidate's confirmation from the feed; it arrives, and its delivery is in the log.
+  await nav(page, "Notifications");
+  await heading(page, "Notifications");
+  await page.getByLabel("Candidate alias").fill(alias);
+  await page.getByRole("button", { name: "Filter" }).click();
+  const confirmed = page.getByRole("row").filter({ hasText: "candidate.confirmed" });
+  await confirmed.waitFor();
+  await confirmed.getByRole("button", { name: /^Resend/ }).click();
+  await eventually("the receiver gets the resent notification", async () => receiver!.received("journey").some((r) => JSON.parse(r.body).type === "candidate.confirmed"));
+  await watch.check("notifications");
+  await nav(page, "Webhooks");
+  await page.getByRole("link", { name: endpointUrl }).click();
+  await eventually("the delivery log shows the resend, succeeded", async () => {
+    await page.getByRole("button", { name: /Refresh|Reload/ }).first().click();
+    return (await page.getByRole("row").filter({ hasText: "candidate.confirmed" }).filter({ hasText: "succeeded" }).count()) > 0;
+  });
+  await watch.check("webhook-deliveries");
+
+  // The month's bill: the customer's CONFIRMED amount, exact.
+  await nav(page, "Billing");
+  await heading(page, "Billing");
+  const customerRow = page.getByRole("row").filter({ hasText: customer });
+  await customerRow.waitFor();
+  assert.match(await customerRow.innerText(), /\b49\.5\b/, "the customer's confirmed amount");
+  await watch.check("billing");
+
+  // A key that may only send events: its secret once, refused elsewhere, then revoked.
+  await nav(page, "API keys");
+  await heading(page, "API keys");
+  await page.getByRole("button", { name: "New key" }).first().click();
+  await page.getByLabel("Name", { exact: true }).fill("Events only");
+  await page.getByLabel(/Full access/).setChecked(false);
+  await page.getByRole("group", { name: "Events" }).getByLabel("write").check();
+  await page.getByRole("button", { name: "Create key" }).click();
+  const keyBox = page.getByRole("textbox", { name: /secret/i });
+  const key = await keyBox.inputValue();
+  assert.match(key, /^cct_/);
+  await page.getByRole("button", { name: "Copy" }).click();
+  assert.equal(await clipboard(), key);
+  await watch.check("api-keys-secret");
+  await page.getByRole("button", { name: "Done" }).click();
+  const asKey = (path: string, init: RequestInit = {}) =>
+    fetch(`${dev.url}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...init.headers } });
+  assert.equal((await asKey("/v1/events", { method: "POST", body: JSON.stringify({ candidate_alias: alias, type: "view" }) })).status, 201, "the key sends events");
+  const refused = await asKey("/v1/candidates");
+  assert.equal(refused.status, 403, "and may do nothing else");
+  assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "PERMISSION_DENIED");
+  const keyRow = page.getByRole("row").filter({ hasText: "Events only" });
+  await keyRow.getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("button", { name: "Revoke key" }).click();
+  await keyRow.getByText("revoked", { exact: true }).waitFor();
+  await eventually("the revoked key stops working", async () => (await asKey("/v1/events", { method: "POST", body: "{}" })).status === 401);
+  await watch.check("api-keys");
+
+  // The candidates list, filtered by the alias's beginning.
+  await nav(page, "Candidates");
+  await page.getByLabel("Alias begins with").fill(`journey-${stamp}`);
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await page.getByRole("link", { name: alias }).waitFor();
+  await watch.check("candidates");
+  await nav(page, "Overview");
+  await heading(page, "Overview");
+  await watch.check("overview");
+
+  // Sign out with the keyboard; the pages then send to sign-in.
+  await page.getByRole("button", { name: "Sign out" }).focus();
+  await page.keyboard.press("Enter");
+  await heading(page, "Sign in to the dashboard");
+  await page.goto(`${dev.url}/dashboard/billing`);
+  await heading(page, "Sign in to the dashboard");
+  assert.equal(new URL(page.url()).pathname, "/dashboard/sign-in");
+  await watch.check("sign-in");
+
+  // No secret ever went into an address.
+  for (const url of watch.requested) assert.ok(!url.includes(secret) && !url.includes(key) && !url.includes(link.url.split("#code=")[1]), `no secret in ${url}`);
+  console.log(`first page interactive ${Math.round(interactiveMs)} ms after navigation (sign-in link to the overview's heading)`);
+  console.log(`API errors shown on purpose: ${watch.apiErrors.map((e) => `${e.status} ${e.code}`).join(", ") || "none"}`);
+});

@@ -116,7 +116,7 @@ export class PageWatch {
       const start = document.createElement("span");
       start.tabIndex = -1;
       start.id = "tab-check-start";
-      document.body.prepend(start);
+      document.body.insertBefore(start, document.body.firstChild);
       start.focus();
       return all.length;
     });

@@ -128,6 +128,9 @@ test("a person's journey through the dashboard", async () => {
   assert.equal(await timeline.locator(".tl-matched").count(), 2, "the two matching events are marked on the timeline");
   assert.equal(await timeline.locator(".tl-lit").count(), 2, "both leaves of the condition are lit");
   await watch.check("candidate");
+  // The README's picture of the dashboard: this page as a 1280 × 800 window shows it.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: "test/artifacts/dashboard/readme.png", clip: { x: 0, y: 0, width: 1280, height: 800 } });
 
   // A webhook endpoint at the local receiver: its secret once (copied), a test, its answer.
   await nav(page, "Webhooks");

@@ -18,6 +18,13 @@ export type StatusMix = (i: number, count: number) => "OPEN" | "PENDING" | "CONF
 export const EVEN_MIX: StatusMix = (i) => (["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const)[i % 4];
 /** 0.1 % PENDING, the rest CONFIRMED: a rare status. */
 export const RARE_PENDING: StatusMix = (i) => (i % 1000 === 500 ? "PENDING" : "CONFIRMED");
+/**
+ * Half CONFIRMED, half FAILED: every row final, so no boundary is ever due and the sweep never
+ * wakes these candidates' objects (which do not exist). For rows kept in a database that is served
+ * again later (the local development database): OPEN or PENDING rows would turn lagging a day on,
+ * and every sweep would then wake up to a thousand empty objects.
+ */
+export const SETTLED_MIX: StatusMix = (i) => (i % 2 === 0 ? "CONFIRMED" : "FAILED");
 
 /**
  * `count` index rows for the account, newest last, each settled in its status as of now (as its

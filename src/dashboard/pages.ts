@@ -2,23 +2,38 @@
  * The dashboard's pages: every address under /dashboard/ answers the one HTML page the dashboard's
  * build made (public/dashboard/index.html, a static asset), which reads the address and shows the
  * page it names. The Worker serves it (wrangler.toml's `run_worker_first`) so that it carries the
- * dashboard's headers (headers.ts), is never cached stale, and is only served to a signed-in browser:
- * without a session, a page redirects to the sign-in page, which returns to it after. The script
+ * dashboard's headers (headers.ts), is never cached, and is only served to a signed-in browser:
+ * without a session, a page redirects to the sign-in page, which returns to it after. The page
+ * carries its session, so its first call is for what it shows. The script
  * and style files it loads, under /dashboard/assets/, are served by the platform without the Worker.
  */
 import { Hono, type Context } from "hono";
+import { html } from "hono/html";
 import { ApiError } from "../errors";
 import { refuseIfBlocked } from "../auth-failures";
-import { sessionCookie, sessionOf } from "../session";
+import { sessionCookie, sessionOf, type Session } from "../session";
+import { sessionView } from "./session-routes";
 import type { AppEnv } from "../app-env";
 
 export const SIGN_IN_PATH = "/dashboard/sign-in";
 
-async function signedIn(c: Context<AppEnv>): Promise<boolean> {
+/** The browser's session, or null when it has none that authenticates. */
+async function signedIn(c: Context<AppEnv>): Promise<Session | null> {
   const value = sessionCookie(c);
-  if (value === undefined) return false;
+  if (value === undefined) return null;
   const now = Date.now();
-  return typeof (await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now))) !== "string";
+  const session = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
+  return typeof session === "string" ? null : session;
+}
+
+/**
+ * The page, with what GET /dashboard/session would answer in its root element's `data-session`
+ * (escaped: an attribute, not a script), so the page's first read is its own data, not the session.
+ */
+async function pageWith(template: string, session: Session | null): Promise<string> {
+  if (session === null) return template;
+  const root = await html`<div id="app" data-session="${JSON.stringify(sessionView(session))}"></div>`;
+  return template.replace('<div id="app"></div>', root.toString());
 }
 
 export const dashboardPagesRouter = new Hono<AppEnv>()
@@ -26,7 +41,8 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
   .get("/", (c) => c.redirect(`${new URL(c.req.url).origin}/dashboard/`, 308))
   .get("/*", async (c) => {
     const url = new URL(c.req.url);
-    if (url.pathname !== SIGN_IN_PATH && !(await signedIn(c))) {
+    const session = url.pathname === SIGN_IN_PATH ? null : await signedIn(c);
+    if (url.pathname !== SIGN_IN_PATH && session === null) {
       // Back to this page after signing in: a path of this dashboard only (sign-in.tsx checks it too).
       const next = new URLSearchParams({ next: url.pathname + url.search });
       return c.redirect(`${url.origin}${SIGN_IN_PATH}?${next}`, 302);
@@ -37,5 +53,5 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
       console.error(`the dashboard's page is missing from the static assets (${page.status}): run npm run dashboard:build`);
       throw new ApiError("NOT_FOUND", "The dashboard is not built on this server.");
     }
-    return c.html(await page.text(), 200, { "Cache-Control": "no-cache" });
+    return c.html(await pageWith(await page.text(), session), 200, { "Cache-Control": "no-store" });
   });

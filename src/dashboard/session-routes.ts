@@ -33,7 +33,7 @@ import type { AppEnv } from "../app-env";
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the dashboard shows of its session, and hides what the session may not do by. */
-function sessionView(session: Session) {
+export function sessionView(session: Session) {
   const keyExpiry = session.key?.expiresAt ?? null;
   return {
     account_id: session.accountId,

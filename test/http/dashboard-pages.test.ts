@@ -32,11 +32,11 @@ describe("dashboard pages", () => {
       const res = await page(path, cookie);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("Content-Type"), path).toMatch(/^text\/html/);
-      expect(res.headers.get("Cache-Control"), path).toBe("no-cache");
+      expect(res.headers.get("Cache-Control"), path).toBe("no-store");
       expect(res.headers.get("Content-Security-Policy"), path).toContain("script-src 'self'");
       expect(res.headers.get("Content-Security-Policy"), path).toContain("frame-ancestors 'none'");
       const html = await res.text();
-      expect(html, path).toContain('<div id="app"></div>');
+      expect(html, path).toMatch(/<div id="app" data-session="[^"<>]+"><\/div>/);
     }
   });
 
@@ -73,6 +73,20 @@ describe("dashboard pages", () => {
     const revoked = await SELF.fetch(`${ORIGIN}/v1/api_keys/${key.tokenId}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${account.token}` } });
     expect(revoked.status).toBe(200);
     expect((await page("/dashboard/", cookie)).status).toBe(302);
+  });
+
+  it("carry their session as GET /dashboard/session answers it, escaped in an attribute", async () => {
+    const account = await createAccount();
+    const name = `"><script>alert(1)</script>&amp;'`;
+    const key = await addKey(account, { name, permissions: ["billing:read"] });
+    const cookie = await signedIn({ key: key.token });
+    const html = await (await page("/dashboard/billing", cookie)).text();
+    expect(html).not.toContain("<script>alert");
+    const attribute = /<div id="app" data-session="([^"]*)"><\/div>/.exec(html)![1];
+    const decoded = attribute.replace(/&(quot|#39|lt|gt|amp);/g, (_, e: string) => ({ quot: '"', "#39": "'", lt: "<", gt: ">", amp: "&" })[e]!);
+    const session = await SELF.fetch(`${ORIGIN}/dashboard/session`, { headers: { Cookie: cookie } });
+    expect(JSON.parse(decoded)).toEqual(await session.json());
+    expect(JSON.parse(decoded)).toMatchObject({ account_id: account.id, permissions: ["billing:read"], api_key: { name } });
   });
 
   it("have one address each: /dashboard is /dashboard/", async () => {

@@ -114,7 +114,7 @@ function NotFound() {
  */
 function Root() {
   const { path, query, route } = useLocation();
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [session, setSession] = useState<Session | null | undefined>(servedSession);
   const [error, setError] = useState<unknown>(null);
   const signingIn = path === SIGN_IN;
   useEffect(() => {
@@ -148,6 +148,12 @@ function Root() {
 }
 
 const SIGN_IN = `${BASE}/sign-in`;
+
+/** The session the Worker served the page with (src/dashboard/pages.ts), read once: a read saved. */
+function servedSession(): Session | undefined {
+  const served = document.getElementById("app")?.dataset.session;
+  return served ? (JSON.parse(served) as Session) : undefined;
+}
 
 /** Where to go after signing in: a page of this dashboard the sign-in was asked from, else the overview. */
 function returnPath(next: string | undefined): string {

@@ -6,6 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
+import { LOCAL_TIME } from "../../components/ui";
 import { leafName } from "./facts";
 import { eventsRange, layoutTimeline, MILESTONE_LABELS, wholeRange, type Layout, type Status, type TickUnit } from "./timeline-layout";
 
@@ -29,7 +30,7 @@ function useWidth() {
 const ms = (iso: string) => Date.parse(iso);
 /** A label cut to the width it has (the table below holds it whole). */
 const fit = (text: string, width: number) => (text.length * 6.5 <= width ? text : `${text.slice(0, Math.max(Math.floor(width / 6.5) - 1, 1))}…`);
-const when = (t: number) => new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+const when = (t: number) => LOCAL_TIME.format(t);
 
 function tickLabel(t: number, unit: TickUnit) {
   const date = new Date(t);

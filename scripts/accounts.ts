@@ -142,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
         const key = await operator.revokeKey(values["token-id"]!);
         print(
           { token_id: key.token_id, revoked: true, revoked_at: key.revoked_at },
-          `Token ${key.token_id} is revoked (since ${key.revoked_at}). It stops working within 10 seconds (the token cache's lifetime, TOKEN_CACHE_TTL_MS in src/auth.ts).`,
+          `Token ${key.token_id} is revoked (since ${key.revoked_at}). It stops working within 10 seconds.`,
         );
         break;
       }

@@ -43,8 +43,9 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
     const url = new URL(c.req.url);
     const session = url.pathname === SIGN_IN_PATH ? null : await signedIn(c);
     if (url.pathname !== SIGN_IN_PATH && session === null) {
-      // Back to this page after signing in: a path of this dashboard only (sign-in.tsx checks it too).
-      const next = new URLSearchParams({ next: url.pathname + url.search });
+      // Back to this page after signing in: a path of this dashboard only (app.tsx checks it too).
+      // A cookie that no longer signs in: the sign-in page says the session ended.
+      const next = new URLSearchParams({ next: url.pathname + url.search, ...(sessionCookie(c) === undefined ? {} : { ended: "1" }) });
       return c.redirect(`${url.origin}${SIGN_IN_PATH}?${next}`, 302);
     }
     const page = await c.env.ASSETS.fetch(new URL("/dashboard/", c.req.url));

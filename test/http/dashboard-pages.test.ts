@@ -61,8 +61,10 @@ describe("dashboard pages", () => {
     const signIn = await page("/dashboard/sign-in");
     expect(signIn.status).toBe(200);
     expect(await signIn.text()).toContain('<div id="app"></div>');
-    // A cookie that matches no session is as signed out.
-    expect((await page("/dashboard/", "__Host-ccs_session=not-a-session")).status).toBe(302);
+    // A cookie that matches no session is as signed out, and the sign-in page is told the session ended.
+    const ended = await page("/dashboard/", "__Host-ccs_session=not-a-session");
+    expect(ended.status).toBe(302);
+    expect(ended.headers.get("Location")).toBe(`${ORIGIN}/dashboard/sign-in?next=%2Fdashboard%2F&ended=1`);
   });
 
   it("send to sign-in once the key that signed the session in is revoked", async () => {
@@ -72,7 +74,9 @@ describe("dashboard pages", () => {
     expect((await page("/dashboard/", cookie)).status).toBe(200);
     const revoked = await SELF.fetch(`${ORIGIN}/v1/api_keys/${key.tokenId}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${account.token}` } });
     expect(revoked.status).toBe(200);
-    expect((await page("/dashboard/", cookie)).status).toBe(302);
+    const ended = await page("/dashboard/", cookie);
+    expect(ended.status).toBe(302);
+    expect(ended.headers.get("Location")).toMatch(/&ended=1$/);
   });
 
   it("carry their session as GET /dashboard/session answers it, escaped in an attribute", async () => {

@@ -4,6 +4,7 @@
  */
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
+import type { JSX } from "preact";
 import { readSession, signOut, type Session } from "./api";
 import { SessionContext, useCan, type Permission } from "./session";
 import { ErrorNote, Loading, SESSION_ENDED } from "./components/ui";
@@ -30,6 +31,32 @@ const NAV: { href: string; label: string; needs?: Permission }[] = [
   { href: `${BASE}/billing`, label: "Billing", needs: "billing:read" },
   { href: `${BASE}/api-keys`, label: "API keys", needs: "api_keys:read" },
 ];
+
+/**
+ * A page the session may not read says which permission it lacks, rather than the API's 403 (the
+ * navigation hides it, but its address still opens).
+ */
+function needs<P extends object>(permission: Permission, title: string, Page: (props: P) => JSX.Element | null) {
+  return function Guarded(props: P) {
+    const can = useCan();
+    if (can(permission)) return <Page {...props} />;
+    return (
+      <>
+        <h1 tabIndex={-1}>{title}</h1>
+        <p class="notice">
+          This session’s key lacks <code>{permission}</code>, which this page needs. Sign in with a key that has it to see it.
+        </p>
+      </>
+    );
+  };
+}
+
+const SchemasPage = needs("schemas:read", "Schemas", Schemas);
+const CandidatesPage = needs("candidates:read", "Candidates", Candidates);
+const OneCandidatePage = needs("candidates:read", "Candidate", CandidatePage);
+const WebhooksPage = needs("webhooks:read", "Webhooks", Webhooks);
+const OneWebhookPage = needs("webhooks:read", "Webhook endpoint", WebhookPage);
+const NotificationsPage = needs("notifications:read", "Notifications", Notifications);
 
 function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
   const { path } = useLocation();
@@ -80,12 +107,12 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
         <ErrorNote error={error} />
         <Router>
           <Route path={`${BASE}/`} component={Overview} />
-          <Route path={`${BASE}/candidates`} component={Candidates} />
-          <Route path={`${BASE}/candidates/:alias`} component={CandidatePage} />
-          <Route path={`${BASE}/schemas`} component={Schemas} />
-          <Route path={`${BASE}/webhooks`} component={Webhooks} />
-          <Route path={`${BASE}/webhooks/:id`} component={WebhookPage} />
-          <Route path={`${BASE}/notifications`} component={Notifications} />
+          <Route path={`${BASE}/candidates`} component={CandidatesPage} />
+          <Route path={`${BASE}/candidates/:alias`} component={OneCandidatePage} />
+          <Route path={`${BASE}/schemas`} component={SchemasPage} />
+          <Route path={`${BASE}/webhooks`} component={WebhooksPage} />
+          <Route path={`${BASE}/webhooks/:id`} component={OneWebhookPage} />
+          <Route path={`${BASE}/notifications`} component={NotificationsPage} />
           <Route path={`${BASE}/billing`} component={Billing} />
           <Route path={`${BASE}/api-keys`} component={ApiKeys} />
           <Route default component={NotFound} />
@@ -120,7 +147,7 @@ function Root() {
   useEffect(() => {
     const ended = () => {
       setSession(undefined);
-      location.assign(`${SIGN_IN}?${new URLSearchParams({ next: location.pathname + location.search })}`);
+      location.assign(`${SIGN_IN}?${new URLSearchParams({ next: location.pathname + location.search, ended: "1" })}`);
     };
     window.addEventListener(SESSION_ENDED, ended);
     return () => window.removeEventListener(SESSION_ENDED, ended);
@@ -131,6 +158,7 @@ function Root() {
   if (signingIn) {
     return (
       <SignIn
+        notice={query.signed_out ? "You are signed out." : query.ended ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again." : null}
         onSignedIn={(signedIn) => {
           setSession(signedIn);
           route(returnPath(query.next), true);
@@ -142,7 +170,7 @@ function Root() {
   if (!session) return <Loading />;
   return (
     <SessionContext.Provider value={session}>
-      <Layout session={session} onSignedOut={() => route(SIGN_IN, true)} />
+      <Layout session={session} onSignedOut={() => route(`${SIGN_IN}?signed_out=1`, true)} />
     </SessionContext.Provider>
   );
 }

@@ -24,9 +24,10 @@ export const SESSION_ENDED = "ccs:session-ended";
 
 /** What went wrong, as the API said it, with the request id to quote. */
 export function ErrorNote({ error }: { error: unknown }) {
-  // A 401 means the session ended (signed out elsewhere, expired, its key revoked): back to sign-in.
+  // The session ended (signed out elsewhere, expired, its key revoked): back to sign-in, which says so.
+  // (Other 401s, such as a wrong key pasted at sign-in, are shown where they happened.)
   useEffect(() => {
-    if (error instanceof CandidateContractError && error.status === 401) window.dispatchEvent(new Event(SESSION_ENDED));
+    if (error instanceof CandidateContractError && error.code === "INVALID_SESSION") window.dispatchEvent(new Event(SESSION_ENDED));
   }, [error]);
   if (!error) return null;
   const known = error instanceof CandidateContractError;

@@ -6,6 +6,7 @@
 import { api, ok, type Models } from "../api";
 import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
+import { ALL_PERMISSIONS } from "./api-keys/permissions";
 import { ErrorNote, Loading, Page, Time } from "../components/ui";
 import { BASE } from "../app";
 import { candidatesHref, monthOf } from "./candidates/filters";
@@ -14,7 +15,7 @@ import { TimingOut } from "./overview/timing-out";
 
 export function Overview() {
   const can = useCan();
-  const { permissions } = useSession();
+  const { permissions, api_key: key } = useSession();
   const parts = [can("billing:read"), can("webhooks:read"), can("candidates:read")];
   return (
     <Page title="Overview">
@@ -22,6 +23,11 @@ export function Overview() {
         <p class="notice">
           Nothing the overview shows is readable with this session: it needs billing:read, webhooks:read or candidates:read, and this session has{" "}
           {permissions.length ? permissions.join(", ") : "no permissions"}. Sign in with a key that has more to see it.
+        </p>
+      )}
+      {parts.some(Boolean) && key && permissions.length < ALL_PERMISSIONS.length && (
+        <p class="muted">
+          Signed in with the key “{key.name}”, which may: {permissions.join(", ")}. Pages it may not read are left out.
         </p>
       )}
       {parts[0] && <ThisMonth />}

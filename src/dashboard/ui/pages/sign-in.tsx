@@ -14,7 +14,7 @@ function takeCodeFromAddress(): string | null {
   return code;
 }
 
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: (session: Session) => void }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState("");
@@ -47,9 +47,14 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
           Signing in…
         </p>
       )}
+      {notice && !error && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
       <ErrorNote error={error} />
       <p>
-        Open a sign-in link (<code>npm run dev</code> prints one at every start; <code>npm run accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or
+        Open a sign-in link (<code>npm run dev</code> prints one at every start; <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or
         paste an API key.
       </p>
       <form

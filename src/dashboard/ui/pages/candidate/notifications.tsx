@@ -47,12 +47,12 @@ async function readNotifications(alias: string, withDeliveries: boolean) {
   return { notifications: page.data, more: page.next_cursor !== null, endpoints, byNotification };
 }
 
-const CAUSES: Record<string, string> = { activity_window_ended: "the activity window ended", review_window_ended: "the review window ended", resolved: "resolved by a call" };
+const CAUSES: Record<string, string> = { activity_window_ended: "the activity window ended", review_window_ended: "the review window ended", resolved: "it was resolved through the API (confirmed or voided)" };
 
 export function Notifications({ alias, version }: { alias: string; version: number }) {
   const can = useCan();
   const [resent, setResent] = useState(0);
-  const loaded = useLoad(() => readNotifications(alias, can("webhooks:read")), [alias, version, resent]);
+  const loaded = useLoad(() => (can("notifications:read") ? readNotifications(alias, can("webhooks:read")) : Promise.resolve(null)), [alias, version, resent]);
   if (!can("notifications:read")) return <p class="muted">This session lacks notifications:read, which the notifications need.</p>;
   if (loaded.error) return <ErrorNote error={loaded.error} />;
   if (!loaded.data) return <Loading />;

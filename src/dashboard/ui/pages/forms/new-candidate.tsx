@@ -7,8 +7,12 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../../api";
 import { useLoad } from "../../load";
 import { described, ErrorNote, Field } from "../../components/ui";
-import { CandidateContractError } from "../../api";
+import { CandidateContractError, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
+
+/** What a candidate made from the schema will carry, in a line. */
+const contractLine = (c: Models["Contract"]) =>
+  `Price ${c.price}; activity window ${c.activity_window} s; review window ${c.review_window} s; unfulfilled at the window's end: ${c.timeout_outcome}.`;
 
 export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const { route } = useLocation();
@@ -39,6 +43,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
     }
   };
 
+  const chosen = list.find((schema) => schema.id === (schemaId || list[0]?.id));
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-candidate-title">
       <h2 id="new-candidate-title">New candidate</h2>
@@ -55,8 +60,8 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
         <Field id="nc-customer" label="Customer" error={error} path="customer_uuid">
           <input {...described("nc-customer", error, "customer_uuid")} value={customer} onInput={(e) => setCustomer(e.currentTarget.value)} required />
         </Field>
-        <Field id="nc-schema" label="Schema" error={error} path="schema_id">
-          <select {...described("nc-schema", error, "schema_id")} value={schemaId || list[0]?.id} onChange={(e) => setSchemaId(e.currentTarget.value)}>
+        <Field id="nc-schema" label="Schema" hint={chosen && contractLine(chosen.contract)} error={error} path="schema_id">
+          <select {...described("nc-schema", error, "schema_id", chosen !== undefined)} value={schemaId || list[0]?.id} onChange={(e) => setSchemaId(e.currentTarget.value)}>
             {list.map((schema, i) => (
               <option key={schema.id} value={schema.id}>
                 {schema.name ?? schema.id}

@@ -15,6 +15,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    setResult(null);
     let parsed: unknown;
     try {
       parsed = value.trim() === "" ? undefined : JSON.parse(value);

@@ -50,7 +50,7 @@ export function FailingEndpoints() {
         <>
           {data.failing.length === 0 && data.disabled.length === 0 && (
             <p>
-              No failed delivery attempt on any of the {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}. <a href={`${BASE}/webhooks`}>Webhooks</a>
+              {data.enabled === 1 ? "No failed delivery attempt on the enabled endpoint." : `No failed delivery attempt on any of the ${data.enabled} enabled endpoints.`} <a href={`${BASE}/webhooks`}>Webhooks</a>
             </p>
           )}
           {(data.failing.length > 0 || data.disabled.length > 0) && (

@@ -4,9 +4,9 @@
  * here, at that field), and the API's VALIDATION_ERROR details appear at the fields they name.
  */
 import { useState } from "preact/hooks";
-import type { Models } from "../../api";
 import { described, Field } from "../../components/ui";
 import { FormError, localError } from "../shared/form-error";
+import { CandidateContractError, type Models } from "../../api";
 
 type Schema = Models["Schema"];
 type Contract = Models["Contract"];
@@ -41,14 +41,10 @@ function valuesOf(schema: Schema | undefined): Values {
   };
 }
 
-/**
- * A number as typed, sent as a JSON number; anything else is sent as typed, for the API to say
- * what it expected (its message, not ours). Numbers of up to 15 significant digits round-trip exactly.
- */
-function numberOrAsTyped(text: string): number | string | undefined {
+/** A number as typed (of up to 15 significant digits it round-trips exactly), or null when it is none. */
+function numberTyped(text: string): number | null {
   const t = text.trim();
-  if (t === "") return undefined;
-  return /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : t;
+  return /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : null;
 }
 
 const P = {
@@ -75,13 +71,18 @@ export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel
       setError(localError(P.condition, `is not valid JSON: ${e instanceof Error ? e.message : String(e)}`));
       return;
     }
-    const contract = {
-      price: numberOrAsTyped(values.price),
-      activity_window: numberOrAsTyped(values.activity_window),
-      review_window: numberOrAsTyped(values.review_window),
-      fulfillment_condition: condition,
-      timeout_outcome: values.timeout_outcome,
-    } as unknown as Contract; // as typed: the API, not the page, says what is wrong with it
+    // What is not a number at all is said here, in a form's words; the API says what is wrong with a number.
+    const numbers = { price: numberTyped(values.price), activity_window: numberTyped(values.activity_window), review_window: numberTyped(values.review_window) };
+    const notNumbers = [
+      numbers.price === null && { path: P.price, message: "Enter an amount as a number, such as 49.5 (a dot for decimals, no currency)." },
+      numbers.activity_window === null && { path: P.activity, message: "Enter seconds as a number, such as 86400 for a day." },
+      numbers.review_window === null && { path: P.review, message: "Enter seconds as a number, such as 3600 for an hour (0: none)." },
+    ].filter((d): d is { path: string; message: string } => d !== false);
+    if (notNumbers.length > 0) {
+      setError(new CandidateContractError("VALIDATION_ERROR", "Some fields are not numbers.", 0, notNumbers));
+      return;
+    }
+    const contract = { ...numbers, fulfillment_condition: condition, timeout_outcome: values.timeout_outcome } as Contract; // the API says what is wrong with the rest
     setBusy(true);
     setError(null);
     try {

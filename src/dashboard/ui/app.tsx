@@ -6,6 +6,7 @@ import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import { readSession, signOut, type Session } from "./api";
+import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
 import { ErrorNote, Loading, SESSION_ENDED } from "./components/ui";
 import { SignIn } from "./pages/sign-in";
@@ -19,7 +20,6 @@ import { Notifications } from "./pages/notifications";
 import { Billing } from "./pages/billing";
 import { ApiKeys } from "./pages/api-keys";
 
-export const BASE = "/dashboard";
 
 const NAV: { href: string; label: string; needs?: Permission }[] = [
   // The overview shows each of its parts only to a session that may read it, and says so.
@@ -183,9 +183,20 @@ function servedSession(): Session | undefined {
   return served ? (JSON.parse(served) as Session) : undefined;
 }
 
-/** Where to go after signing in: a page of this dashboard the sign-in was asked from, else the overview. */
+/**
+ * Where to go after signing in: the dashboard page the sign-in was asked from, as this origin
+ * resolves it (so `..` cannot step out) and only if it decodes; else the overview.
+ */
 function returnPath(next: string | undefined): string {
-  return next && next.startsWith(`${BASE}/`) && !next.startsWith("//") && !next.startsWith(SIGN_IN) ? next : `${BASE}/`;
+  if (!next) return `${BASE}/`;
+  const url = new URL(next, location.origin);
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    return `${BASE}/`;
+  }
+  const ok = url.origin === location.origin && url.pathname.startsWith(`${BASE}/`) && url.pathname !== SIGN_IN;
+  return ok ? url.pathname + url.search : `${BASE}/`;
 }
 
 export function App() {

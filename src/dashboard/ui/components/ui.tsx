@@ -83,6 +83,11 @@ export function Time({ iso }: { iso: string | null | undefined }) {
  */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
+  // Leaving the page ends it too: the browser's back/forward cache would otherwise show it again.
+  useEffect(() => {
+    window.addEventListener("pagehide", onDone);
+    return () => window.removeEventListener("pagehide", onDone);
+  }, [onDone]);
   return (
     <div class="secret" role="region" aria-label={label}>
       <p>

@@ -9,7 +9,7 @@ import { api, CandidateContractError, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { ErrorNote, Loading, Page, StatusBadge } from "../components/ui";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { Timeline } from "./candidate/timeline";
 import { EventsTable, Facts } from "./candidate/facts";
 import { MetadataEditor } from "./candidate/metadata-editor";

@@ -8,7 +8,7 @@ import { api, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { Empty, ErrorNote, Loading, Page, Pager, StatusBadge, Time, useCursor } from "../components/ui";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { apiQuery, candidatesHref, exportHref, filtersFromQuery, isFiltered } from "./candidates/filters";
 import { FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
@@ -123,6 +123,10 @@ export function Candidates() {
         </>
       )}
       {page && <Pager hasPrevious={cursor.hasPrevious} next={page.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+      <p class="muted small-text">
+        The CSV holds every value exactly as stored. A spreadsheet may run a value that begins with =, +, - or @ (an alias, a customer or
+        metadata your own users gave) as a formula: open files with values from people you do not trust as text.
+      </p>
     </Page>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { api, ok } from "../api";
 import { described, Empty, ErrorNote, Field, Loading, Page, Pager, useCursor } from "../components/ui";
 import { useLoad } from "../load";

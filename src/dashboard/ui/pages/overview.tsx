@@ -8,7 +8,7 @@ import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
 import { ALL_PERMISSIONS } from "./api-keys/permissions";
 import { ErrorNote, Loading, Page, Time } from "../components/ui";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { candidatesHref, monthOf } from "./candidates/filters";
 import { FailingEndpoints } from "./overview/failing-endpoints";
 import { TimingOut } from "./overview/timing-out";

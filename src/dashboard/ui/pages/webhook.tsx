@@ -3,7 +3,7 @@
  * delivery log. An id the account has no endpoint for says so, with the way back.
  */
 import { useRoute } from "preact-iso";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { api, CandidateContractError, ok } from "../api";
 import { ErrorNote, Loading, Page, StatusBadge, Time } from "../components/ui";
 import { useLoad } from "../load";

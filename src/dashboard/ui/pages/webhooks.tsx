@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { BASE } from "../app";
+import { BASE } from "../paths";
 import { api, ok, type Models } from "../api";
 import { Empty, ErrorNote, Loading, Page, SecretOnce, StatusBadge, Time } from "../components/ui";
 import { useLoad } from "../load";

@@ -1,7 +1,8 @@
 /** What the API says a candidate is, field by field, and its events as a table. */
+import { shellQuote } from "../../components/shell";
 import type { Models } from "../../api";
 import { StatusBadge, Time } from "../../components/ui";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 
 type Candidate = Models["CandidateWithEvents"];
 
@@ -74,7 +75,7 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
     return (
       <p class="empty">
         No events yet. Send one:{" "}
-        <code>{`curl -X POST ${location.origin}/v1/events -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d '{"candidate_alias":${JSON.stringify(candidate.candidate_alias)},"type":"..."}'`}</code>
+        <code>{`curl -X POST ${location.origin}/v1/events -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d ${shellQuote(JSON.stringify({ candidate_alias: candidate.candidate_alias, type: "..." }))}`}</code>
       </p>
     );
   }

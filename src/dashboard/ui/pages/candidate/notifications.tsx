@@ -8,7 +8,7 @@ import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
 import { useCan } from "../../session";
 import { ErrorNote, Field, Loading, StatusBadge, Time } from "../../components/ui";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import { unplaced } from "./unplaced";
 
 type Notification = Models["Notification"];

@@ -4,7 +4,7 @@
  * Dates are whole UTC days: "from" its first instant, "to" inclusive (the next day's first instant).
  */
 import type { paths } from "@candidate-contract-service/client";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 
 export type ListQuery = NonNullable<paths["/v1/candidates"]["get"]["parameters"]["query"]>;
 

@@ -1,5 +1,5 @@
 /** What an account without candidates does next: a schema, then a candidate, then events (with the curl). */
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import { Empty } from "../../components/ui";
 
 export function GettingStarted() {

@@ -1,5 +1,5 @@
 /** One page of the feed, in the API's order (oldest first), each row with what caused it. */
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import type { Models } from "../../api";
 import { Time } from "../../components/ui";
 import { Resend } from "./resend";

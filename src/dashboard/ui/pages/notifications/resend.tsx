@@ -4,7 +4,7 @@
  * unless `onSent` takes the answer to show it elsewhere.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote } from "../../components/ui";
 

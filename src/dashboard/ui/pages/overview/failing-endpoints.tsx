@@ -5,7 +5,7 @@
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
 import { Empty, ErrorNote, Loading, Time } from "../../components/ui";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 
 type Endpoint = Models["WebhookEndpoint"];
 type Attempt = Models["WebhookDeliveryAttempt"];

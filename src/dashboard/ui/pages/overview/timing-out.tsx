@@ -5,7 +5,7 @@
 import { api, ok } from "../../api";
 import { useLoad } from "../../load";
 import { ErrorNote, Loading, Time } from "../../components/ui";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import { candidatesHref } from "../candidates/filters";
 import { GettingStarted } from "../candidates/getting-started";
 

@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { BASE } from "../../app";
+import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote, SecretOnce, StatusBadge, Time } from "../../components/ui";
 import { ConfirmInline } from "../shared/confirm-inline";

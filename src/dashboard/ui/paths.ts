@@ -1,0 +1,2 @@
+/** Where the dashboard lives: every page's address begins with it. */
+export const BASE = "/dashboard";

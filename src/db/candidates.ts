@@ -116,6 +116,12 @@ export interface CandidateListQuery {
   metadata?: [key: string, value: string][];
   /** What the alias must begin with. */
   aliasPrefix?: string;
+  /**
+   * With a prefix alone, how a page is found: "range", the prefix's range of the alias index with
+   * its matches sorted (for a prefix that matches few), or "walk", the account's candidates newest
+   * first, each tested (for one that matches many). listCandidates counts to choose.
+   */
+  prefixPlan?: "range" | "walk";
   after?: string;
   limit: number;
 }
@@ -202,9 +208,10 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   const holds = (i: number) =>
     `EXISTS (SELECT 1 FROM candidate_metadata m WHERE m.account_id = :account AND m.key = :mk${i} AND m.value = :mv${i} AND m.candidate_id = candidates.id)`;
   if (!query.status && range.gte === undefined && range.lt === undefined) {
-    // By prefix alone: its range of the alias index, the matches sorted newest first (a page costs its matches).
+    // By prefix alone: few matches are sorted off the alias index; many are met soon walking newest first.
     if (pairs.length === 0 && query.aliasPrefix !== undefined) {
-      return [page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY candidates_by_alias WHERE ${common.join(" AND ")}`), params];
+      const index = query.prefixPlan === "walk" ? (customer ? "candidates_by_customer" : "candidates_by_account") : "candidates_by_alias";
+      return [page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${index} WHERE ${common.join(" AND ")}`), params];
     }
     if (pairs.length === 0) return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
     // Walked on the first pair's index entries, newest first: a page costs what a plain page costs.
@@ -278,6 +285,24 @@ export function bindNamed(db: D1Database, sql: string, params: Params): D1Prepar
   return db.prepare(numbered).bind(...used.map((name) => params[name]));
 }
 
+/**
+ * A prefix that matches at most this many of the account's candidates has them sorted for a page;
+ * one that matches more is walked newest first, where a page meets its rows soon: either way a
+ * page reads at most about PREFIX_SORT_LIMIT × (the account's candidates ÷ the matches) rows.
+ */
+export const PREFIX_SORT_LIMIT = 1000;
+
+const isPrefixOnly = (query: CandidateListQuery) =>
+  query.aliasPrefix !== undefined && !query.status && query.statusSince?.gte === undefined && query.statusSince?.lt === undefined && !query.metadata?.length;
+
+/** Whether `count` of the account's candidates (the customer's, if given) have the prefix: a bounded range count. */
+async function prefixMatchesAtLeast(db: D1Database, accountId: string, query: CandidateListQuery, count: number): Promise<boolean> {
+  const [sql, params] = listPageQuery(accountId, { aliasPrefix: query.aliasPrefix, customerUuid: query.customerUuid, prefixPlan: "range", limit: count - 1 }, 0);
+  const probe = sql.replace(`SELECT ${LISTED_COLUMNS} FROM`, "SELECT 1 FROM").replace(" ORDER BY id DESC", "");
+  const found = await bindNamed(db, `SELECT count(*) AS n FROM (${probe})`, params).first<number>("n");
+  return (found ?? 0) >= count;
+}
+
 /** A page of the account's candidates, newest first, with status filtered as of `now`. */
 export async function listCandidates(
   db: D1Database,
@@ -285,6 +310,7 @@ export async function listCandidates(
   query: CandidateListQuery,
   now: number,
 ): Promise<CandidatePage> {
+  if (isPrefixOnly(query)) query = { ...query, prefixPlan: (await prefixMatchesAtLeast(db, accountId, query, PREFIX_SORT_LIMIT + 1)) ? "walk" : "range" };
   const [sql, params] = listPageQuery(accountId, query, now);
   const page = bindNamed(db, sql, params);
   if (query.after === undefined) {

@@ -83,6 +83,13 @@ describe("candidate list queries by alias prefix", () => {
     expect(steps.filter((s) => /^SCAN /.test(s)), steps.join("\n")).toEqual([]);
   });
 
+  it.each(shapes)("%o, matching many, walks the account newest first testing the prefix: no sort", async (query) => {
+    const [sql, params] = listPageQuery("account", { ...query, prefixPlan: "walk" }, Date.now());
+    const steps = await plan(sql, params);
+    const index = query.customerUuid ? "candidates_by_customer" : "candidates_by_account";
+    expect(steps, steps.join("\n")).toEqual([expect.stringMatching(new RegExp(`^SEARCH candidates USING INDEX ${index} \\(account_id=\\?`))]);
+  });
+
   it("with a status, each status's walk tests the prefix on its way", async () => {
     const [sql, params] = listPageQuery("account", { status: "OPEN", aliasPrefix: "order-2026", limit: 50 }, Date.now());
     const steps = await plan(sql, params);

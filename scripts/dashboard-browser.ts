@@ -221,6 +221,14 @@ test("a person's journey through the dashboard", async () => {
   await heading(page, "Overview");
   await watch.check("overview");
 
+  // A link opened while signed in asks before it replaces the session (it may be someone else's).
+  await page.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
+  const ask = page.getByRole("group", { name: "Use this sign-in link?" });
+  await ask.waitFor();
+  await watch.check("sign-in-while-signed-in");
+  await ask.getByRole("button", { name: /^Stay in/ }).click();
+  await heading(page, "Overview");
+
   // Sign out with the keyboard; the pages then send to sign-in.
   await page.getByRole("button", { name: "Sign out" }).focus();
   await page.keyboard.press("Enter");

@@ -25,6 +25,8 @@ export interface HeldKey extends IdempotentRequest, Held {}
 export interface Session {
   idHash: string;
   accountId: string;
+  /** Shown beside every page, so a person sees which account they are in. */
+  accountName: string;
   /** The key it signed in with; null for a sign-in link (full access). */
   key: { id: string; name: string; redacted: string; expiresAt: number | null } | null;
   grant: Grant;

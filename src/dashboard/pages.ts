@@ -41,7 +41,8 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
   .get("/", (c) => c.redirect(`${new URL(c.req.url).origin}/dashboard/`, 308))
   .get("/*", async (c) => {
     const url = new URL(c.req.url);
-    const session = url.pathname === SIGN_IN_PATH ? null : await signedIn(c);
+    // The sign-in page gets it too: it asks before a link replaces a session the browser has.
+    const session = await signedIn(c);
     if (url.pathname !== SIGN_IN_PATH && session === null) {
       // Back to this page after signing in: a path of this dashboard only (app.tsx checks it too).
       // A cookie that no longer signs in: the sign-in page says the session ended.

@@ -37,6 +37,7 @@ export function sessionView(session: Session) {
   const keyExpiry = session.key?.expiresAt ?? null;
   return {
     account_id: session.accountId,
+    account_name: session.accountName,
     signed_in_with: session.key ? "api_key" : "sign_in_link",
     api_key: session.key && { id: session.key.id, name: session.key.name, redacted: session.key.redacted },
     permissions: listedPermissions(session.grant),

@@ -6,6 +6,7 @@
 /** What authentication needs of a session: the session, and the key that signed it in, if any. */
 export interface SessionRow {
   account_id: string;
+  account_name: string;
   key_id: string | null;
   created_at: number;
   last_seen_at: number;
@@ -24,10 +25,11 @@ export interface SessionRow {
 export async function sessionForHash(db: D1Database, idHash: string) {
   return db
     .prepare(
-      `SELECT s.account_id, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
+      `SELECT s.account_id, a.name AS account_name, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
               k.id IS NOT NULL AS key_found, k.name AS key_name, k.prefix AS key_prefix, k.last4 AS key_last4,
               k.permissions AS key_permissions, k.expires_at AS key_expires_at, k.revoked_at AS key_revoked_at
-       FROM sessions s LEFT JOIN api_tokens k ON k.id = s.key_id AND k.account_id = s.account_id
+       FROM sessions s JOIN accounts a ON a.id = s.account_id
+            LEFT JOIN api_tokens k ON k.id = s.key_id AND k.account_id = s.account_id
        WHERE s.id_hash = ?`,
     )
     .bind(idHash)

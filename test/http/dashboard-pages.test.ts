@@ -90,7 +90,9 @@ describe("dashboard pages", () => {
     const decoded = attribute.replace(/&(quot|#39|lt|gt|amp);/g, (_, e: string) => ({ quot: '"', "#39": "'", lt: "<", gt: ">", amp: "&" })[e]!);
     const session = await SELF.fetch(`${ORIGIN}/dashboard/session`, { headers: { Cookie: cookie } });
     expect(JSON.parse(decoded)).toEqual(await session.json());
-    expect(JSON.parse(decoded)).toMatchObject({ account_id: account.id, permissions: ["billing:read"], api_key: { name } });
+    expect(JSON.parse(decoded)).toMatchObject({ account_id: account.id, account_name: "test", permissions: ["billing:read"], api_key: { name } });
+    // The sign-in page carries it too, so it can ask before a link replaces it.
+    expect(await (await page("/dashboard/sign-in", cookie)).text()).toContain(`data-session="${attribute}"`);
   });
 
   it("have one address each: /dashboard is /dashboard/", async () => {

@@ -398,6 +398,7 @@ describe("GET /dashboard/session", () => {
     expect(shown.status).toBe(200);
     expect(shown.body).toEqual({
       account_id: account.id,
+      account_name: "test",
       signed_in_with: "sign_in_link",
       api_key: null,
       permissions: [...PERMISSIONS],

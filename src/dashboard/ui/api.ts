@@ -18,6 +18,7 @@ export async function ok<T>(call: Promise<{ data?: T }>): Promise<T> {
 /** What GET /dashboard/session answers: who is signed in, and what they may do. */
 export interface Session {
   account_id: string;
+  account_name: string;
   signed_in_with: "api_key" | "sign_in_link";
   api_key: { id: string; name: string; redacted: string } | null;
   permissions: Models["ApiKey"]["permissions"];

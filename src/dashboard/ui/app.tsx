@@ -87,8 +87,9 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
           </ul>
         </nav>
         <div class="who">
-          <span class="muted" title={`Account ${session.account_id}`}>
-            {session.api_key ? `Key “${session.api_key.name}”` : "Full access"}
+          <span>
+            <strong title={`Account ${session.account_id}`}>{session.account_name}</strong>
+            <span class="muted"> · {session.api_key ? `key “${session.api_key.name}”` : "full access"}</span>
           </span>
           <button
             type="button"
@@ -158,6 +159,8 @@ function Root() {
   if (signingIn) {
     return (
       <SignIn
+        current={session ?? undefined}
+        onKeep={() => route(returnPath(query.next), true)}
         notice={query.signed_out ? "You are signed out." : query.ended ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again." : null}
         onSignedIn={(signedIn) => {
           setSession(signedIn);
@@ -170,7 +173,13 @@ function Root() {
   if (!session) return <Loading />;
   return (
     <SessionContext.Provider value={session}>
-      <Layout session={session} onSignedOut={() => route(`${SIGN_IN}?signed_out=1`, true)} />
+      <Layout
+        session={session}
+        onSignedOut={() => {
+          setSession(null);
+          route(`${SIGN_IN}?signed_out=1`, true);
+        }}
+      />
     </SessionContext.Provider>
   );
 }

@@ -14,10 +14,12 @@ function takeCodeFromAddress(): string | null {
   return code;
 }
 
-export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: (session: Session) => void }) {
+export function SignIn({ current, notice, onSignedIn, onKeep }: { current?: Session; notice: string | null; onSignedIn: (session: Session) => void; onKeep: () => void }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState("");
+  /** A link's code held (in memory only) while a browser that is signed in already is asked first. */
+  const [held, setHeld] = useState<string | null>(null);
   const started = useRef(false);
 
   const attempt = async (credentials: { code: string } | { key: string }) => {
@@ -36,7 +38,9 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
     if (started.current) return;
     started.current = true;
     const code = takeCodeFromAddress();
-    if (code) void attempt({ code });
+    // Signed in already: a link (perhaps someone else's, for their account) must not switch accounts unasked.
+    if (code && current) setHeld(code);
+    else if (code) void attempt({ code });
   }, []);
 
   return (
@@ -53,6 +57,22 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
         </p>
       )}
       <ErrorNote error={error} />
+      {held && current && (
+        <div class="notice" role="group" aria-label="Use this sign-in link?">
+          <p>
+            This browser is signed in to <strong>{current.account_name}</strong> already. Use this sign-in link instead? It ends that session, and the
+            link may be for another account.
+          </p>
+          <div class="actions">
+            <button type="button" disabled={busy} onClick={() => void attempt({ code: held })}>
+              Use the link
+            </button>
+            <button type="button" class="secondary" onClick={onKeep}>
+              Stay in {current.account_name}
+            </button>
+          </div>
+        </div>
+      )}
       <p>
         Open a sign-in link (<code>npm run dev</code> prints one at every start; <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or
         paste an API key.

@@ -2,7 +2,7 @@
  * `useLoad`: a page's reads, re-run when their inputs change or on `reload()`; an answer that
  * arrives after a newer call started is dropped, so a page never shows an older read over a newer one.
  */
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useLayoutEffect, useRef, useState } from "preact/hooks";
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -22,6 +22,7 @@ export function useLoad<T>(read: () => Promise<T>, inputs: unknown[]): Loaded<T>
       (error: unknown) => call === latest.current && setState({ error, loading: false }),
     );
   }, inputs);
-  useEffect(run, [run]);
+  // Started as the page is put in place, not after the next frame is painted (useEffect): a read sooner.
+  useLayoutEffect(run, [run]);
   return { data: state.data, error: state.error, loading: state.loading, reload: run };
 }

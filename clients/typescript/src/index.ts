@@ -167,24 +167,29 @@ const withIdempotencyKey: Middleware = {
   },
 };
 
+/** The CandidateContractError of a non-2xx answer: what the service said (its code, details, request id). */
+export async function errorFromResponse(response: Response, idempotencyKey: string | null = null): Promise<CandidateContractError> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as ErrorBody | null;
+  const error = body?.error;
+  return new CandidateContractError(
+    error?.code ?? `HTTP_${response.status}`,
+    error?.message ?? `The service answered ${response.status}.`,
+    response.status,
+    error?.details ?? [],
+    body?.request_id ?? response.headers.get("Request-Id"),
+    error?.doc_url ?? null,
+    idempotencyKey,
+  );
+}
+
 /** Non-2xx answers become a CandidateContractError with what the service said. */
 const throwOnError: Middleware = {
   async onResponse({ request, response }) {
     if (response.ok) return undefined;
-    const body = (await response
-      .clone()
-      .json()
-      .catch(() => null)) as ErrorBody | null;
-    const error = body?.error;
-    throw new CandidateContractError(
-      error?.code ?? `HTTP_${response.status}`,
-      error?.message ?? `The service answered ${response.status}.`,
-      response.status,
-      error?.details ?? [],
-      body?.request_id ?? response.headers.get("Request-Id"),
-      error?.doc_url ?? null,
-      request.headers.get("Idempotency-Key"),
-    );
+    throw await errorFromResponse(response, request.headers.get("Idempotency-Key"));
   },
 };
 

@@ -3,7 +3,7 @@
  * by the session cookie the browser sends with each call (no key in the page). Every number the
  * pages show comes from /v1 through it, so the dashboard cannot disagree with the API.
  */
-import { CandidateContractError, createCandidateContractClient, type components } from "@candidate-contract-service/client";
+import { CandidateContractError, createCandidateContractClient, errorFromResponse, type components } from "@candidate-contract-service/client";
 
 export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000 });
 export const api = client.api;
@@ -30,7 +30,7 @@ export interface Session {
 export async function readSession(): Promise<Session | null> {
   const response = await fetch("/dashboard/session", { headers: { Accept: "application/json" } });
   if (response.status === 401) return null;
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) throw await errorFromResponse(response);
   return (await response.json()) as Session;
 }
 
@@ -41,23 +41,11 @@ export async function signIn(credentials: { code: string } | { key: string }): P
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(credentials),
   });
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) throw await errorFromResponse(response);
   return (await response.json()) as Session;
 }
 
 export async function signOut(): Promise<void> {
   const response = await fetch("/dashboard/session", { method: "DELETE" });
-  if (!response.ok && response.status !== 401) throw await errorOf(response);
-}
-
-async function errorOf(response: Response): Promise<CandidateContractError> {
-  const body = (await response.json().catch(() => null)) as Models["Error"] | null;
-  const error = body?.error;
-  return new CandidateContractError(
-    error?.code ?? `HTTP_${response.status}`,
-    error?.message ?? `The service answered ${response.status}.`,
-    response.status,
-    error?.details ?? [],
-    body?.request_id ?? response.headers.get("Request-Id"),
-  );
+  if (!response.ok && response.status !== 401) throw await errorFromResponse(response);
 }

@@ -8,7 +8,7 @@ import { api, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { Empty, ErrorNote, Loading, Page, Pager, StatusBadge, Time, useCursor } from "../components/ui";
-import { BASE } from "../paths";
+import { candidatePath } from "../paths";
 import { apiQuery, candidatesHref, exportHref, filtersFromQuery, isFiltered } from "./candidates/filters";
 import { FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
@@ -98,7 +98,7 @@ export function Candidates() {
                 {page.data.map((c) => (
                   <tr key={c.id}>
                     <td class="alias">
-                      <a class="mono" href={`${BASE}/candidates/${encodeURIComponent(c.candidate_alias)}`}>
+                      <a class="mono" href={candidatePath(c.candidate_alias)}>
                         {c.candidate_alias}
                       </a>
                     </td>

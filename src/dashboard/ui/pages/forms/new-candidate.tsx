@@ -2,12 +2,12 @@
  * A new candidate, as POST /v1/candidates makes it: an alias, a customer, and a contract from one
  * of the account's schemas; optional metadata. Opens the candidate's page once made.
  */
+import { candidatePath } from "../../paths";
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { api, ok } from "../../api";
 import { useLoad } from "../../load";
 import { described, ErrorNote, Field } from "../../components/ui";
-import { CandidateContractError, type Models } from "../../api";
+import { api, CandidateContractError, ok, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
 
 /** What a candidate made from the schema will carry, in a line. */
@@ -36,7 +36,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
       const created = await ok(
         api.POST("/v1/candidates", { body: { candidate_alias: alias, customer_uuid: customer, ...(chosen ? { schema_id: chosen } : {}), ...(Object.keys(parsed).length ? { metadata: parsed } : {}) } }),
       );
-      route(`/dashboard/candidates/${encodeURIComponent(created.candidate_alias)}`);
+      route(candidatePath(created.candidate_alias));
     } catch (failure) {
       setError(failure);
       setBusy(false);

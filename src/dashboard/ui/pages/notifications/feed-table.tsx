@@ -1,5 +1,5 @@
 /** One page of the feed, in the API's order (oldest first), each row with what caused it. */
-import { BASE } from "../../paths";
+import { candidatePath } from "../../paths";
 import type { Models } from "../../api";
 import { Time } from "../../components/ui";
 import { Resend } from "./resend";
@@ -35,7 +35,7 @@ export function FeedTable({ notifications, resendTo }: { notifications: Notifica
                   <span class={`badge status-${n.type.replace("candidate.", "")}`}>{n.type}</span>
                 </td>
                 <td>
-                  <a href={`${BASE}/candidates/${encodeURIComponent(candidate.candidate_alias)}`}>{candidate.candidate_alias}</a>
+                  <a href={candidatePath(candidate.candidate_alias)}>{candidate.candidate_alias}</a>
                   <small class="muted block">customer {candidate.customer_uuid}</small>
                 </td>
                 <td>

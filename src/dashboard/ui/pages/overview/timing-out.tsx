@@ -5,7 +5,7 @@
 import { api, ok } from "../../api";
 import { useLoad } from "../../load";
 import { ErrorNote, Loading, Time } from "../../components/ui";
-import { BASE } from "../../paths";
+import { candidatePath } from "../../paths";
 import { candidatesHref } from "../candidates/filters";
 import { GettingStarted } from "../candidates/getting-started";
 
@@ -64,7 +64,7 @@ export function TimingOut() {
                   {data.soon.map(({ candidate: c, endsAt }) => (
                     <tr key={c.id}>
                       <td class="alias">
-                        <a class="mono" href={`${BASE}/candidates/${encodeURIComponent(c.candidate_alias)}`}>
+                        <a class="mono" href={candidatePath(c.candidate_alias)}>
                           {c.candidate_alias}
                         </a>
                       </td>

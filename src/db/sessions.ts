@@ -49,9 +49,24 @@ const insertSession = (db: D1Database, s: NewSession) =>
     .prepare(`INSERT INTO sessions (id_hash, account_id, key_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`)
     .bind(s.idHash, s.accountId, s.keyId, s.now, s.now, s.expiresAt);
 
+/** An account keeps at most this many live sessions: a sign-in beyond them signs out its oldest. */
+export const MAX_LIVE_SESSIONS = 100;
+
+/** Signs out the live sessions of the account of session `idHash` beyond its newest MAX_LIVE_SESSIONS. */
+const capSessions = (db: D1Database, idHash: string, now: number) =>
+  db
+    .prepare(
+      `UPDATE sessions SET revoked_at = ?2
+       WHERE account_id = (SELECT account_id FROM sessions WHERE id_hash = ?1) AND revoked_at IS NULL AND expires_at > ?2
+         AND id_hash NOT IN (SELECT id_hash FROM sessions
+                             WHERE account_id = (SELECT account_id FROM sessions WHERE id_hash = ?1) AND revoked_at IS NULL AND expires_at > ?2
+                             ORDER BY created_at DESC, rowid DESC LIMIT ?3)`,
+    )
+    .bind(idHash, now, MAX_LIVE_SESSIONS);
+
 /** A session signed in with an API key (already authenticated by the caller). */
 export async function createKeySession(db: D1Database, session: NewSession & { keyId: string }) {
-  await insertSession(db, session).run();
+  await db.batch([insertSession(db, session), capSessions(db, session.idHash, session.now)]);
 }
 
 export interface SignInLinkRow {
@@ -72,13 +87,14 @@ export async function spendSignInLink(
   session: Omit<NewSession, "accountId" | "keyId">,
 ): Promise<{ accountId: string } | { refused: SignInLinkRow | null }> {
   const usable = `code_hash = ?2 AND used_at IS NULL AND expires_at > ?3`;
-  const [made, , link] = await db.batch<{ account_id: string } | SignInLinkRow>([
+  const [made, , , link] = await db.batch<{ account_id: string } | SignInLinkRow>([
     db
       .prepare(
         `INSERT INTO sessions (id_hash, account_id, key_id, created_at, last_seen_at, expires_at)
          SELECT ?1, account_id, NULL, ?3, ?3, ?4 FROM sign_in_links WHERE ${usable} RETURNING account_id`,
       )
       .bind(session.idHash, codeHash, session.now, session.expiresAt),
+    capSessions(db, session.idHash, session.now),
     db.prepare(`UPDATE sign_in_links SET used_at = ?3 WHERE ${usable}`).bind(null, codeHash, session.now),
     db.prepare(`SELECT account_id, expires_at, used_at FROM sign_in_links WHERE code_hash = ?`).bind(codeHash),
   ]);

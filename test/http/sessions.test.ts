@@ -12,6 +12,7 @@ import { PERMISSIONS } from "../../src/domain/permissions";
 import { createSignInLink, SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
 import { sha256Hex } from "../../src/tokens";
 import { purgeExpired } from "../../src/purge";
+import { MAX_LIVE_SESSIONS } from "../../src/db/sessions";
 
 const ORIGIN = "https://api.test";
 const HOUR = 3600_000;
@@ -368,6 +369,22 @@ describe("the session's end", () => {
     expect(res.status).toBe(201);
     expectError(await withCookie(first, "GET", "/v1/schemas"), 401, "INVALID_SESSION");
     expect((await withCookie(cookieOf(res).pair, "GET", "/v1/schemas")).status).toBe(200);
+  });
+});
+
+describe("an account's sessions", () => {
+  it("are at most MAX_LIVE_SESSIONS live: a sign-in beyond them signs out the oldest", async () => {
+    const account = await createAccount();
+    const cookies: string[] = [];
+    for (let i = 0; i < MAX_LIVE_SESSIONS; i++) cookies.push(await session({ key: account.token }));
+    const other = await createAccount();
+    const theirs = await session({ code: await linkCode(other) });
+    // One more, by a link this time: the account's first session ends; the rest, and other accounts', live on.
+    cookies.push(await session({ code: await linkCode(account) }));
+    expectError(await withCookie(cookies[0], "GET", "/dashboard/session"), 401, "INVALID_SESSION");
+    for (const cookie of [cookies[1], cookies[MAX_LIVE_SESSIONS], theirs]) expect((await withCookie(cookie, "GET", "/dashboard/session")).status).toBe(200);
+    const live = await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ? AND revoked_at IS NULL`).bind(account.id).first<number>("n");
+    expect(live).toBe(MAX_LIVE_SESSIONS);
   });
 });
 

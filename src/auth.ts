@@ -155,4 +155,9 @@ export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   c.set("apiKey", caller);
   c.set("accountId", caller.accountId);
   await next();
+  // What a browser read with its cookie is that account's: kept by no cache, never sniffed as another type.
+  if (cookie !== undefined) {
+    c.res.headers.set("Cache-Control", "private, no-store");
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  }
 });

@@ -78,6 +78,9 @@ describe("sign-in with a one-time link", () => {
     const listed = await withCookie(cookie, "GET", "/v1/schemas");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([schema.id]);
+    // What the browser read with its cookie is kept by no cache, and not sniffed as another type.
+    expect(listed.headers.get("Cache-Control")).toBe("private, no-store");
+    expect(listed.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect((await withCookie(cookie, "GET", "/dashboard/session")).body).toEqual(res.body);
 
     const again = expectError(await signIn({ code }), 401, "INVALID_SIGN_IN_LINK");

@@ -26,6 +26,8 @@ export class PageWatch {
   private readonly consoleLines: { page: string; text: string; url: string }[] = [];
   readonly offOrigin: string[] = [];
   readonly requested: string[] = [];
+  /** Error answers whose bodies are being read. */
+  private readonly reading: Promise<void>[] = [];
   /** The API's error answers the journey caused on purpose (a 400, a 403, a 404 it then shows), in the documented shape. */
   readonly apiErrors: { url: string; status: number; code: string }[] = [];
 
@@ -39,11 +41,18 @@ export class PageWatch {
       if (message.type() === "error") this.consoleLines.push({ page: page.url(), text: message.text(), url: message.location().url });
     });
     page.on("pageerror", (error) => this.consoleLines.push({ page: page.url(), text: `uncaught: ${error.message}`, url: "" }));
-    page.on("response", async (response) => {
+    page.on("response", (response) => {
       const url = response.url();
       if (response.status() < 400 || response.status() >= 500 || !url.startsWith(`${origin}/`)) return;
-      const body = (await response.json().catch(() => null)) as { error?: { code?: string; status?: number } } | null;
-      if (body?.error?.code && body.error.status === response.status()) this.apiErrors.push({ url, status: response.status(), code: body.error.code });
+      // Read before the next check looks at the console (check() waits for every one of these).
+      this.reading.push(
+        response.json().then(
+          (body: { error?: { code?: string; status?: number } } | null) => {
+            if (body?.error?.code && body.error.status === response.status()) this.apiErrors.push({ url, status: response.status(), code: body.error.code });
+          },
+          () => undefined,
+        ),
+      );
     });
     page.on("request", (request) => {
       const url = request.url();
@@ -70,6 +79,7 @@ export class PageWatch {
   async check(name: string) {
     const { page } = this;
     await page.waitForLoadState("networkidle");
+    await Promise.all(this.reading);
     assert.deepEqual(this.consoleErrors, [], `${name}: no console error`);
     assert.deepEqual(this.offOrigin, [], `${name}: no request off the origin`);
     await this.axe(name);

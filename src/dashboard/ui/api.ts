@@ -5,7 +5,14 @@
  */
 import { CandidateContractError, createCandidateContractClient, errorFromResponse, type components } from "@candidate-contract-service/client";
 
-export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000 });
+/** Calls to /v1 not yet answered: sign-out waits for them, so none is answered 401 after it. */
+let inFlight = 0;
+const counted: typeof fetch = (input, init) => {
+  inFlight++;
+  return globalThis.fetch(input, init).finally(() => inFlight--);
+};
+
+export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000, fetch: counted });
 export const api = client.api;
 export { CandidateContractError };
 export type Models = components["schemas"];
@@ -46,6 +53,8 @@ export async function signIn(credentials: { code: string } | { key: string }): P
 }
 
 export async function signOut(): Promise<void> {
+  // The page's reads still under way finish first (for at most 3 s): ended under them, they would fail.
+  for (const until = Date.now() + 3000; inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
   const response = await fetch("/dashboard/session", { method: "DELETE" });
   if (!response.ok && response.status !== 401) throw await errorFromResponse(response);
 }

@@ -5,14 +5,30 @@
  */
 import { CandidateContractError, createCandidateContractClient, errorFromResponse, type components } from "@candidate-contract-service/client";
 
+/** Dispatched on window when a call finds the session gone; the app then goes to sign-in, which says so. */
+export const SESSION_ENDED = "ccs:session-ended";
+
 /** Calls to /v1 not yet answered: sign-out waits for them, so none is answered 401 after it. */
 let inFlight = 0;
-const counted: typeof fetch = (input, init) => {
+
+/**
+ * Every call to /v1: counted while in flight, and watched for the session's end (signed out
+ * elsewhere, expired, its key revoked), whichever page made it and whether or not it shows the error.
+ */
+const watched: typeof fetch = async (input, init) => {
   inFlight++;
-  return globalThis.fetch(input, init).finally(() => inFlight--);
+  try {
+    const response = await globalThis.fetch(input, init);
+    // These calls carry only the cookie: any 401 means it no longer signs in (INVALID_SESSION), or is
+    // gone (MISSING_API_TOKEN: signed out in another tab). Sign-in's own 401s do not come this way.
+    if (response.status === 401) window.dispatchEvent(new Event(SESSION_ENDED));
+    return response;
+  } finally {
+    inFlight--;
+  }
 };
 
-export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000, fetch: counted });
+export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000, fetch: watched });
 export const api = client.api;
 export { CandidateContractError };
 export type Models = components["schemas"];

@@ -5,10 +5,10 @@
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
-import { readSession, signOut, type Session } from "./api";
+import { readSession, SESSION_ENDED, signOut, type Session } from "./api";
 import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
-import { ErrorNote, Loading, SESSION_ENDED } from "./components/ui";
+import { ErrorNote, Loading } from "./components/ui";
 import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
 import { Candidates } from "./pages/candidates";

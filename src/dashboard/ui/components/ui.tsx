@@ -19,16 +19,8 @@ export function Page({ title, actions, children }: { title: string; actions?: Co
   );
 }
 
-/** Dispatched on window when a call finds the session gone. */
-export const SESSION_ENDED = "ccs:session-ended";
-
 /** What went wrong, as the API said it, with the request id to quote. */
 export function ErrorNote({ error }: { error: unknown }) {
-  // The session ended (signed out elsewhere, expired, its key revoked): back to sign-in, which says so.
-  // (Other 401s, such as a wrong key pasted at sign-in, are shown where they happened.)
-  useEffect(() => {
-    if (error instanceof CandidateContractError && error.code === "INVALID_SESSION") window.dispatchEvent(new Event(SESSION_ENDED));
-  }, [error]);
   if (!error) return null;
   const known = error instanceof CandidateContractError;
   return (

@@ -4,8 +4,8 @@
  * refuses a key managing a key that can do more than it (403): that answer is shown at the action.
  */
 import { useState } from "preact/hooks";
-import { client, signOut, type Models } from "../../api";
-import { described, ErrorNote, Field, fieldMessages, SESSION_ENDED, StatusBadge, Time } from "../../components/ui";
+import { client, SESSION_ENDED, signOut, type Models } from "../../api";
+import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time } from "../../components/ui";
 import { compact, isFullAccess } from "./permissions";
 
 type Key = Models["ApiKey"];

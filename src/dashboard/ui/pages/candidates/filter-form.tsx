@@ -3,9 +3,9 @@
  * page's address. The API's objections to a filter appear at its field.
  */
 import { useState } from "preact/hooks";
-import { CandidateContractError } from "../../api";
 import { described, Field } from "../../components/ui";
 import { parseMetadataLines } from "../forms/metadata-lines";
+import { localError } from "../shared/form-error";
 import { candidatesHref, isFiltered, type Filters } from "./filters";
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
@@ -14,18 +14,18 @@ const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 export function FilterForm({ filters, error, onApply }: { filters: Filters; error: unknown; onApply: (href: string) => void }) {
   const [draft, setDraft] = useState(filters);
   const [metadataText, setMetadataText] = useState(filters.metadata.map(([k, v]) => `${k}=${v}`).join("\n"));
-  const [localError, setLocalError] = useState<unknown>(null);
-  const shown = localError ?? error;
+  const [pageError, setPageError] = useState<unknown>(null);
+  const shown = pageError ?? error;
   const set = (name: keyof Omit<Filters, "metadata">) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
 
   const apply = (e: Event) => {
     e.preventDefault();
     const parsed = parseMetadataLines(metadataText);
     if (typeof parsed === "string") {
-      setLocalError(new CandidateContractError("VALIDATION_ERROR", parsed, 400, [{ path: "metadata", message: parsed }]));
+      setPageError(localError("metadata", parsed));
       return;
     }
-    setLocalError(null);
+    setPageError(null);
     onApply(candidatesHref({ ...draft, metadata: Object.entries(parsed) }));
   };
 

@@ -9,6 +9,7 @@ import { useLoad } from "../../load";
 import { described, ErrorNote, Field } from "../../components/ui";
 import { api, CandidateContractError, ok, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
+import { localError } from "../shared/form-error";
 
 /** What a candidate made from the schema will carry, in a line. */
 const contractLine = (c: Models["Contract"]) =>
@@ -28,7 +29,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     const parsed = parseMetadataLines(metadata);
-    if (typeof parsed === "string") return setError(new CandidateContractError("VALIDATION_ERROR", parsed, 400, [{ path: "metadata", message: parsed }]));
+    if (typeof parsed === "string") return setError(localError("metadata", parsed));
     setBusy(true);
     setError(null);
     try {

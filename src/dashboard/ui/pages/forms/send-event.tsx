@@ -5,6 +5,7 @@
 import { useState } from "preact/hooks";
 import { api, CandidateContractError, ok } from "../../api";
 import { described, ErrorNote, Field } from "../../components/ui";
+import { localError } from "../shared/form-error";
 
 export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void }) {
   const [type, setType] = useState("");
@@ -20,7 +21,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
     try {
       parsed = value.trim() === "" ? undefined : JSON.parse(value);
     } catch (syntax) {
-      return setError(new CandidateContractError("VALIDATION_ERROR", "The value is not JSON.", 400, [{ path: "value", message: `is not JSON: ${(syntax as Error).message}` }]));
+      return setError(localError("value", `is not JSON: ${(syntax as Error).message}`));
     }
     setBusy(true);
     setError(null);

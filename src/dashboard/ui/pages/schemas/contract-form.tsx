@@ -5,8 +5,8 @@
  */
 import { useState } from "preact/hooks";
 import { described, Field } from "../../components/ui";
-import { FormError, localError } from "../shared/form-error";
-import { CandidateContractError, type Models } from "../../api";
+import { FormError, localError, localErrors } from "../shared/form-error";
+import type { Models } from "../../api";
 
 type Schema = Models["Schema"];
 type Contract = Models["Contract"];
@@ -79,7 +79,7 @@ export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel
       numbers.review_window === null && { path: P.review, message: "Enter seconds as a number, such as 3600 for an hour (0: none)." },
     ].filter((d): d is { path: string; message: string } => d !== false);
     if (notNumbers.length > 0) {
-      setError(new CandidateContractError("VALIDATION_ERROR", "Some fields are not numbers.", 0, notNumbers));
+      setError(localErrors(notNumbers));
       return;
     }
     const contract = { ...numbers, fulfillment_condition: condition, timeout_outcome: values.timeout_outcome } as Contract; // the API says what is wrong with the rest

@@ -24,5 +24,9 @@ export function FormError({ error, paths }: { error: unknown; paths: string[] })
   );
 }
 
-/** A problem found in the page itself (before any call), shown at `path` like the API's. */
-export const localError = (path: string, message: string) => new CandidateContractError("VALIDATION_ERROR", `${path}: ${message}`, 0, [{ path, message }]);
+/** Problems found in the page itself (before any call), each shown at its path like the API's. */
+export const localErrors = (details: { path: string; message: string }[]) =>
+  new CandidateContractError("VALIDATION_ERROR", details.map((d) => `${d.path}: ${d.message}`).join(" "), 0, details);
+
+/** One problem found in the page itself, shown at `path` like the API's. */
+export const localError = (path: string, message: string) => localErrors([{ path, message }]);

@@ -5,8 +5,8 @@
  *
  * The account ("Bench: 10,000 candidates") is made in the local development database with the
  * accounts CLI (no server running: it applies the migrations first) and its candidates' index rows
- * written straight into the database file (lib/seed-index.ts over lib/local-d1.ts), all in one
- * transaction. It stays there: later runs find it and reuse it, so the database does not grow.
+ * written straight into its shard's database file (lib/seed-index.ts over lib/local-d1.ts), all
+ * in one transaction. It stays there: later runs find it and reuse it, so the database does not grow.
  * Its rows are all final (CONFIRMED or FAILED), so the sweep never has anything to wake.
  *
  * Then `npm run dev` (lib/dev-server.ts), one sign-in link per round from the accounts CLI, and
@@ -31,6 +31,7 @@ import { promisify } from "node:util";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { DevServer } from "./lib/dev-server.ts";
 import { openLocalD1 } from "./lib/local-d1.ts";
+import { PRIMARY } from "../src/shards.ts";
 import { runningDevServer } from "./lib/local-dev.ts";
 import { seedIndex, SETTLED_MIX } from "./lib/seed-index.ts";
 
@@ -63,16 +64,18 @@ async function benchAccount(): Promise<{ id: string; reused: boolean }> {
   const { accounts: all } = (await accounts("list")) as { accounts: { account_id: string; name: string }[] };
   const named = all.filter((a) => a.name === ACCOUNT_NAME).map((a) => a.account_id);
   const counts = new Map<string, number>();
-  await withLocalDb(async (db) => {
-    for (const id of named) counts.set(id, (await db.prepare(`SELECT COUNT(*) AS n FROM candidates WHERE account_id = ?`).bind(id).first<number>("n"))!);
-  });
+  for (const id of named) {
+    await withAccountDb(id, async (db) => {
+      counts.set(id, (await db.prepare(`SELECT COUNT(*) AS n FROM candidates WHERE account_id = ?`).bind(id).first<number>("n"))!);
+    });
+  }
   const ready = named.find((id) => counts.get(id) === CANDIDATES);
   if (ready) return { id: ready, reused: true };
   // Seeding is all or nothing, so an account of this name either has them all or (a run stopped
   // between making it and seeding it) none; one with some other count is not the bench's.
   const id = named.find((id) => counts.get(id) === 0) ?? ((await accounts("create", "--name", ACCOUNT_NAME)) as { account_id: string }).account_id;
   const started = performance.now();
-  await withLocalDb(async (db) => {
+  await withAccountDb(id, async (db) => {
     // seedIndex writes in batches of 500; collected here, they go in as one batch: one transaction.
     const statements: D1PreparedStatement[] = [];
     const collect = { prepare: (sql: string) => db.prepare(sql), batch: async (s: D1PreparedStatement[]) => void statements.push(...s) };
@@ -83,14 +86,23 @@ async function benchAccount(): Promise<{ id: string; reused: boolean }> {
   return { id, reused: false };
 }
 
-async function withLocalDb(work: (db: D1Database) => Promise<void>) {
-  const opened = await openLocalD1();
-  if (!opened) throw new Error("the local database is missing after the accounts CLI ran");
+async function withLocalDb(binding: string, work: (db: D1Database) => Promise<void>) {
+  const opened = await openLocalD1(binding);
+  if (!opened) throw new Error(`the local database ${binding} is missing after the accounts CLI ran`);
   try {
     await work(opened.db);
   } finally {
     opened.close();
   }
+}
+
+/** The local database holding the account's candidates: its shard's, as the primary records it. */
+async function withAccountDb(accountId: string, work: (db: D1Database) => Promise<void>) {
+  let shard: string = PRIMARY;
+  await withLocalDb(PRIMARY, async (db) => {
+    shard = (await db.prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(accountId).first<string>("shard")) ?? PRIMARY;
+  });
+  await withLocalDb(shard, work);
 }
 
 // ---- measuring -----------------------------------------------------------------------------------

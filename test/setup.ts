@@ -1,3 +1,5 @@
 import { applyD1Migrations, env } from "cloudflare:test";
+import { accountDatabases, shardDb } from "../src/shards";
 
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// Every database takes every migration, as `npm run migrate` applies them: the primary and each shard.
+for (const name of accountDatabases(env)) await applyD1Migrations(shardDb(env, name), env.TEST_MIGRATIONS);

@@ -1,5 +1,5 @@
 /**
- * The local D1 database that `wrangler dev` serves, opened straight from its SQLite file with
+ * A local D1 database that `wrangler dev` serves, opened straight from its SQLite file with
  * Node's own SQLite, behind the part of the D1 binding's interface src/operator/store.ts uses.
  * Milliseconds to open, where Miniflare (a workerd process) takes about a second and `wrangler d1
  * execute` several. Only for when no `npm run dev` has the database open.
@@ -10,18 +10,17 @@
  * object's id from its name as below (its `idFromName`).
  */
 import { createHash, createHmac } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { d1Bindings } from "./d1-bindings.ts";
 
 const OBJECT_DIR = ".wrangler/state/v3/d1/miniflare-D1DatabaseObject";
 
-/** The D1 id wrangler names the local database by: the DB binding's preview_database_id, else its database_id. */
-function localDatabaseId(): string {
-  const toml = readFileSync("wrangler.toml", "utf8");
-  const block = toml.slice(toml.indexOf("[[d1_databases]]"));
-  const id = /^preview_database_id\s*=\s*"([^"]+)"/m.exec(block) ?? /^database_id\s*=\s*"([^"]+)"/m.exec(block);
-  if (!id) throw new Error("wrangler.toml names no database_id for the DB binding");
-  return id[1];
+/** The D1 id wrangler names a binding's local database by. */
+function localDatabaseId(binding: string): string {
+  const found = d1Bindings().find((d) => d.binding === binding);
+  if (!found) throw new Error(`wrangler.toml has no D1 database bound as ${binding}`);
+  return found.localId;
 }
 
 /** workerd's id for the object named `name` in the namespace with `uniqueKey`. */
@@ -32,7 +31,8 @@ function objectIdFromName(uniqueKey: string, name: string): string {
   return Buffer.concat([head, tail]).toString("hex");
 }
 
-export const localDatabaseFile = () => `${OBJECT_DIR}/${objectIdFromName("miniflare-D1DatabaseObject", localDatabaseId())}.sqlite`;
+/** The file of a binding's local database (the primary, `DB`, unless told). */
+export const localDatabaseFile = (binding = "DB") => `${OBJECT_DIR}/${objectIdFromName("miniflare-D1DatabaseObject", localDatabaseId(binding))}.sqlite`;
 
 type Row = Record<string, unknown>;
 
@@ -67,9 +67,9 @@ class Statement {
   }
 }
 
-/** The local database, or null when it does not exist yet (`npm run dev` or a migration makes it). */
-export async function openLocalD1(): Promise<{ db: D1Database; close: () => void } | null> {
-  const file = localDatabaseFile();
+/** A binding's local database (the primary unless told), or null when it does not exist yet (`npm run dev` or a migration makes it). */
+export async function openLocalD1(binding = "DB"): Promise<{ db: D1Database; close: () => void } | null> {
+  const file = localDatabaseFile(binding);
   if (!existsSync(file)) return null;
   // node:sqlite warns that it is experimental when loaded; this tool's output stays its own.
   const emitWarning = process.emitWarning;

@@ -1,13 +1,16 @@
 /**
- * The operator's operations on the local database itself, for when no `npm run dev` serves it:
- * the Worker's own code (src/operator/store.ts) on the database file `wrangler dev` uses
- * (local-d1.ts). A database not yet made or behind on migrations is first migrated by wrangler,
- * as `npm run dev` does (once: seconds).
+ * The operator's operations on the local databases themselves, for when no `npm run dev` serves
+ * them: the Worker's own code (src/operator/store.ts) on the database files `wrangler dev` uses
+ * (local-d1.ts), the primary and its shards (a new account's anchor goes on its shard). Databases
+ * not yet made or behind on migrations are first migrated by wrangler, as `npm run dev` does
+ * (once: seconds).
  */
 import { readdirSync } from "node:fs";
 import type { z } from "zod";
 import { ApiError } from "../../src/errors.ts";
 import * as store from "../../src/operator/store.ts";
+import { PRIMARY, shardNames, type Shards } from "../../src/shards.ts";
+import { d1Bindings } from "./d1-bindings.ts";
 import { openLocalD1 } from "./local-d1.ts";
 import { OperatorError, type Operator } from "./operator.ts";
 import { migrateLocal } from "./wrangler.ts";
@@ -27,14 +30,34 @@ async function migrated(db: D1Database): Promise<boolean> {
   }
 }
 
+type Opened = NonNullable<Awaited<ReturnType<typeof openLocalD1>>>;
+
+/** Every local database (the primary and each shard), or null when one is missing or behind. */
+async function openAll(): Promise<Map<string, Opened> | null> {
+  const all = new Map<string, Opened>();
+  for (const { binding } of d1Bindings()) {
+    const opened = await openLocalD1(binding);
+    if (opened) all.set(binding, opened);
+    if (!opened || !(await migrated(opened.db))) {
+      for (const o of all.values()) o.close();
+      return null;
+    }
+  }
+  return all;
+}
+
+/** The primary and the shards new accounts go on (the same list the Worker derives from its bindings). */
 async function openMigrated() {
-  const opened = await openLocalD1();
-  if (opened && (await migrated(opened.db))) return opened;
-  opened?.close();
-  await migrateLocal();
-  const again = await openLocalD1();
-  if (!again) throw new Error("the local database is still missing after its migrations were applied");
-  return again;
+  let opened = await openAll();
+  if (!opened) {
+    await migrateLocal();
+    opened = await openAll();
+  }
+  if (!opened) throw new Error("a local database is still missing after the migrations were applied");
+  const all = opened;
+  const db = all.get(PRIMARY)!.db;
+  const shards: Shards = new Map(shardNames(Object.fromEntries(all)).map((name) => [name, all.get(name)!.db]));
+  return { db, shards, close: () => all.forEach((o) => o.close()) };
 }
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -56,9 +79,9 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
 
 /** The operations on the local database. */
 export async function localStore(): Promise<Operator> {
-  const { db, close } = await openMigrated();
+  const { db, shards, close } = await openMigrated();
   return {
-    createAccount: (name) => run(() => store.createAccount(db, parse(store.CreateAccountBody, { name }).name, Date.now())),
+    createAccount: (name) => run(() => store.createAccount(db, shards, parse(store.CreateAccountBody, { name }).name, Date.now())),
     async listAccounts() {
       const all: store.AccountView[] = [];
       let starting_after: string | undefined;

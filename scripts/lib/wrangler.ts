@@ -5,6 +5,7 @@
  * running, nothing more is started, and the script ends when they have.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
+import { d1Bindings } from "./d1-bindings.ts";
 
 /** Quiet, offline-friendly settings for every wrangler run. */
 export const WRANGLER_ENV = {
@@ -76,7 +77,10 @@ export function stopOnSignals() {
   process.on("exit", () => running.forEach((child) => signalGroup(child, "SIGKILL")));
 }
 
-/** Applies pending migrations to the local database (what `npm run dev` serves). */
+/**
+ * Applies pending migrations to every local D1 database (the primary and each shard: what `npm run
+ * dev` serves), all at once: each is a file of its own.
+ */
 export async function migrateLocal(): Promise<void> {
-  await runWrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  await Promise.all(d1Bindings().map(({ binding }) => runWrangler(["d1", "migrations", "apply", binding, "--local"])));
 }

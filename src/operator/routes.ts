@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { jsonBody, validationError, zodDetails } from "../validation";
 import { forgetKey } from "../auth";
 import type { AppEnv } from "../app-env";
+import { shardsOf } from "../shards";
 import * as store from "./store.ts";
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -24,7 +25,7 @@ const optionalBody = every(...jsonBody({ optional: true }));
 export const operatorRouter = new Hono<AppEnv>()
   .post("/accounts", body, async (c) => {
     const { name } = parse(store.CreateAccountBody, await c.req.json());
-    return c.json(await store.createAccount(c.env.DB, name, Date.now()), 201);
+    return c.json(await store.createAccount(c.env.DB, shardsOf(c.env), name, Date.now()), 201);
   })
   .get("/accounts", async (c) => {
     const query = parse(store.ListAccountsQuery, c.req.query());

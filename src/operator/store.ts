@@ -10,6 +10,8 @@ import { ApiError } from "../errors.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { mintToken, randomBase64url, sha256Hex, TOKEN_PREFIX } from "../tokens.ts";
 import { MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
+import { placeAccount } from "../db/accounts.ts";
+import type { Shards } from "../shards.ts";
 
 /** A sign-in link works once, within this long of its making (decisions.md §10). */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
@@ -117,11 +119,15 @@ async function accountExists(db: D1Database, accountId: string): Promise<boolean
   return (await db.prepare(`SELECT 1 FROM accounts WHERE id = ?`).bind(accountId).first()) !== null;
 }
 
-/** A new account and its first key (full access, never expiring), in one transaction. */
-export async function createAccount(db: D1Database, name: string, now: number): Promise<AccountView & { key: IssuedKey }> {
+/**
+ * A new account, placed on a shard (its anchor row written there first), then made in the
+ * primary with its first key (full access, never expiring) in one transaction.
+ */
+export async function createAccount(db: D1Database, shards: Shards, name: string, now: number): Promise<AccountView & { key: IssuedKey }> {
   const accountId = uuidv7();
   const key = await keyInsert(db, accountId, { name: "First key" }, now);
-  await db.batch([db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(accountId, name, now), key.statement]);
+  const placed = await placeAccount(db, shards, { id: accountId, name, createdAt: now });
+  await db.batch([placed.statement, key.statement]);
   return { account_id: accountId, name, created_at: iso(now), key: key.issued };
 }
 

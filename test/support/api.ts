@@ -1,18 +1,29 @@
-/** Test helpers: accounts made straight in D1, and a small client that calls the worker over HTTP. */
+/** Test helpers: accounts made straight in D1 (on their shards), and a small client that calls the worker over HTTP. */
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
 import { insertAccountWithToken, insertKey, type KeyOptions, type NewAccount } from "../../src/db/accounts";
+import { shardDb, shardsOf, type ShardName } from "../../src/shards";
 
 export type TestAccount = NewAccount;
 
-/** A new account and its first key: full access unless `key` says otherwise. */
-export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now(), key);
+/**
+ * A new account and its first key: full access unless `key` says otherwise. Placed on a shard as
+ * the operator API places accounts: the one with the fewest accounts, the first on a tie, so a
+ * file's accounts alternate between SHARD_0 and SHARD_1 in the order they are made.
+ */
+export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now(), key, shardsOf(env));
+
+/** An account as made before shards existed: its data on the primary. */
+export const createLegacyAccount = (name = "legacy"): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now());
+
+/** The database holding the account's data: its shard. */
+export const dbOf = (account: { shard: ShardName }): D1Database => shardDb(env, account.shard);
 
 /** Another key of the account (full access unless `options` say otherwise), as the account itself. */
 export async function addKey(account: TestAccount, options: KeyOptions = {}): Promise<TestAccount> {
   const key = await insertKey(env.DB, account.id, options);
-  return { id: account.id, tokenId: key.id, token: key.token };
+  return { id: account.id, tokenId: key.id, token: key.token, shard: account.shard };
 }
 
 export interface ApiResponse<T = any> {

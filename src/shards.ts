@@ -1,0 +1,63 @@
+/**
+ * Where an account's data lives (decisions.md §11 "Shards"). The primary database (binding `DB`)
+ * holds accounts, API keys, dashboard sessions and each account's shard; the account's schemas,
+ * candidate index, feed, webhook endpoints, deliveries and summaries live on its shard, one of
+ * `SHARD_0` .. `SHARD_{N-1}`. N is the number of those bindings (wrangler.toml), nothing else.
+ *
+ * A shard is named by its binding. It is chosen once, when the account is made, recorded in the
+ * primary, and carried with the account from there (the request context, the candidate object's
+ * record, queue messages): never recomputed, so adding a shard moves nobody. An account made
+ * before shards existed is on `DB`: its data stayed on the primary, its shard until it is moved.
+ *
+ * Node loads this file too (the accounts CLI), so it imports nothing and takes the Worker's
+ * bindings as a plain object.
+ */
+
+/** A shard by its binding: the primary (`DB`, for the accounts made before shards existed), or SHARD_i. */
+export type ShardName = "DB" | `SHARD_${number}`;
+
+export const PRIMARY: ShardName = "DB";
+
+/** A database handle, or a session on one (D1's Sessions API): what the typed queries take. */
+export type D1 = Pick<D1DatabaseSession, "prepare" | "batch">;
+
+const SHARD_BINDING = /^SHARD_(0|[1-9][0-9]*)$/;
+
+export const isShardName = (value: unknown): value is ShardName =>
+  value === PRIMARY || (typeof value === "string" && SHARD_BINDING.test(value));
+
+const configured = new WeakMap<object, ShardName[]>();
+
+/**
+ * The shards new accounts are placed on, in order: the SHARD_ bindings present, which must be
+ * SHARD_0 .. SHARD_{N-1}. A gap is a configuration error, refused on first use (every request and
+ * cron fails, saying why) rather than leaving some account's shard unreachable.
+ */
+export function shardNames(bindings: object): ShardName[] {
+  let names = configured.get(bindings);
+  if (!names) {
+    const found = Object.keys(bindings).filter((name) => SHARD_BINDING.test(name));
+    const numbers = found.map((name) => Number(name.slice("SHARD_".length))).sort((a, b) => a - b);
+    if (numbers.some((n, i) => n !== i)) {
+      throw new Error(`The D1 shard bindings must be SHARD_0 .. SHARD_${numbers.length - 1}, without gaps; wrangler.toml has ${found.sort().join(", ")}.`);
+    }
+    names = numbers.map((n) => `SHARD_${n}` as const);
+    configured.set(bindings, names);
+  }
+  return names;
+}
+
+/** Every database that may hold accounts' data, for the crons: the shards, and the primary (older accounts'). */
+export const accountDatabases = (env: object): ShardName[] => [PRIMARY, ...shardNames(env)];
+
+/** The database of a shard. */
+export function shardDb(env: object, shard: ShardName): D1Database {
+  const db = (env as Record<string, D1Database | undefined>)[shard];
+  if (!db) throw new Error(`No D1 binding ${shard}: an account is on a shard that wrangler.toml no longer declares.`);
+  return db;
+}
+
+/** The databases new accounts may be placed on, by name. */
+export type Shards = ReadonlyMap<ShardName, D1>;
+
+export const shardsOf = (env: object): Shards => new Map(shardNames(env).map((name) => [name, shardDb(env, name)]));

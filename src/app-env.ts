@@ -5,6 +5,7 @@
  */
 import type { Held } from "./db/idempotency";
 import type { Grant } from "./domain/permissions";
+import type { ShardName } from "./shards";
 
 /** What a request carries into the candidate objects to make their changes exactly-once. */
 export interface IdempotentRequest {
@@ -25,6 +26,7 @@ export interface HeldKey extends IdempotentRequest, Held {}
 export interface Session {
   idHash: string;
   accountId: string;
+  accountShard: ShardName;
   /** Shown beside every page, so a person sees which account they are in. */
   accountName: string;
   /** The key it signed in with; null for a sign-in link (full access). */
@@ -45,6 +47,8 @@ export interface RequestKey {
   /** The key's id; for a session, the key it signed in with (null: a sign-in link, full access). */
   id: string | null;
   accountId: string;
+  /** Where the account's data lives (decisions.md §11), as the primary records it. */
+  shard: ShardName;
   grant: Grant;
   /** Epoch ms; null: never. */
   expiresAt: number | null;
@@ -57,6 +61,12 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     accountId: string;
+    /** The account's shard: its data is reached through `accountDb(c)` (account-db.ts). */
+    shard: ShardName;
+    /** The request's D1 session on the account's shard, once made (account-db.ts). */
+    shardSession?: D1DatabaseSession;
+    /** The newest bookmark the account's candidate objects answered with (their index writes). */
+    objectBookmark?: string;
     apiKey: RequestKey;
     requestId: string;
     /** Set when a POST carries an Idempotency-Key and holds it. */

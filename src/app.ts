@@ -1,7 +1,8 @@
 /**
  * The Hono app: middleware order, routes, the OpenAPI document, 404/405 and the one error handler.
  * Order: request id -> (errors caught by onError) -> auth on /v1 (a bearer key, else the dashboard's
- * session cookie) -> per-route body guards -> zod validation -> handler.
+ * session cookie) -> rate limit -> the response's Bookmark (account-db.ts) -> per-route body guards
+ * -> zod validation -> handler.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
@@ -9,6 +10,7 @@ import { requestId } from "hono/request-id";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { requireAccount } from "./auth";
+import { bookmarks } from "./account-db";
 import { rateLimit } from "./rate-limit";
 import { ApiError, docsBaseUrl, errorBody, type ErrorCode } from "./errors";
 import { validationHook } from "./validation";
@@ -52,11 +54,16 @@ function toApiError(err: unknown, requestId: string): ApiError {
   return new ApiError("INTERNAL_ERROR", "The service failed to complete the request. It has been logged.");
 }
 
-/** Every /v1 route but the public OpenAPI document: authenticate, then count against the limit. */
+/**
+ * Every /v1 route but the public OpenAPI document: authenticate, count against the limit, and
+ * answer the bookmark of what the request read or wrote on the account's shard.
+ */
 const accountRequests = createMiddleware<AppEnv>(async (c, next) => {
   if (c.req.path === OPENAPI_PATH) return next();
   await requireAccount(c, async () => {
-    await rateLimit(c, next);
+    await rateLimit(c, async () => {
+      await bookmarks(c, next);
+    });
   });
 });
 

@@ -55,8 +55,8 @@ async function lookUp(db: D1Database, token: string, now: number): Promise<Beare
     cache.delete(token);
     return null;
   }
-  const key = { id: row.id, accountId: row.account_id, grant: grantOfStored(row.permissions), expiresAt: row.expires_at };
-  cache.set(token, key, entryBytes(token, row.id, row.account_id, row.permissions), now);
+  const key = { id: row.id, accountId: row.account_id, shard: row.shard, grant: grantOfStored(row.permissions), expiresAt: row.expires_at };
+  cache.set(token, key, entryBytes(token, row.id, row.account_id, row.shard, row.permissions), now);
   return key;
 }
 
@@ -139,11 +139,18 @@ export async function sessionCaller(c: Context<AppEnv>, value: string, now: numb
   }
   recordSeen(c, cached, now);
   if (cached.key) recordUse(c, cached.key.id, now);
-  return { id: cached.key?.id ?? null, accountId: cached.accountId, grant: cached.grant, expiresAt: cached.key?.expiresAt ?? null, session: cached };
+  return {
+    id: cached.key?.id ?? null,
+    accountId: cached.accountId,
+    shard: cached.accountShard,
+    grant: cached.grant,
+    expiresAt: cached.key?.expiresAt ?? null,
+    session: cached,
+  };
 }
 
 /**
- * Sets the request's `apiKey` and `accountId`, or answers 401 (429 once an address fails too
+ * Sets the request's `apiKey`, `accountId` and `shard` (where its data lives), or answers 401 (429 once an address fails too
  * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
  * route's check (routes/route.ts).
  */
@@ -154,6 +161,7 @@ export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const caller = cookie === undefined ? await bearerCaller(c, authorization, now) : await sessionCaller(c, cookie, now);
   c.set("apiKey", caller);
   c.set("accountId", caller.accountId);
+  c.set("shard", caller.shard);
   await next();
   // What a browser read with its cookie is that account's: kept by no cache, never sniffed as another type.
   if (cookie !== undefined) {

@@ -22,6 +22,8 @@ import {
   type KeyClaim,
 } from "./db/idempotency";
 import type { AppEnv, HeldKey, IdempotentRequest } from "./app-env";
+import { accountDb } from "./account-db";
+import type { D1 } from "./shards";
 
 export const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 /** A request holding a key longer than this is presumed dead, and a retry may take the key. */
@@ -51,7 +53,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     lockMs: IDEMPOTENCY_LOCK_MS,
     keepMs: IDEMPOTENCY_KEEP_MS,
   };
-  const outcome = await claimIdempotencyKey(c.env.DB, claim);
+  const outcome = await claimIdempotencyKey(accountDb(c), claim);
   switch (outcome.kind) {
     case "replay":
       return c.body(outcome.body, outcome.status as 200, {
@@ -75,9 +77,9 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.idempotencyRecorded) return; // the handler stored the response with its change
   try {
     const held = c.var.idempotency!;
-    if (c.var.idempotencyIncomplete) await unlockIdempotencyKey(c.env.DB, claim.accountId, held, Date.now());
-    else if (replayable(c.res.status)) await completionStatement(c.env.DB, claim.accountId, held, c.res.status, await c.res.clone().text()).run();
-    else await releaseIdempotencyKey(c.env.DB, claim.accountId, held);
+    if (c.var.idempotencyIncomplete) await unlockIdempotencyKey(accountDb(c), claim.accountId, held, Date.now());
+    else if (replayable(c.res.status)) await completionStatement(accountDb(c), claim.accountId, held, c.res.status, await c.res.clone().text()).run();
+    else await releaseIdempotencyKey(accountDb(c), claim.accountId, held);
   } catch (error) {
     // The response stands. The key stays claimed until its lock lapses; a retry then takes it
     // over, and candidate objects answer it from their own record of the key.
@@ -89,7 +91,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
  * After a keyed change in D1 made nothing: if a retry took the key over meanwhile (this request
  * outlived its lock), the key is the retry's, and this request answers 409 IDEMPOTENCY_KEY_IN_USE.
  */
-export async function refuseIfKeyLost(db: D1Database, accountId: string, key: HeldKey | undefined) {
+export async function refuseIfKeyLost(db: D1, accountId: string, key: HeldKey | undefined) {
   if (key && !(await holdsKey(db, accountId, key))) {
     throw new ApiError(
       "IDEMPOTENCY_KEY_IN_USE",

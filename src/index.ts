@@ -27,7 +27,7 @@ export default {
   fetch: app.fetch,
   async scheduled(controller, env) {
     if (controller.cron === SWEEP_CRON) await sweep(env, Date.now());
-    else await purgeExpired(env.DB, Date.now());
+    else await purgeExpired(env, Date.now());
   },
   async queue(batch, env) {
     switch (batch.queue) {

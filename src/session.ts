@@ -82,6 +82,7 @@ function sessionOfRow(idHash: string, row: db.SessionRow): Session {
   return {
     idHash,
     accountId: row.account_id,
+    accountShard: row.account_shard,
     accountName: row.account_name,
     key,
     grant: key === null ? FULL_ACCESS : grantOfStored(row.key_permissions),
@@ -109,7 +110,7 @@ export async function sessionOf(database: D1Database, value: string, now: number
     const ended = endedInStore(row);
     if (ended) return ended;
     session = sessionOfRow(idHash, row);
-    cache.set(value, session, entryBytes(value, idHash, row.account_id, row.account_name, row.key_id, row.key_name, row.key_permissions), now);
+    cache.set(value, session, entryBytes(value, idHash, row.account_id, row.account_name, row.account_shard, row.key_id, row.key_name, row.key_permissions), now);
   }
   return endedBy(session, now) ?? session;
 }

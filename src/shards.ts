@@ -61,3 +61,10 @@ export function shardDb(env: object, shard: ShardName): D1Database {
 export type Shards = ReadonlyMap<ShardName, D1>;
 
 export const shardsOf = (env: object): Shards => new Map(shardNames(env).map((name) => [name, shardDb(env, name)]));
+
+/**
+ * The shard a candidate object's record, a queue message or a delivery names. One made before
+ * shards existed names none: it was made for an account whose data is on the primary (every
+ * account's then was, and stays there until moved).
+ */
+export const shardNamed = (shard: ShardName | null | undefined): ShardName => shard ?? PRIMARY;

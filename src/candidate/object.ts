@@ -7,8 +7,10 @@
  * Every status the candidate enters is recorded as a notification in the same transaction as the
  * change that causes it (an event, a resolve, or the alarm that persists a window end): an
  * outbox. Downstream copies are then brought up to date (`syncDownstream`): the D1 list index
- * and notifications feed in one D1 transaction, then the notifications queue. If that fails, the
- * alarm retries it; the copies may lag, never disagree, and lose nothing.
+ * and notifications feed in one D1 transaction on the account's shard, then the notifications
+ * queue. If that fails, the alarm retries it; the copies may lag, never disagree, and lose
+ * nothing. A call that wrote the index answers that write's D1 bookmark, for the Worker's
+ * response (account-db.ts): its client's next list reads at least that.
  */
 import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
@@ -43,6 +45,7 @@ import {
   type EventView,
 } from "./record";
 import { asStored, CandidateStore, recordOf, type OutboxRow } from "./storage";
+import { shardDb, shardNamed, type ShardName } from "../shards";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
 /** How soon the alarm retries a failed write downstream (D1 index and feed, queue). */
@@ -69,6 +72,8 @@ interface StoredState {
 
 export interface NewCandidate {
   accountId: string;
+  /** The account's shard (the request's): stored with the candidate, its index and feed go there. */
+  shard: ShardName;
   alias: string;
   customerUuid: string;
   schemaId: string | null;
@@ -83,6 +88,12 @@ type KeyReused = "IDEMPOTENCY_KEY_REUSED";
 /** A final candidate cannot be resolved: the refusal says what it is. */
 type NotResolvable = { ok: false; code: "INVALID_STATE"; status: Status };
 const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
+/**
+ * What a call that may write the D1 index answers besides: the D1 bookmark of that write, for the
+ * Worker's response; null or absent when it wrote none (nothing the index shows moved, or the write
+ * failed and waits for the alarm, or D1 gave no bookmark).
+ */
+type Indexed<T> = T & { bookmark?: string | null };
 
 export type RecordedEvent = { event: EventView; candidate: CandidateView };
 /** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
@@ -100,25 +111,25 @@ export interface EventItem {
  * expand the recursive contract type; the class below is checked against it.
  */
 export interface CandidateRpc {
-  create(input: NewCandidate, request?: IdempotentRequest): Promise<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>;
+  create(input: NewCandidate, request?: IdempotentRequest): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>>;
   get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
-  recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest): Promise<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
+  recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest): Promise<Indexed<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>>;
   /** Several events, in order, in one transaction: one result per item (a batch's share). */
   recordEvents(
     accountId: string,
     items: EventItem[],
     request?: IdempotentRequest,
-  ): Promise<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>;
+  ): Promise<Indexed<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>>;
   resolve(
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotResolvable>;
+  ): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotResolvable>>;
   /** Merges metadata changes (a key set to "" is removed); refused whole past the key limit. */
   updateMetadata(
     accountId: string,
     changes: Metadata,
-  ): Promise<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND"> | { ok: false; code: "METADATA_LIMIT"; keys: number }>;
+  ): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND"> | { ok: false; code: "METADATA_LIMIT"; keys: number }>>;
   /** The sweep's wake-up: settle what time decided, and rewrite the index row and feed. */
   settle(): Promise<void>;
 }
@@ -195,8 +206,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       this.save(state, now);
       this.remember(input.accountId, request, result);
     });
-    await this.syncDownstream();
-    return result;
+    return { ...result, bookmark: await this.syncDownstream() };
   }
 
   async get(accountId: string) {
@@ -232,14 +242,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
     const outcome = await this.recordEvents(accountId, [{ event }], request);
-    return outcome.ok ? outcome.results[0] : outcome;
+    return outcome.ok ? { ...outcome.results[0], bookmark: outcome.bookmark } : outcome;
   }
 
   /**
    * Applies the items in order, as if sent one after the other: each sees the candidate the one
    * before left. Planned first (reads only), then written in one transaction.
    */
-  async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest) {
+  async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest): ReturnType<CandidateRpc["recordEvents"]> {
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
@@ -276,8 +286,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const lone = plans.length === 1 && !request && !items[0].key && final.satisfiedMask === state.satisfiedMask && final.record === state.record;
     const outcome = lone ? write() : this.transaction(write);
-    await this.syncDownstream();
-    return outcome;
+    return { ...outcome, bookmark: await this.syncDownstream() };
   }
 
   /** What each item will do, and the state after them all. Reads storage, writes nothing. */
@@ -329,8 +338,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       this.save({ ...state, record }, now, { kind: "resolved" });
       this.remember(accountId, request, result);
     });
-    await this.syncDownstream();
-    return result;
+    return { ...result, bookmark: await this.syncDownstream() };
   }
 
   async updateMetadata(accountId: string, changes: Metadata) {
@@ -342,9 +350,9 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const keys = Object.keys(metadata).length;
     if (keys > MAX_METADATA_KEYS) return { ok: false, code: "METADATA_LIMIT", keys } as const;
     if (metadata !== current) this.transaction(() => this.save({ ...state, record: { ...state.record, metadata } }, now));
-    await this.syncDownstream();
+    const bookmark = await this.syncDownstream();
     const saved = this.load()!;
-    return { ok: true, body: candidateJson(saved.record, saved.contractJson, now) } as const;
+    return { ok: true, body: candidateJson(saved.record, saved.contractJson, now), bookmark } as const;
   }
 
   /**
@@ -486,15 +494,16 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    * any two steps is retried by the alarm: a notification may be sent twice, never lost. Rows
    * another call is handing off are left to it (`handingOff`), so without a failure each
    * transition reaches the queue once. `rewrite` writes the index row even when its version looks current (the sweep found it stale).
+   * Answers the D1 bookmark of the index write, if it made one.
    */
-  private async syncDownstream(rewrite = false) {
+  private async syncDownstream(rewrite = false): Promise<string | null> {
     const state = this.load()!;
     const unflushed = this.store.unflushedNotifications();
     const toSend = unflushed.filter((n) => !this.handingOff.has(n.id));
-    if (!rewrite && state.indexedVersion >= state.record.version && toSend.length === 0) return;
+    if (!rewrite && state.indexedVersion >= state.record.version && toSend.length === 0) return null;
     for (const n of toSend) this.handingOff.add(n.id);
     try {
-      await this.handOff(state, unflushed, toSend);
+      return await this.handOff(state, unflushed, toSend);
     } finally {
       for (const n of toSend) this.handingOff.delete(n.id);
     }
@@ -503,25 +512,28 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   /**
    * Writes the index row and every unflushed notification to D1 (the feed, in outbox order: an
    * earlier hand-off still under way or failed cannot leave a later status ahead of it there; a
-   * row already in the feed is ignored), then hands `toSend` to the queue.
+   * row already in the feed is ignored), then hands `toSend` to the queue. All on the account's
+   * shard, through a D1 session started at its primary, whose bookmark after the write it answers.
    */
-  private async handOff(state: StoredState, unflushed: OutboxRow[], toSend: OutboxRow[]) {
+  private async handOff(state: StoredState, unflushed: OutboxRow[], toSend: OutboxRow[]): Promise<string | null> {
     const { record, settledStatus } = state;
+    const shard = shardNamed(record.shard);
+    const db = shardDb(this.env, shard).withSession("first-primary");
     try {
-      await this.env.DB.batch([
-        candidateIndexStatement(this.env.DB, record, settledStatus),
-        ...unflushed.map((n) => feedInsertStatement(this.env.DB, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
+      await db.batch([
+        candidateIndexStatement(db, record, settledStatus),
+        ...unflushed.map((n) => feedInsertStatement(db, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
       ]);
       if (toSend.length > 0) {
         await this.env.NOTIFICATIONS.sendBatch(
-          toSend.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type } satisfies NotificationMessage })),
+          toSend.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type, shard } satisfies NotificationMessage })),
         );
       }
     } catch (error) {
       console.error(`candidate ${record.id}: downstream write failed; the alarm retries it`, error);
       this.downstreamFailures++;
       this.transaction(() => this.save(this.load()!, Date.now())); // re-arms the alarm, further out each time
-      return;
+      return db.getBookmark(); // the index write's, if only the queue failed
     }
     this.downstreamFailures = 0;
     // Other requests and the alarm may have run during the awaits: save what is current now.
@@ -531,6 +543,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       const unflushed = this.store.unflushedNotifications().length > 0;
       this.save({ ...current, indexedVersion: Math.max(current.indexedVersion, record.version), unflushed }, Date.now());
     });
+    return db.getBookmark();
   }
 }
 

@@ -7,6 +7,7 @@ import type { Contract } from "../domain/contract";
 import type { Json, JsonText } from "../domain/json";
 import type { Metadata } from "../domain/metadata";
 import { statusAt, type Timeline } from "../domain/timeline";
+import type { ShardName } from "../shards";
 
 export interface CandidateRecord {
   id: string;
@@ -18,6 +19,8 @@ export interface CandidateRecord {
   timeline: Timeline;
   /** The account's key-value strings; absent in objects created before metadata existed. */
   metadata?: Metadata;
+  /** The account's shard, where the index and feed rows go; absent in objects created before shards (shardNamed). */
+  shard?: ShardName;
   /** Bumped on every change the D1 index shows (timeline, metadata); orders writes to the index. */
   version: number;
 }

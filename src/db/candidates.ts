@@ -5,6 +5,7 @@ import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 import { decimalParts } from "../domain/decimal";
 import type { Metadata } from "../domain/metadata";
+import type { D1 } from "../shards";
 
 /** The columns a list page reads. */
 interface ListedRow {
@@ -45,7 +46,7 @@ const fromRow = (row: ListedRow): ListedCandidate => ({
  * A write carrying an older version than the stored row is ignored, so retried and reordered
  * writes from the object are harmless (an equal version rewrites the same row: the sweep's repair).
  */
-export function candidateIndexStatement(db: D1Database, c: CandidateRecord, settledStatus: Status) {
+export function candidateIndexStatement(db: D1, c: CandidateRecord, settledStatus: Status) {
   return db
     .prepare(
       `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
@@ -86,7 +87,7 @@ const priceColumns = (price: number) => {
 };
 
 /** Candidates whose settled status was due to move before `dueBefore`: what the sweep wakes. */
-export async function candidatesDueToSettle(db: D1Database, dueBefore: number, limit: number): Promise<string[]> {
+export async function candidatesDueToSettle(db: D1, dueBefore: number, limit: number): Promise<string[]> {
   const { results } = await db
     .prepare(`SELECT alias FROM candidates WHERE settle_due_at <= ? ORDER BY settle_due_at LIMIT ?`)
     .bind(dueBefore, limit)
@@ -275,7 +276,7 @@ export function prefixUpperBound(prefix: string): string | null {
 const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
 /** Binds named parameters (`:name`) as D1's numbered ones: each name used, once, in order. */
-export function bindNamed(db: D1Database, sql: string, params: Params): D1PreparedStatement {
+export function bindNamed(db: D1, sql: string, params: Params): D1PreparedStatement {
   const used: string[] = [];
   const numbered = sql.replace(/:([a-z][a-z0-9]*)/g, (_, name: string) => {
     if (!(name in params)) throw new Error(`no parameter :${name}`);
@@ -296,7 +297,7 @@ const isPrefixOnly = (query: CandidateListQuery) =>
   query.aliasPrefix !== undefined && !query.status && query.statusSince?.gte === undefined && query.statusSince?.lt === undefined && !query.metadata?.length;
 
 /** Whether `count` of the account's candidates (the customer's, if given) have the prefix: a bounded range count. */
-async function prefixMatchesAtLeast(db: D1Database, accountId: string, query: CandidateListQuery, count: number): Promise<boolean> {
+async function prefixMatchesAtLeast(db: D1, accountId: string, query: CandidateListQuery, count: number): Promise<boolean> {
   const [sql, params] = listPageQuery(accountId, { aliasPrefix: query.aliasPrefix, customerUuid: query.customerUuid, prefixPlan: "range", limit: count - 1 }, 0);
   const probe = sql.replace(`SELECT ${LISTED_COLUMNS} FROM`, "SELECT 1 FROM").replace(" ORDER BY id DESC", "");
   const found = await bindNamed(db, `SELECT count(*) AS n FROM (${probe})`, params).first<number>("n");
@@ -305,7 +306,7 @@ async function prefixMatchesAtLeast(db: D1Database, accountId: string, query: Ca
 
 /** A page of the account's candidates, newest first, with status filtered as of `now`. */
 export async function listCandidates(
-  db: D1Database,
+  db: D1,
   accountId: string,
   query: CandidateListQuery,
   now: number,

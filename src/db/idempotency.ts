@@ -1,4 +1,5 @@
 /** Typed D1 queries for Idempotency-Key records (see migrations/0002_idempotency_keys.sql). */
+import type { D1 } from "../shards";
 
 export interface KeyClaim {
   accountId: string;
@@ -31,7 +32,7 @@ interface KeyRow {
  * takeover keeps the record's creation instant: the key still expires 24 h after it was first
  * used, in D1 and in the candidate objects alike.
  */
-export async function claimIdempotencyKey(db: D1Database, c: KeyClaim): Promise<ClaimOutcome> {
+export async function claimIdempotencyKey(db: D1, c: KeyClaim): Promise<ClaimOutcome> {
   const [claim, existing] = await db.batch<{ claimed?: number } & Partial<KeyRow>>([
     db
       .prepare(
@@ -80,7 +81,7 @@ export interface SqlFragment {
  * that records the response in the same transaction as the change it describes, only if that
  * change happened. `body` may be SQL, for a response made of the row the change left.
  */
-export function completionStatement(db: D1Database, accountId: string, held: Held, status: number, body: string | SqlFragment, onlyIf?: SqlFragment) {
+export function completionStatement(db: D1, accountId: string, held: Held, status: number, body: string | SqlFragment, onlyIf?: SqlFragment) {
   const bodySql = typeof body === "string" ? { sql: "?", params: [body] } : body;
   return db
     .prepare(
@@ -100,7 +101,7 @@ export const whileHeld = (accountId: string, held: Held) => ({
 });
 
 /** Whether this request still holds the key (a retry takes over a claim whose lock lapsed). */
-export async function holdsKey(db: D1Database, accountId: string, held: Held): Promise<boolean> {
+export async function holdsKey(db: D1, accountId: string, held: Held): Promise<boolean> {
   const row = await db
     .prepare(`SELECT 1 FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`)
     .bind(accountId, held.key, held.fingerprint, held.lockedUntil)
@@ -113,7 +114,7 @@ export async function holdsKey(db: D1Database, accountId: string, held: Held): P
  * instant: the same request sent again takes the key over at once and does what is left undone,
  * while another request with the key is still 409 IDEMPOTENCY_KEY_REUSED.
  */
-export async function unlockIdempotencyKey(db: D1Database, accountId: string, held: Held, now: number) {
+export async function unlockIdempotencyKey(db: D1, accountId: string, held: Held, now: number) {
   await db
     .prepare(`UPDATE idempotency_keys SET locked_until = ? WHERE ${HELD_BY_THIS_REQUEST}`)
     .bind(now, accountId, held.key, held.fingerprint, held.lockedUntil)
@@ -121,7 +122,7 @@ export async function unlockIdempotencyKey(db: D1Database, accountId: string, he
 }
 
 /** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */
-export async function releaseIdempotencyKey(db: D1Database, accountId: string, held: Held) {
+export async function releaseIdempotencyKey(db: D1, accountId: string, held: Held) {
   await db
     .prepare(`DELETE FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`)
     .bind(accountId, held.key, held.fingerprint, held.lockedUntil)
@@ -129,7 +130,7 @@ export async function releaseIdempotencyKey(db: D1Database, accountId: string, h
 }
 
 /** Deletes up to `batch` expired records; returns how many went. */
-export async function purgeExpiredIdempotencyKeys(db: D1Database, expiredBefore: number, batch = 5000) {
+export async function purgeExpiredIdempotencyKeys(db: D1, expiredBefore: number, batch = 5000) {
   const result = await db
     .prepare(
       `DELETE FROM idempotency_keys WHERE rowid IN

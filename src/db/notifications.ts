@@ -1,6 +1,7 @@
 /** Typed D1 queries for the notifications feed (migrations/0004_notifications.sql). */
 import type { JsonText } from "../domain/json";
 import { parseNotificationId, type Notification, type NotificationType } from "../notifications/notification";
+import type { D1 } from "../shards";
 
 /** Notifications are kept in the feed this long after they reach it. */
 export const FEED_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -14,7 +15,7 @@ export interface FeedEntry {
 }
 
 /** Appends a notification to the feed; a second write of the same id is ignored. */
-export function feedInsertStatement(db: D1Database, n: FeedEntry, now: number) {
+export function feedInsertStatement(db: D1, n: FeedEntry, now: number) {
   return db
     .prepare(
       `INSERT OR IGNORE INTO notifications (id, account_id, type, candidate_alias, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -30,7 +31,7 @@ export interface FeedQuery {
 }
 
 /** A page of the account's feed, oldest first, in the order recorded. */
-export async function feedPage(db: D1Database, accountId: string, q: FeedQuery, now: number) {
+export async function feedPage(db: D1, accountId: string, q: FeedQuery, now: number) {
   const where = ["account_id = ?1"];
   const params: (string | number)[] = [accountId];
   if (q.type) where.push(`type = ?${params.push(q.type)}`);
@@ -60,7 +61,7 @@ export async function feedPage(db: D1Database, accountId: string, q: FeedQuery, 
  * ago (ids: notification.ts): the candidate's index row says when it entered each status. An id
  * of a transition that never happened, or too recently to have gone, is not a cursor.
  */
-async function agedOut(db: D1Database, accountId: string, id: string, now: number) {
+async function agedOut(db: D1, accountId: string, id: string, now: number) {
   const named = parseNotificationId(id);
   if (!named) return false;
   const entered =
@@ -79,7 +80,7 @@ function toPage(rows: { id: string; payload: JsonText<Notification> }[], limit: 
   return { payloads: shown.map((r) => r.payload), nextCursor: rows.length > limit ? shown[shown.length - 1].id : null, cursorValid };
 }
 
-export async function feedEntry(db: D1Database, accountId: string, id: string) {
+export async function feedEntry(db: D1, accountId: string, id: string) {
   return db
     .prepare(`SELECT id, type, payload FROM notifications WHERE id = ? AND account_id = ?`)
     .bind(id, accountId)
@@ -105,7 +106,7 @@ export const PURGE_NOTIFICATIONS_SQL = `DELETE FROM notifications WHERE seq IN (
            AND seq < (SELECT MAX(seq) FROM notifications newer WHERE newer.account_id = old.account_id)
          ORDER BY seq LIMIT ?2)`;
 
-export async function purgeOldNotifications(db: D1Database, now: number, batch = 5000) {
+export async function purgeOldNotifications(db: D1, now: number, batch = 5000) {
   const result = await db
     .prepare(PURGE_NOTIFICATIONS_SQL)
     .bind(now - FEED_RETENTION_MS, batch)

@@ -3,6 +3,7 @@ import { uuidv7 } from "uuidv7";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
 import { whileHeld, type Held } from "./idempotency";
+import type { D1 } from "../shards";
 
 export const MAX_SCHEMAS_PER_ACCOUNT = 1000;
 
@@ -22,7 +23,7 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
  * statement, so two concurrent creates cannot both pass the limit), and, with `hold`, only while
  * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
  */
-export function insertSchemaStatement(db: D1Database, accountId: string, contract: Contract, name: string | null, now: number, hold?: Held) {
+export function insertSchemaStatement(db: D1, accountId: string, contract: Contract, name: string | null, now: number, hold?: Held) {
   const held = hold && whileHeld(accountId, hold);
   const row: SchemaRow = {
     id: uuidv7(),
@@ -60,7 +61,7 @@ export const SCHEMA_PAGE_SQL = {
 };
 
 /** A page of the account's schemas, newest first (ties by id), after `cursor`. */
-export async function schemaPage(db: D1Database, accountId: string, cursor: SchemaCursor | null, limit: number) {
+export async function schemaPage(db: D1, accountId: string, cursor: SchemaCursor | null, limit: number) {
   const statement = cursor
     ? db.prepare(SCHEMA_PAGE_SQL.afterPlace).bind(accountId, limit, cursor.createdAt, cursor.id)
     : db.prepare(SCHEMA_PAGE_SQL.first).bind(accountId, limit);
@@ -72,7 +73,7 @@ export async function schemaPage(db: D1Database, accountId: string, cursor: Sche
  * has no such schema (another account's, deleted, never made). One batch: the check and the page
  * see the same state.
  */
-export async function schemaPageAfterId(db: D1Database, accountId: string, afterId: string, limit: number): Promise<SchemaRow[] | null> {
+export async function schemaPageAfterId(db: D1, accountId: string, afterId: string, limit: number): Promise<SchemaRow[] | null> {
   const [found, page] = await db.batch<SchemaRow>([
     db.prepare(`SELECT id FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, afterId),
     db.prepare(SCHEMA_PAGE_SQL.afterId).bind(accountId, limit, afterId),
@@ -80,11 +81,11 @@ export async function schemaPageAfterId(db: D1Database, accountId: string, after
   return found.results.length > 0 ? page.results : null;
 }
 
-export async function getSchema(db: D1Database, accountId: string, id: string) {
+export async function getSchema(db: D1, accountId: string, id: string) {
   return db.prepare(`SELECT * FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, id).first<SchemaRow>();
 }
 
-export async function newestSchema(db: D1Database, accountId: string) {
+export async function newestSchema(db: D1, accountId: string) {
   return (await schemaPage(db, accountId, null, 1))[0] ?? null;
 }
 
@@ -94,7 +95,7 @@ export interface SchemaChange {
   name?: string | null;
 }
 
-export async function updateSchema(db: D1Database, accountId: string, id: string, change: SchemaChange, now: number) {
+export async function updateSchema(db: D1, accountId: string, id: string, change: SchemaChange, now: number) {
   const sets: string[] = [];
   const params: (string | null)[] = [];
   if (change.contract !== undefined) {
@@ -112,7 +113,7 @@ export async function updateSchema(db: D1Database, accountId: string, id: string
 }
 
 /** True when a schema was deleted. */
-export async function deleteSchema(db: D1Database, accountId: string, id: string): Promise<boolean> {
+export async function deleteSchema(db: D1, accountId: string, id: string): Promise<boolean> {
   const result = await db.prepare(`DELETE FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, id).run();
   return result.meta.changes === 1;
 }

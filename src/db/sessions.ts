@@ -2,11 +2,13 @@
  * Typed D1 queries for dashboard sessions (migration 0011) and the sign-in links that start them
  * (migration 0010). Sessions and codes are found only by the SHA-256 of their secret.
  */
+import type { ShardName } from "../shards";
 
 /** What authentication needs of a session: the session, and the key that signed it in, if any. */
 export interface SessionRow {
   account_id: string;
   account_name: string;
+  account_shard: ShardName;
   key_id: string | null;
   created_at: number;
   last_seen_at: number;
@@ -25,7 +27,7 @@ export interface SessionRow {
 export async function sessionForHash(db: D1Database, idHash: string) {
   return db
     .prepare(
-      `SELECT s.account_id, a.name AS account_name, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
+      `SELECT s.account_id, a.name AS account_name, a.shard AS account_shard, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
               k.id IS NOT NULL AS key_found, k.name AS key_name, k.prefix AS key_prefix, k.last4 AS key_last4,
               k.permissions AS key_permissions, k.expires_at AS key_expires_at, k.revoked_at AS key_revoked_at
        FROM sessions s JOIN accounts a ON a.id = s.account_id

@@ -5,6 +5,7 @@
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { InstantRange } from "./candidates";
 import { bindNamed, SETTLED_AT_NOW_SQL, unsettledSelects } from "./candidates";
+import type { D1 } from "../shards";
 
 /** Candidates in one settled status and scheduled outcome, with their prices summed at one scale. */
 export interface TotalsRow {
@@ -98,7 +99,7 @@ export function summaryQueries(accountId: string, q: SummaryQuery, now: number):
 type Query = [sql: string, params: Record<string, string | number>];
 
 /** The summary's rows, in one D1 round trip (see summaryQueries). */
-export async function summaryRows(db: D1Database, accountId: string, q: SummaryQuery, now: number) {
+export async function summaryRows(db: D1, accountId: string, q: SummaryQuery, now: number) {
   const [[settledSql, params], [laggingSql]] = summaryQueries(accountId, q, now);
   const [settledRows, laggingRows] = await db.batch([bindNamed(db, settledSql, params), bindNamed(db, laggingSql, params)]);
   return { settled: settledRows.results as TotalsRow[], lagging: laggingRows.results as LaggingRow[] };

@@ -1,4 +1,5 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
+import type { ShardName } from "../shards";
 
 /**
  * At most this many active keys per account (decisions.md §7 says "not revoked": an expired key
@@ -33,12 +34,15 @@ const STATUS_WHERE: Record<KeyStatus, (now: string) => string> = {
   revoked: () => `revoked_at IS NOT NULL`,
 };
 
-/** What authentication needs of an unrevoked key, by its token's hash; null when none. */
+/** What authentication needs of an unrevoked key, by its token's hash, with its account's shard; null when none. */
 export async function keyForTokenHash(db: D1Database, tokenHash: string) {
   return db
-    .prepare(`SELECT id, account_id, permissions, expires_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL`)
+    .prepare(
+      `SELECT k.id, k.account_id, k.permissions, k.expires_at, a.shard FROM api_tokens k JOIN accounts a ON a.id = k.account_id
+       WHERE k.token_hash = ? AND k.revoked_at IS NULL`,
+    )
     .bind(tokenHash)
-    .first<Pick<KeyRow, "id" | "account_id" | "permissions" | "expires_at">>();
+    .first<Pick<KeyRow, "id" | "account_id" | "permissions" | "expires_at"> & { shard: ShardName }>();
 }
 
 /** Records a use, unless one was recorded less than a minute before (by any isolate). */

@@ -4,6 +4,7 @@
  * watching an endpoint that keeps a request waiting sees it.
  */
 import type { NotificationType } from "../notifications/notification";
+import type { D1 } from "../shards";
 
 export type AttemptStatus = "pending" | "succeeded" | "failed";
 export const ATTEMPT_STATUSES = ["pending", "succeeded", "failed"] as const satisfies readonly AttemptStatus[];
@@ -29,7 +30,7 @@ export interface AttemptRow {
  * was recorded is made again under the same id, so it leaves no stale `pending` row). Not for an
  * endpoint deleted meanwhile: its log went with it.
  */
-function upsertAttempt(db: D1Database, a: AttemptRow) {
+function upsertAttempt(db: D1, a: AttemptRow) {
   return db
     .prepare(
       `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
@@ -44,12 +45,12 @@ function upsertAttempt(db: D1Database, a: AttemptRow) {
 }
 
 /** An attempt whose request is starting: `pending` until it is answered. */
-export async function recordAttemptStart(db: D1Database, a: Omit<AttemptRow, "status" | "response_status" | "error" | "duration_ms" | "next_attempt_at">) {
+export async function recordAttemptStart(db: D1, a: Omit<AttemptRow, "status" | "response_status" | "error" | "duration_ms" | "next_attempt_at">) {
   await upsertAttempt(db, { ...a, status: "pending", response_status: null, error: null, duration_ms: null, next_attempt_at: null }).run();
 }
 
 /** Records an answered attempt and what it means for its endpoint, in one D1 transaction. */
-export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { disable: boolean }) {
+export async function recordAttempt(db: D1, a: AttemptRow, endpoint: { disable: boolean }) {
   await db.batch([
     upsertAttempt(db, a),
     a.status === "succeeded"
@@ -69,11 +70,11 @@ export async function recordAttempt(db: D1Database, a: AttemptRow, endpoint: { d
  * longer kept): its last attempt, if it was to be retried (or never answered), says so and
  * points to no next attempt.
  */
-export async function endDelivery(db: D1Database, deliveryId: string, reason: string) {
+export async function endDelivery(db: D1, deliveryId: string, reason: string) {
   await endDeliveryStatement(db, deliveryId, reason).run();
 }
 
-const endDeliveryStatement = (db: D1Database, deliveryId: string, reason: string) =>
+const endDeliveryStatement = (db: D1, deliveryId: string, reason: string) =>
   db
     .prepare(
       `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, error = COALESCE(error || '; ', '') || ?
@@ -88,7 +89,7 @@ const endDeliveryStatement = (db: D1Database, deliveryId: string, reason: string
  * says so. Nothing for an endpoint deleted meanwhile.
  */
 export async function markDeliveryFailed(
-  db: D1Database,
+  db: D1,
   d: { attemptId: string; deliveryId: string; notificationId: string; accountId: string; endpointId: string },
   reason: string,
   now: number,
@@ -134,7 +135,7 @@ export function attemptsPageQuery(accountId: string, endpointId: string, filters
 }
 
 /** A page of an endpoint's attempts, newest first; `cursorValid` is false when `after` is none of them. */
-export async function attemptsPage(db: D1Database, accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
+export async function attemptsPage(db: D1, accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
   const [sql, params] = attemptsPageQuery(accountId, endpointId, filters, after, limit);
   const cursor = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`).bind(after ?? "", endpointId, accountId);
   const [rows, found] = await db.batch<AttemptRow>([db.prepare(sql).bind(...params), cursor]);
@@ -147,7 +148,7 @@ export async function attemptsPage(db: D1Database, accountId: string, endpointId
 }
 
 /** Deletes up to `batch` attempts older than `before`; returns how many went. */
-export async function purgeOldAttempts(db: D1Database, before: number, batch = 5000) {
+export async function purgeOldAttempts(db: D1, before: number, batch = 5000) {
   const result = await db
     .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`)
     .bind(before, batch)

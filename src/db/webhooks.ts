@@ -1,6 +1,7 @@
 /** Typed D1 queries for webhook endpoints (migrations/0004, 0006); their attempts are in webhook-deliveries.ts. */
 import type { NotificationType } from "../notifications/notification";
 import type { SqlFragment } from "./idempotency";
+import type { D1 } from "../shards";
 
 export const MAX_WEBHOOK_ENDPOINTS = 16;
 
@@ -44,7 +45,7 @@ export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
  * The statement that creates an endpoint unless the account holds the maximum already (one
  * statement: no race), and, given `held`, only while the request holds its Idempotency-Key.
  */
-export function insertEndpointStatement(db: D1Database, e: NewEndpoint, held?: { sql: string; params: (string | number)[] }) {
+export function insertEndpointStatement(db: D1, e: NewEndpoint, held?: { sql: string; params: (string | number)[] }) {
   return db
     .prepare(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at)
@@ -69,12 +70,12 @@ export const newEndpointRow = (e: NewEndpoint): EndpointRow => ({
   updated_at: e.now,
 });
 
-export async function listEndpoints(db: D1Database, accountId: string): Promise<EndpointRow[]> {
+export async function listEndpoints(db: D1, accountId: string): Promise<EndpointRow[]> {
   const { results } = await db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC`).bind(accountId).all<EndpointRow>();
   return results;
 }
 
-export async function getEndpoint(db: D1Database, accountId: string, id: string) {
+export async function getEndpoint(db: D1, accountId: string, id: string) {
   return db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? AND id = ?`).bind(accountId, id).first<EndpointRow>();
 }
 
@@ -86,7 +87,7 @@ export interface EndpointChanges {
 }
 
 /** Applies the given changes; re-enabling clears the failure streak. Null when there is no such endpoint. */
-export async function updateEndpoint(db: D1Database, accountId: string, id: string, c: EndpointChanges, now: number) {
+export async function updateEndpoint(db: D1, accountId: string, id: string, c: EndpointChanges, now: number) {
   const changes: [column: string, value: string | number | null][] = [["updated_at", now]];
   if (c.url !== undefined) changes.push(["url", c.url]);
   if (c.description !== undefined) changes.push(["description", c.description]);
@@ -102,7 +103,7 @@ export async function updateEndpoint(db: D1Database, accountId: string, id: stri
 }
 
 /** Deletes the endpoint and its delivery log; false when there is no such endpoint. */
-export async function deleteEndpoint(db: D1Database, accountId: string, id: string): Promise<boolean> {
+export async function deleteEndpoint(db: D1, accountId: string, id: string): Promise<boolean> {
   const [deleted] = await db.batch([
     db.prepare(`DELETE FROM webhook_endpoints WHERE account_id = ? AND id = ?`).bind(accountId, id),
     db.prepare(`DELETE FROM webhook_deliveries WHERE account_id = ? AND endpoint_id = ?`).bind(accountId, id),
@@ -118,7 +119,7 @@ export async function deleteEndpoint(db: D1Database, accountId: string, id: stri
  * Idempotency-Key. Returns the rotated row (none: no such endpoint, or the key was lost).
  */
 export function rotateSecretStatement(
-  db: D1Database,
+  db: D1,
   endpoint: { account_id: string; id: string },
   secret: string,
   retireUntil: number,
@@ -151,7 +152,7 @@ export const endpointWithSecretJson = (id: string, secret: string, createdAt: st
 });
 
 /** The account's enabled endpoints that take notifications of this type. */
-export async function subscribedEndpoints(db: D1Database, accountId: string, type: NotificationType) {
+export async function subscribedEndpoints(db: D1, accountId: string, type: NotificationType) {
   const { results } = await db
     .prepare(
       `SELECT id FROM webhook_endpoints

@@ -9,6 +9,7 @@ import { endDelivery, recordAttempt, recordAttemptStart } from "../db/webhook-de
 import { judgeAttempt } from "./attempt-outcome";
 import { parseRetrySchedule } from "./retry-schedule";
 import { sendSigned } from "./send";
+import { shardDb, shardNamed, type ShardName } from "../shards";
 
 /** A delivery: what the deliveries queue carries to the endpoint's object. */
 export interface DeliveryMessage {
@@ -16,6 +17,8 @@ export interface DeliveryMessage {
   notification_id: string;
   account_id: string;
   endpoint_id: string;
+  /** The account's shard, where the endpoint, the feed and the delivery log are; absent (or null, stored) before shards. */
+  shard?: ShardName | null;
 }
 
 /**
@@ -23,13 +26,14 @@ export interface DeliveryMessage {
  * when the next attempt is due, or nothing: the delivery has ended.
  */
 export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attempt: number, attemptId: string): Promise<{ retryAt?: number }> {
+  const db = shardDb(env, shardNamed(delivery.shard));
   const [endpoint, notification] = await Promise.all([
-    getEndpoint(env.DB, delivery.account_id, delivery.endpoint_id),
-    feedEntry(env.DB, delivery.account_id, delivery.notification_id),
+    getEndpoint(db, delivery.account_id, delivery.endpoint_id),
+    feedEntry(db, delivery.account_id, delivery.notification_id),
   ]);
   if (!endpoint) return {}; // deleted, its log with it: nothing to send or record
   if (endpoint.status !== "enabled" || !notification) {
-    await endDelivery(env.DB, delivery.delivery_id, endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept");
+    await endDelivery(db, delivery.delivery_id, endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept");
     return {};
   }
 
@@ -43,7 +47,7 @@ export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attem
     attempt,
     attempted_at: Date.now(),
   };
-  await recordAttemptStart(env.DB, logged);
+  await recordAttemptStart(db, logged);
   const sent = await sendSigned(env, endpoint.url, signingSecrets(endpoint, logged.attempted_at), notification.id, notification.payload);
   const finished = sent.startedAt + sent.durationMs;
   const judged = judgeAttempt(sent, {
@@ -55,7 +59,7 @@ export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attem
   });
   const retryAt = judged.retryInSeconds === null ? undefined : finished + judged.retryInSeconds * 1000;
   await recordAttempt(
-    env.DB,
+    db,
     {
       ...logged,
       status: judged.status,

@@ -9,6 +9,7 @@ import { markDeliveryFailed } from "../db/webhook-deliveries";
 import type { DeliveryMessage } from "./attempt";
 import { endpointObject } from "./endpoint-object";
 import { backoffSeconds } from "./retry-schedule";
+import { shardDb, shardNamed } from "../shards";
 
 export type { DeliveryMessage } from "./attempt";
 
@@ -31,7 +32,7 @@ export async function markDeadLetters(env: Env, batch: MessageBatch<DeliveryMess
   for (const message of batch.messages) {
     const body = message.body;
     const delivery = { attemptId: uuidv7(), deliveryId: body.delivery_id, notificationId: body.notification_id, accountId: body.account_id, endpointId: body.endpoint_id };
-    await markDeliveryFailed(env.DB, delivery, "the delivery could not be handed to its endpoint's sender", Date.now());
+    await markDeliveryFailed(shardDb(env, shardNamed(body.shard)), delivery, "the delivery could not be handed to its endpoint's sender", Date.now());
     message.ack();
   }
 }

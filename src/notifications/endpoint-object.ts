@@ -16,6 +16,7 @@ import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
 import { attemptDelivery, type DeliveryMessage } from "./attempt";
 import { backoffSeconds } from "./retry-schedule";
+import type { ShardName } from "../shards";
 
 /** Cloudflare lets one invocation hold 6 connections at once: a 7th request would wait, its timeout running. */
 export const MAX_ATTEMPTS_AT_ONCE = 6;
@@ -30,6 +31,7 @@ const TABLES = `
     notification_id TEXT NOT NULL,
     account_id      TEXT NOT NULL,
     endpoint_id     TEXT NOT NULL,
+    shard           TEXT,                       -- the account's shard (NULL in rows from before shards: the primary)
     attempts        INTEGER NOT NULL DEFAULT 0, -- attempts made and logged
     attempt_id      TEXT,                       -- the log id of the attempt under way
     due_at          INTEGER,                    -- when the next attempt is due; NULL once ended
@@ -44,6 +46,7 @@ type DeliveryRow = {
   notification_id: string;
   account_id: string;
   endpoint_id: string;
+  shard: ShardName | null;
   attempts: number;
   attempt_id: string | null;
   failures: number;
@@ -63,14 +66,18 @@ export class EndpointObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql.exec(TABLES);
+    // An object made before shards has the table without the column: added once.
+    if (this.sql.exec(`SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'shard'`).toArray().length === 0) {
+      this.sql.exec(`ALTER TABLE deliveries ADD COLUMN shard TEXT`);
+    }
   }
 
   /** Takes a delivery to make now; the queue's consumer calls this, and retries it if it throws. */
   async enqueue(delivery: DeliveryMessage): Promise<void> {
     const now = Date.now();
     this.sql.exec(
-      `INSERT OR IGNORE INTO deliveries (delivery_id, notification_id, account_id, endpoint_id, due_at) VALUES (?, ?, ?, ?, ?)`,
-      delivery.delivery_id, delivery.notification_id, delivery.account_id, delivery.endpoint_id, now,
+      `INSERT OR IGNORE INTO deliveries (delivery_id, notification_id, account_id, endpoint_id, shard, due_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      delivery.delivery_id, delivery.notification_id, delivery.account_id, delivery.endpoint_id, delivery.shard ?? null, now,
     );
     if (this.draining) this.wake(); // the running alarm takes it at once
     else await this.ctx.storage.setAlarm(now);
@@ -110,7 +117,7 @@ export class EndpointObject extends DurableObject<Env> {
   private startDueAttempts() {
     const due = this.sql
       .exec<DeliveryRow>(
-        `SELECT delivery_id, notification_id, account_id, endpoint_id, attempts, attempt_id, failures FROM deliveries
+        `SELECT delivery_id, notification_id, account_id, endpoint_id, shard, attempts, attempt_id, failures FROM deliveries
          WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
         Date.now(),
         MAX_ATTEMPTS_AT_ONCE + this.inFlight.size,

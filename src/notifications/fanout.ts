@@ -8,21 +8,25 @@ import { subscribedEndpoints } from "../db/webhooks";
 import type { NotificationType } from "./notification";
 import type { DeliveryMessage } from "./attempt";
 import { backoffSeconds } from "./retry-schedule";
+import { shardDb, shardNamed, type ShardName } from "../shards";
 
 /** Sent by the candidate object once a notification is in the feed. */
 export interface NotificationMessage {
   id: string;
   account_id: string;
   type: NotificationType;
+  /** The account's shard, where its endpoints are; absent in messages queued before shards (shardNamed). */
+  shard?: ShardName;
 }
 
 export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>) {
   await Promise.all(
     batch.messages.map(async (message) => {
       const { id, account_id, type } = message.body;
+      const shard = shardNamed(message.body.shard);
       try {
-        const endpoints = await subscribedEndpoints(env.DB, account_id, type);
-        if (endpoints.length > 0) await env.DELIVERIES.sendBatch(endpoints.map((endpoint) => ({ body: deliveryMessage(id, account_id, endpoint) })));
+        const endpoints = await subscribedEndpoints(shardDb(env, shard), account_id, type);
+        if (endpoints.length > 0) await env.DELIVERIES.sendBatch(endpoints.map((endpoint) => ({ body: deliveryMessage(id, account_id, endpoint, shard) })));
         message.ack();
       } catch (error) {
         console.error(`notification ${id}: fan-out failed; the queue retries it`, error);
@@ -33,11 +37,12 @@ export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>)
 }
 
 /** One notification to one endpoint: a delivery, whose attempts share its id. */
-export const deliveryMessage = (notificationId: string, accountId: string, endpointId: string): DeliveryMessage => ({
+export const deliveryMessage = (notificationId: string, accountId: string, endpointId: string, shard: ShardName): DeliveryMessage => ({
   delivery_id: uuidv7(),
   notification_id: notificationId,
   account_id: accountId,
   endpoint_id: endpointId,
+  shard,
 });
 
 /**

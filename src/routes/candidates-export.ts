@@ -12,6 +12,7 @@ import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
 import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder } from "./models";
+import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */
 const EXPORT_PAGE_ROWS = 500;
@@ -81,10 +82,14 @@ const exportRoute = createRoute("candidates:read", {
 
 export const candidatesExportRouter = createRouter().openapi(exportRoute, async (c) => {
   const filters = listFilters(c.req.valid("query"));
-  const { DB } = c.env;
+  const db = accountDb(c);
   const accountId = c.var.accountId;
   const now = Date.now();
   const encoder = new TextEncoder();
+  const pageAfter = (after: string | undefined) => listCandidates(db, accountId, { ...filters, after, limit: EXPORT_PAGE_ROWS }, now);
+  // The first page is read before the answer starts, so its Bookmark header is the session's after
+  // that read; the later pages go through the same session, never older than it.
+  let first: Awaited<ReturnType<typeof pageAfter>> | undefined = await pageAfter(undefined);
   let after: string | undefined;
   let done = false;
   const body = new ReadableStream<Uint8Array>(
@@ -95,7 +100,8 @@ export const candidatesExportRouter = createRouter().openapi(exportRoute, async 
       // One page per pull: the next is read only when the reader has taken this one.
       async pull(controller) {
         if (done) return controller.close();
-        const page = await listCandidates(DB, accountId, { ...filters, after, limit: EXPORT_PAGE_ROWS }, now);
+        const page = first ?? (await pageAfter(after));
+        first = undefined;
         controller.enqueue(encoder.encode(page.records.map((record) => exportLine(record, now)).join("")));
         after = page.nextCursor ?? undefined;
         done = page.nextCursor === null;

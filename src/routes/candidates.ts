@@ -30,6 +30,8 @@ import {
   withJsonBody,
   withPostBody,
 } from "./models";
+import { accountDb, noteBookmark } from "../account-db";
+import type { D1 } from "../shards";
 
 const FAILURE_MESSAGES = {
   CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
@@ -157,16 +159,16 @@ const resolve = createRoute("candidates:write", {
 });
 
 async function contractFor(
-  env: Env,
+  db: D1,
   accountId: string,
   body: z.infer<typeof CreateBody>,
 ): Promise<{ contract: Contract; schemaId: string | null }> {
   if (body.contract) return { contract: body.contract, schemaId: null };
   if (body.schema_id !== undefined) {
-    const schema = await requireSchema(env.DB, accountId, body.schema_id);
+    const schema = await requireSchema(db, accountId, body.schema_id);
     return { contract: parseContract(schema), schemaId: schema.id };
   }
-  const newest = await newestSchema(env.DB, accountId);
+  const newest = await newestSchema(db, accountId);
   if (!newest) {
     throw validationError([
       { path: "schema_id", message: "is required: the account has no schema to take the contract from" },
@@ -178,15 +180,17 @@ async function contractFor(
 export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const { contract, schemaId } = await contractFor(c.env, c.var.accountId, body);
+    const { contract, schemaId } = await contractFor(accountDb(c), c.var.accountId, body);
     const result = await candidateObject(c.env, body.candidate_alias).create({
       accountId: c.var.accountId,
+      shard: c.var.shard,
       alias: body.candidate_alias,
       customerUuid: body.customer_uuid,
       schemaId,
       contract,
       metadata: body.metadata ?? {},
     }, c.var.idempotency);
+    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
   })
@@ -200,7 +204,7 @@ export const candidatesRouter = createRouter()
     const query = c.req.valid("query");
     const now = Date.now();
     const page = await listCandidates(
-      c.env.DB,
+      accountDb(c),
       c.var.accountId,
       { ...listFilters(query), after: query.after, limit: query.limit },
       now,
@@ -211,6 +215,7 @@ export const candidatesRouter = createRouter()
   .openapi(update, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
     const result = await candidateObject(c.env, alias).updateMetadata(c.var.accountId, c.req.valid("json").metadata);
+    noteBookmark(c, result.bookmark);
     if (result.ok) return sendJsonText(c, result.body, 200);
     if (result.code === "METADATA_LIMIT") {
       throw validationError([{ path: "metadata", message: `would leave the candidate with ${result.keys} keys; at most ${MAX_METADATA_KEYS} are allowed` }]);
@@ -224,6 +229,7 @@ export const candidatesRouter = createRouter()
       c.req.valid("json").outcome,
       c.var.idempotency,
     );
+    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);
     return sendJsonText(c, result.body, 200);
   });

@@ -22,6 +22,7 @@ import {
 } from "./models";
 import { candidateFailure } from "./candidates";
 import { candidateExample, eventExample } from "./examples";
+import { noteBookmark } from "../account-db";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 export const MAX_BATCH_ITEMS = 100;
@@ -156,6 +157,7 @@ export const eventsRouter = createRouter()
   .openapi(submit, async (c) => {
     const body = c.req.valid("json");
     const result = await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, submittedEvent(body), c.var.idempotency);
+    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
   })
@@ -178,6 +180,7 @@ export const eventsRouter = createRouter()
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
         try {
           outcome = await candidateObject(c.env, alias).recordEvents(c.var.accountId, entries.map((e) => e.item), c.var.idempotency);
+          noteBookmark(c, outcome.bookmark);
         } catch (error) {
           // One object's failure (its transaction rolled back: nothing recorded) is its items' alone.
           console.error(`request ${c.var.requestId}: candidate '${alias}' failed its batch items`, error);

@@ -9,6 +9,7 @@ import { NOTIFICATION_TYPES, type Notification } from "../notifications/notifica
 import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody } from "./models";
 import { notificationExample, webhookEndpointExample } from "./examples";
 import { requireEndpoint } from "./webhook-endpoint";
+import { accountDb } from "../account-db";
 
 const CauseSchema = z
   .discriminatedUnion("kind", [
@@ -97,27 +98,27 @@ const resend = createRoute("webhooks:write", {
 export const notificationsRouter = createRouter()
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
-    const page = await feedPage(c.env.DB, c.var.accountId, { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit }, Date.now());
+    const page = await feedPage(accountDb(c), c.var.accountId, { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit }, Date.now());
     if (!page.cursorValid) throw unknownCursor(q.after!, "this account's notifications");
     const body = `{"data":[${page.payloads.join(",")}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
     return sendJsonText(c, body as JsonText<{ data: Notification[]; next_cursor: string | null }>, 200);
   })
   .openapi(get, async (c) => {
     const { id } = c.req.valid("param");
-    const entry = await feedEntry(c.env.DB, c.var.accountId, id);
+    const entry = await feedEntry(accountDb(c), c.var.accountId, id);
     if (!entry) throw notificationNotFound(id);
     return sendJsonText(c, entry.payload, 200);
   })
   .openapi(resend, async (c) => {
     const { id } = c.req.valid("param");
     const { webhook_endpoint_id: endpointId } = c.req.valid("json");
-    const entry = await feedEntry(c.env.DB, c.var.accountId, id);
+    const entry = await feedEntry(accountDb(c), c.var.accountId, id);
     if (!entry) throw notificationNotFound(id);
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, endpointId);
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, endpointId);
     if (endpoint.status !== "enabled") {
       throw new ApiError("INVALID_STATE", `Webhook endpoint '${endpointId}' is disabled: enable it (PATCH status "enabled") before a resend.`);
     }
-    const message = deliveryMessage(entry.id, c.var.accountId, endpoint.id);
+    const message = deliveryMessage(entry.id, c.var.accountId, endpoint.id, c.var.shard);
     await c.env.DELIVERIES.send(message);
     return c.json({ delivery_id: message.delivery_id, notification_id: entry.id, webhook_endpoint_id: endpoint.id }, 202);
   });

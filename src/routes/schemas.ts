@@ -23,6 +23,8 @@ import {
   withJsonBody,
   withPostBody,
 } from "./models";
+import { accountDb } from "../account-db";
+import type { D1 } from "../shards";
 
 type SchemaView = z.infer<typeof SchemaSchema>;
 type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
@@ -46,7 +48,7 @@ const CHUNK_SIZE = 20;
  * have (null) or a failing database is still a clean error.
  */
 async function schemaPageStream(
-  database: D1Database,
+  database: D1,
   accountId: string,
   afterId: string | undefined,
   limit: number,
@@ -101,7 +103,7 @@ function schemaKey(id: string): string {
 }
 
 /** The account's schema with this id, or SCHEMA_NOT_FOUND (also for another account's id). */
-export async function requireSchema(database: D1Database, accountId: string, id: string) {
+export async function requireSchema(database: D1, accountId: string, id: string) {
   const schema = await db.getSchema(database, accountId, schemaKey(id));
   if (!schema) throw schemaNotFound(id);
   return schema;
@@ -191,18 +193,18 @@ export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
     const { contract, name } = c.req.valid("json");
     const key = c.var.idempotency;
-    const { row, statement } = db.insertSchemaStatement(c.env.DB, c.var.accountId, contract, name ?? null, Date.now(), key);
+    const { row, statement } = db.insertSchemaStatement(accountDb(c), c.var.accountId, contract, name ?? null, Date.now(), key);
     const body = schemaJson(row);
     // With an Idempotency-Key, the schema is made only while this request holds the key, and the
     // key's response is stored in the same transaction: neither a crash between the two nor a
     // retry that took the key over can create the schema twice.
-    const [inserted] = await c.env.DB.batch(
+    const [inserted] = await accountDb(c).batch(
       key
-        ? [statement, completionStatement(c.env.DB, c.var.accountId, key, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
+        ? [statement, completionStatement(accountDb(c), c.var.accountId, key, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
         : [statement],
     );
     if (inserted.meta.changes !== 1) {
-      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
+      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
     }
     if (key) c.set("idempotencyRecorded", true);
@@ -211,25 +213,25 @@ export const schemasRouter = createRouter()
   .openapi(list, async (c) => {
     const { after, limit } = c.req.valid("query");
     // A malformed cursor names no schema: refused like any other, without a query.
-    const page = after === undefined || UUID.test(after) ? await schemaPageStream(c.env.DB, c.var.accountId, after?.toLowerCase(), limit) : null;
+    const page = after === undefined || UUID.test(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
     }
     return sendJsonText(c, page, 200);
   })
   .openapi(get, async (c) => {
-    const schema = await requireSchema(c.env.DB, c.var.accountId, c.req.valid("param").id);
+    const schema = await requireSchema(accountDb(c), c.var.accountId, c.req.valid("param").id);
     return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const schema = await db.updateSchema(c.env.DB, c.var.accountId, schemaKey(id), c.req.valid("json"), Date.now());
+    const schema = await db.updateSchema(accountDb(c), c.var.accountId, schemaKey(id), c.req.valid("json"), Date.now());
     if (!schema) throw schemaNotFound(id);
     return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
-    const deleted = await db.deleteSchema(c.env.DB, c.var.accountId, schemaKey(id));
+    const deleted = await db.deleteSchema(accountDb(c), c.var.accountId, schemaKey(id));
     if (!deleted) throw schemaNotFound(id);
     return c.body(null, 204);
   });

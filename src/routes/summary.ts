@@ -5,6 +5,7 @@ import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
 import { summaryExample } from "./examples";
+import { accountDb } from "../account-db";
 
 const TotalSchema = z.object({
   count: z.number().int(),
@@ -79,7 +80,7 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
   const grouped = q.group_by === "customer_uuid";
   const limit = q.limit ?? 50;
   const query: SummaryQuery = { customerUuid: q.customer_uuid, range, ...(grouped ? { byCustomer: { after: q.after, limit } } : {}) };
-  const rows = await summaryRows(c.env.DB, c.var.accountId, query, now);
+  const rows = await summaryRows(accountDb(c), c.var.accountId, query, now);
   const ranged = range.gte !== undefined || range.lt !== undefined;
   const key = (customer: string) => (grouped ? customer : "");
 

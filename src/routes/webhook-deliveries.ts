@@ -13,6 +13,7 @@ import { sendSigned } from "../notifications/send";
 import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody } from "./models";
 import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
 import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
+import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({
   after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
@@ -122,15 +123,15 @@ export const webhookDeliveriesRouter = createRouter()
   .openapi(deliveries, async (c) => {
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const filters = { notificationId: query.notification_id, status: query.status };
-    const page = await attemptsPage(c.env.DB, c.var.accountId, endpoint.id, filters, query.after, query.limit);
+    const page = await attemptsPage(accountDb(c), c.var.accountId, endpoint.id, filters, query.after, query.limit);
     if (!page.cursorValid) throw unknownCursor(query.after!, "this endpoint's delivery attempts");
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
   })
   .openapi(test, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const eventId = `test_${uuidv7().replaceAll("-", "")}`;
     const now = Date.now();
     const sent = await sendSigned(c.env, endpoint.url, signingSecrets(endpoint, now), eventId, testEventJson(eventId, endpoint.id, now));

@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors";
 import { getEndpoint } from "../db/webhooks";
 import { webhookEndpointExample } from "./examples";
+import type { D1 } from "../shards";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -14,7 +15,7 @@ export const endpointNotFound = (id: string) =>
   new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);
 
 /** The account's endpoint with this id, or WEBHOOK_ENDPOINT_NOT_FOUND (also for another account's, or a malformed id). */
-export async function requireEndpoint(database: D1Database, accountId: string, id: string) {
+export async function requireEndpoint(database: D1, accountId: string, id: string) {
   const endpoint = UUID.test(id) ? await getEndpoint(database, accountId, id.toLowerCase()) : null;
   if (!endpoint) throw endpointNotFound(id);
   return endpoint;

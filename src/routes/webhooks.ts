@@ -17,6 +17,7 @@ import { webhookUrlProblem } from "../notifications/webhook-url";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
 import { webhookEndpointExample } from "./examples";
 import { EndpointIdParam, endpointNotFound, iso, requireEndpoint } from "./webhook-endpoint";
+import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
@@ -172,30 +173,30 @@ export const webhooksRouter = createRouter()
     const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint)));
     // With an Idempotency-Key: made only while this request holds the key, and its answer (with
     // the secret shown once) recorded in the same transaction, so a retry never makes a second.
-    const insert = db.insertEndpointStatement(c.env.DB, endpoint, key && whileHeld(c.var.accountId, key));
-    const [inserted] = await c.env.DB.batch(
-      key ? [insert, completionStatement(c.env.DB, c.var.accountId, key, 201, answer, { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] })] : [insert],
+    const insert = db.insertEndpointStatement(accountDb(c), endpoint, key && whileHeld(c.var.accountId, key));
+    const [inserted] = await accountDb(c).batch(
+      key ? [insert, completionStatement(accountDb(c), c.var.accountId, key, 201, answer, { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] })] : [insert],
     );
     if (inserted.meta.changes !== 1) {
-      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
+      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
       throw new ApiError("WEBHOOK_ENDPOINT_LIMIT_REACHED", `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`);
     }
     if (key) c.set("idempotencyRecorded", true);
     return sendJsonText(c, answer as JsonText<z.infer<typeof WithSecretSchema>>, 201);
   })
   .openapi(list, async (c) => {
-    const rows = await db.listEndpoints(c.env.DB, c.var.accountId);
+    const rows = await db.listEndpoints(accountDb(c), c.var.accountId);
     return c.json({ data: rows.map(endpointView) }, 200);
   })
   .openapi(get, async (c) => {
-    return c.json(endpointView(await requireEndpoint(c.env.DB, c.var.accountId, c.req.valid("param").id)), 200);
+    return c.json(endpointView(await requireEndpoint(accountDb(c), c.var.accountId, c.req.valid("param").id)), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
-    const row = await db.updateEndpoint(c.env.DB, c.var.accountId, endpoint.id, {
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
+    const row = await db.updateEndpoint(accountDb(c), c.var.accountId, endpoint.id, {
       url: body.url,
       description: body.description,
       enabledEvents: body.enabled_events,
@@ -206,25 +207,25 @@ export const webhooksRouter = createRouter()
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
-    if (!(await db.deleteEndpoint(c.env.DB, c.var.accountId, endpoint.id))) throw endpointNotFound(id);
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
+    if (!(await db.deleteEndpoint(accountDb(c), c.var.accountId, endpoint.id))) throw endpointNotFound(id);
     return c.body(null, 204);
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
     const key = c.var.idempotency;
-    const endpoint = await requireEndpoint(c.env.DB, c.var.accountId, id);
+    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const now = Date.now();
     const secret = newWebhookSecret();
-    const rotate = db.rotateSecretStatement(c.env.DB, endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
+    const rotate = db.rotateSecretStatement(accountDb(c), endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
     // With an Idempotency-Key, the answer (the new secret, shown once) is recorded in the same
     // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
     const answer = db.endpointWithSecretJson(endpoint.id, secret, iso(endpoint.created_at), iso(now));
     const onlyIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
-    const [rotated] = await c.env.DB.batch<db.EndpointRow>(key ? [rotate, completionStatement(c.env.DB, c.var.accountId, key, 200, answer, onlyIf)] : [rotate]);
+    const [rotated] = await accountDb(c).batch<db.EndpointRow>(key ? [rotate, completionStatement(accountDb(c), c.var.accountId, key, 200, answer, onlyIf)] : [rotate]);
     const row = rotated.results[0];
     if (!row) {
-      await refuseIfKeyLost(c.env.DB, c.var.accountId, key);
+      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
       throw endpointNotFound(id); // deleted meanwhile
     }
     if (key) c.set("idempotencyRecorded", true);

@@ -7,6 +7,7 @@ import { env, SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
 import { contract, createAccount, freshAlias } from "../support/api";
+import { accountDatabases, shardDb } from "../../src/shards";
 
 const BASE = "https://api.test";
 const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
@@ -194,10 +195,14 @@ describe("the TypeScript client", () => {
       const request = new Request(input, init);
       if (!(request.method === "POST" && request.url.endsWith("/v1/events")) || ++posts > 1) return worker(request);
       await worker(request);
-      // The first attempt recorded its event, then died holding the key for one more second.
-      await env.DB.prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
-        .bind(Date.now() + 1000, request.headers.get("Idempotency-Key"))
-        .run();
+      // The first attempt recorded its event, then died holding the key for one more second (the
+      // key is on the account's shard, whichever it is).
+      for (const shard of accountDatabases(env)) {
+        await shardDb(env, shard)
+          .prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
+          .bind(Date.now() + 1000, request.headers.get("Idempotency-Key"))
+          .run();
+      }
       return new Response("bad gateway", { status: 502 });
     };
     const client = await clientFor(flaky);

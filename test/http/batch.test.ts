@@ -1,7 +1,6 @@
 /** POST /v1/events/batch (decisions.md §4 "Batches"): per-item results, order, keys, limits. */
 import { describe, expect, it, vi } from "vitest";
-import { env } from "cloudflare:test";
-import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount } from "../support/api";
+import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 type Item = { candidate_alias: string; type: string; value?: unknown; idempotency_key?: string };
@@ -231,7 +230,7 @@ describe("POST /v1/events/batch", () => {
       const winner = read.events.find((e: any) => e.matched);
       expect(read.events.slice(0, read.events.indexOf(winner)).every((e: any) => e.value < 100)).toBe(true);
       expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at });
-      const index = await env.DB.prepare(`SELECT version FROM candidates WHERE alias = ?`).bind(alias).first<{ version: number }>();
+      const index = await dbOf(account).prepare(`SELECT version FROM candidates WHERE alias = ?`).bind(alias).first<{ version: number }>();
       expect(index!.version).toBe(2); // created, then fulfilled: one change of the timeline
     }
   });

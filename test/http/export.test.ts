@@ -1,10 +1,9 @@
 /** GET /v1/candidates/export (decisions.md §4 "Metadata and export"): the list's filters, as CSV. */
 import { describe, expect, it } from "vitest";
-import { env } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
 import { candidateIndexStatement } from "../../src/db/candidates";
 import type { CandidateRecord } from "../../src/candidate/record";
-import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 /** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
@@ -124,7 +123,7 @@ describe("GET /v1/candidates/export", () => {
       version: 1,
     }));
     for (let i = 0; i < records.length; i += 100) {
-      await env.DB.batch(records.slice(i, i + 100).map((r) => candidateIndexStatement(env.DB, r, "OPEN")));
+      await dbOf(account).batch(records.slice(i, i + 100).map((r) => candidateIndexStatement(dbOf(account), r, "OPEN")));
     }
     const rows = await rowsOf(account);
     expect(rows).toHaveLength(records.length);

@@ -5,8 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { env } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
 import { ERROR_CODES } from "../../src/errors";
 
 let victim: TestAccount;
@@ -36,7 +35,7 @@ beforeAll(async () => {
  */
 async function storedState() {
   const rows = async (table: string) =>
-    (await env.DB.prepare(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`).bind(victim.id).all()).results;
+    (await dbOf(victim).prepare(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`).bind(victim.id).all()).results;
   const object = await inCandidate(alias, (_instance, state) => ({
     candidate: state.storage.sql.exec(`SELECT * FROM candidate`).toArray(),
     events: state.storage.sql.exec(`SELECT * FROM events ORDER BY seq`).toArray(),

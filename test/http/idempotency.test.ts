@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env } from "cloudflare:test";
 import worker from "../../src/index";
-import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 const post = (account: TestAccount, path: string, json: unknown, key?: string) =>
@@ -129,7 +129,7 @@ describe("Idempotency-Key", () => {
     await post(account, "/v1/events", body, k);
     // As if the first request were still running: no result recorded, lock in the future.
     const clock = useClock();
-    await env.DB.prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
+    await dbOf(account).prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
       .bind(clock.now() + 20_000, k)
       .run();
     const res = await post(account, "/v1/events", body, k);
@@ -153,7 +153,7 @@ describe("Idempotency-Key", () => {
       const first = await post(account, path, body, k);
       expect(first.status).toBeLessThan(300);
       // The change happened, but the response was never recorded and the lock has lapsed.
-      await env.DB.prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
+      await dbOf(account).prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
         .bind(clock.now() - 1, k)
         .run();
       clock.advance(1000);
@@ -172,7 +172,7 @@ describe("Idempotency-Key", () => {
     const k = key();
     const body = { contract: contract({ price: 7 }) };
     // Recording the key's response fails, as a Worker dying right after the schema write would.
-    await env.DB.exec(
+    await dbOf(account).exec(
       `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
     );
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
@@ -180,7 +180,7 @@ describe("Idempotency-Key", () => {
     try {
       first = await post(account, "/v1/schemas", body, k);
     } finally {
-      await env.DB.exec(`DROP TRIGGER die_recording`);
+      await dbOf(account).exec(`DROP TRIGGER die_recording`);
       errors.mockRestore();
     }
     expect(first.status).toBe(500);
@@ -229,7 +229,7 @@ describe("Idempotency-Key", () => {
     const fresh = key();
     await post(account, "/v1/schemas", { contract: contract() }, fresh);
     await worker.scheduled(createScheduledController(), env);
-    const { results } = await env.DB.prepare(`SELECT key FROM idempotency_keys WHERE account_id = ?`).bind(account.id).all();
+    const { results } = await dbOf(account).prepare(`SELECT key FROM idempotency_keys WHERE account_id = ?`).bind(account.id).all();
     expect(results.map((r) => r.key)).toEqual([fresh]);
   });
 });

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { addKey, call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
 import { PERMISSIONS, type Permission } from "../../src/domain/permissions";
+import { accountDatabases, shardDb } from "../../src/shards";
 
 const doc = (await call("GET", "/v1/openapi.json")).body;
 
@@ -51,15 +52,18 @@ function bodyOf(op: any): unknown {
   return json.example ?? doc.components.schemas[json.schema.$ref?.split("/").pop()]?.example ?? {};
 }
 
-/** Every row of every table that belongs to the account (but when a key was last used). */
+/** Every row of every table, on the primary and every shard, that belongs to the account (but when a key was last used). */
 async function accountState(accountId: string): Promise<string[]> {
-  const tables = await env.DB.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`).all<{ name: string }>();
   const rows: string[] = [];
-  for (const { name } of tables.results) {
-    const columns = await env.DB.prepare(`SELECT name FROM pragma_table_info(?)`).bind(name).all<{ name: string }>();
-    if (!columns.results.some((c) => c.name === "account_id")) continue;
-    const { results } = await env.DB.prepare(`SELECT * FROM "${name}" WHERE account_id = ?`).bind(accountId).all<Record<string, unknown>>();
-    for (const row of results) rows.push(`${name} ${JSON.stringify({ ...row, last_used_at: undefined })}`);
+  for (const shard of accountDatabases(env)) {
+    const db = shardDb(env, shard);
+    const tables = await db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`).all<{ name: string }>();
+    for (const { name } of tables.results) {
+      const columns = await db.prepare(`SELECT name FROM pragma_table_info(?)`).bind(name).all<{ name: string }>();
+      if (!columns.results.some((c) => c.name === "account_id")) continue;
+      const { results } = await db.prepare(`SELECT * FROM "${name}" WHERE account_id = ?`).bind(accountId).all<Record<string, unknown>>();
+      for (const row of results) rows.push(`${shard} ${name} ${JSON.stringify({ ...row, last_used_at: undefined })}`);
+    }
   }
   return rows.sort();
 }

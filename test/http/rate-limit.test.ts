@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, contract, createAccount } from "../support/api";
+import { call, contract, createAccount, dbOf } from "../support/api";
 
 /**
  * The local limiter counts in windows aligned to the real clock. Start the burst early in a
@@ -45,15 +45,15 @@ describe("rate limiting", () => {
     expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(over.headers.get("RateLimit-Remaining")).toBe("0");
-    const schemas = await env.DB.prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(busy.id).first();
+    const schemas = await dbOf(busy).prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(busy.id).first();
     expect(schemas).toEqual({ n: 0 }); // the refused POST created nothing
     // A refused read does no work: with the list index gone, running it would be a 500.
-    await env.DB.exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
+    await dbOf(busy).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
     let read;
     try {
       read = await call("GET", "/v1/candidates", { token: busy.token });
     } finally {
-      await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
+      await dbOf(busy).exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
     expect(read.status).toBe(429);
     expect(read.body.error.code).toBe("RATE_LIMITED");

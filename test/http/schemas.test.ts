@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { env, SELF } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
-import { call, client, contract, createAccount } from "../support/api";
+import { call, client, contract, createAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 describe("POST /v1/schemas", () => {
@@ -145,13 +145,13 @@ describe("POST /v1/schemas", () => {
 
   it("refuses the 1,001st schema of an account with 409 SCHEMA_LIMIT_REACHED", async () => {
     const account = await createAccount();
-    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`);
+    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`);
     const rows = Array.from({ length: 1000 }, () => stmt.bind(uuidv7(), account.id, JSON.stringify(contract())));
-    await env.DB.batch(rows);
+    await dbOf(account).batch(rows);
     const res = await client(account).post("/v1/schemas", { contract: contract() });
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("SCHEMA_LIMIT_REACHED");
-    const { n } = (await env.DB.prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<{ n: number }>())!;
+    const { n } = (await dbOf(account).prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<{ n: number }>())!;
     expect(n).toBe(1000);
   });
 });
@@ -178,9 +178,9 @@ describe("GET /v1/schemas", () => {
     const account = await createAccount();
     const api = client(account);
     // Seven schemas, created_at 0,0,0,1,1,1,1 (ids unordered against it): page boundaries fall among ties.
-    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, 0)`);
+    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, 0)`);
     const rows = Array.from({ length: 7 }, (_, i) => ({ id: uuidv7(), createdAt: i % 2 === 0 && i < 6 ? 0 : 1 }));
-    await env.DB.batch(rows.map((r) => stmt.bind(r.id, account.id, JSON.stringify(contract()), r.createdAt)));
+    await dbOf(account).batch(rows.map((r) => stmt.bind(r.id, account.id, JSON.stringify(contract()), r.createdAt)));
     await client(await createAccount()).post("/v1/schemas", { contract: contract() }); // another account's: never listed
     const expected = [...rows].sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1)).map((r) => r.id);
 
@@ -234,11 +234,11 @@ describe("GET /v1/schemas at its limit", () => {
     const account = await createAccount();
     // One in ten contracts near the body limit: a body of about 6 MB.
     const big = JSON.stringify(contract({ fulfillment_condition: { event: "e", match: { pad: "p".repeat(60_000) } } }));
-    const stmt = env.DB.prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`);
+    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`);
     const ids = Array.from({ length: 1000 }, () => uuidv7());
     // Created in ten batches; every page boundary falls among equal created_at values (ties by id).
     for (let b = 0; b < 10; b++) {
-      await env.DB.batch(ids.slice(b * 100, b * 100 + 100).map((id, i) => stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0)));
+      await dbOf(account).batch(ids.slice(b * 100, b * 100 + 100).map((id, i) => stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0)));
     }
     const data: any[] = [];
     let after = "";
@@ -264,7 +264,7 @@ describe("GET /v1/schemas at its limit", () => {
     const streamed = await SELF.fetch("https://api.test/v1/schemas?limit=100", { headers: { Authorization: `Bearer ${account.token}` } });
     const reader = streamed.body!.getReader();
     await reader.read();
-    await env.DB.exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
+    await dbOf(account).exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
     try {
       const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
       let failed = false;
@@ -276,7 +276,7 @@ describe("GET /v1/schemas at its limit", () => {
       quiet.mockRestore();
       expect(failed).toBe(true);
     } finally {
-      await env.DB.exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
+      await dbOf(account).exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
     }
   }, 60_000);
 });

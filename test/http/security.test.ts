@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
-import { call, client, contract, createAccount, freshAlias, type ApiResponse, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, type ApiResponse, type TestAccount, dbOf } from "../support/api";
 
 async function ownerWithData() {
   const owner = await createAccount();
@@ -147,14 +147,14 @@ describe("secrets and internals", () => {
     responses.push(await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: "x", type: 5 } }));
 
     // An internal failure: the schemas table is unavailable.
-    await env.DB.exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
+    await dbOf(account).exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
     try {
       const failed = await call("GET", "/v1/schemas", { token: account.token });
       expect(failed.status).toBe(500);
       expect(failed.body.error).toMatchObject({ code: "INTERNAL_ERROR", type: "api_error" });
       responses.push(failed);
     } finally {
-      await env.DB.exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
+      await dbOf(account).exec(`ALTER TABLE schemas_offline RENAME TO schemas`);
     }
     expect(logged.join("\n")).toContain("no such table"); // the failure itself is logged...
 

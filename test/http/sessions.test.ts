@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env, SELF } from "cloudflare:test";
-import { addKey, call, client, contract, createAccount, type ApiResponse, type TestAccount } from "../support/api";
+import { addKey, call, client, contract, createAccount, type ApiResponse, type TestAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { PERMISSIONS } from "../../src/domain/permissions";
@@ -59,8 +59,8 @@ async function session(json: unknown) {
 const withCookie = (cookie: string, method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}) =>
   call(method, path, { json: options.json, headers: { Cookie: cookie, Origin: ORIGIN, "CF-Connecting-IP": address, ...options.headers } });
 
-const schemaCount = async (accountId: string) =>
-  (await env.DB.prepare(`SELECT count(*) AS n FROM schemas WHERE account_id = ?`).bind(accountId).first<number>("n"))!;
+const schemaCount = async (account: TestAccount) =>
+  (await dbOf(account).prepare(`SELECT count(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<number>("n"))!;
 
 const lastSeen = async (cookie: string) =>
   (await env.DB.prepare(`SELECT last_seen_at FROM sessions WHERE id_hash = ?`).bind(await sha256Hex(cookie.split("=")[1])).first<number>("last_seen_at"))!;
@@ -226,7 +226,7 @@ describe("the session cookie", () => {
     expectError(await withCookie(cookie, "GET", `/v1/schemas/${schema.id}`), 404, "SCHEMA_NOT_FOUND");
     expectError(await withCookie(cookie, "DELETE", `/v1/schemas/${schema.id}`), 404, "SCHEMA_NOT_FOUND");
     expectError(await withCookie(cookie, "GET", `/v1/api_keys/${theirs.tokenId}`), 404, "API_KEY_NOT_FOUND");
-    expect(await schemaCount(theirs.id)).toBe(1);
+    expect(await schemaCount(theirs)).toBe(1);
   });
 });
 
@@ -250,7 +250,7 @@ describe("cross-site requests", () => {
       expect(error.type, JSON.stringify(sent)).toBe("permission_error");
     }
     expectError(await withCookie(cookie, "DELETE", "/v1/api_keys/x", { headers: { Origin: "https://evil.test" } }), 403, "CROSS_SITE_REQUEST");
-    expect(await schemaCount(account.id)).toBe(0);
+    expect(await schemaCount(account)).toBe(0);
 
     // From its own origin it goes through, by either header...
     expect((await withCookie(cookie, "POST", "/v1/schemas", { json: body })).status).toBe(201);
@@ -259,7 +259,7 @@ describe("cross-site requests", () => {
     expect((await withCookie(cookie, "GET", "/v1/schemas", { headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } })).status).toBe(200);
     const bearer = await call("POST", "/v1/schemas", { token: account.token, json: body, headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } });
     expect(bearer.status).toBe(201);
-    expect(await schemaCount(account.id)).toBe(3);
+    expect(await schemaCount(account)).toBe(3);
   });
 
   it("refuses signing in or out from another origin", async () => {
@@ -402,7 +402,7 @@ describe("the hourly purge", () => {
     const count = async (table: string) => (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(account.id).first<number>("n"))!;
     expect([await count("sessions"), await count("sign_in_links")]).toEqual([2, 2]);
     clock.set(start + 7 * 24 * HOUR);
-    await purgeExpired(env.DB, clock.now());
+    await purgeExpired(env, clock.now());
     expect([await count("sessions"), await count("sign_in_links")]).toEqual([1, 1]);
     expectError(await withCookie(old, "GET", "/v1/schemas"), 401, "INVALID_SESSION");
     expect((await withCookie(recent, "GET", "/v1/schemas")).status).toBe(200);

@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
-import { client, createAccount } from "../support/api";
+import { client, createAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/examples";
 import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
@@ -220,7 +220,7 @@ describe("deliveries", () => {
     await handOff(deliveryOf(account, hook.id, notification.id));
     await runAttempts(hook.id);
     expect(await received(hook.name)).toEqual([]);
-    const { results } = await env.DB.prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ?`).bind(hook.id).all();
+    const { results } = await dbOf(account).prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ?`).bind(hook.id).all();
     expect(results).toEqual([]);
   });
 

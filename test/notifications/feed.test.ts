@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
-import { client, contract, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+import { client, contract, createAccount, freshAlias, objectOf, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 /** `count` candidates, each fulfilled by an event: one candidate.pending each, in that order. */
@@ -171,7 +171,7 @@ describe("GET /v1/notifications", () => {
     clock.advance(31 * 24 * 3_600_000);
     // Two flushes that committed in the other order than their clocks: n1 is first in the feed
     // but was stamped later, inside the 30 days.
-    await env.DB.prepare(`UPDATE notifications SET recorded_at = ? WHERE id = ?`).bind(clock.now() - 29 * 24 * 3_600_000, n1).run();
+    await dbOf(account).prepare(`UPDATE notifications SET recorded_at = ? WHERE id = ?`).bind(clock.now() - 29 * 24 * 3_600_000, n1).run();
     await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
     const tail = await client(account).get(`/v1/notifications?after=${read.next_cursor}`);
     expect(tail.body.data.map((n: any) => n.id)).toEqual([n3]);

@@ -47,18 +47,25 @@ describe("the outbox's hand-off to the queue", () => {
       const { alias } = await createCandidate(account, { review_window: 600 });
       // The next D1 transaction of the object (the fulfilling event's) waits, or fails.
       await inCandidate(alias, (instance: any) => {
-        const db = instance.env.DB;
+        const db: D1Database = instance.env[account.shard];
         let calls = 0;
         instance.env = {
           ...instance.env,
-          DB: Object.assign(Object.create(db), {
-            prepare: (...args: [string]) => db.prepare(...args),
-            batch: async (statements: D1PreparedStatement[]) => {
-              if (++calls === 1) {
-                if (fault === "fails") throw new Error("D1 unavailable");
-                await new Promise((resolve) => setTimeout(resolve, 300));
-              }
-              return db.batch(statements);
+          // The account's shard, reached through a session.
+          [account.shard]: Object.assign(Object.create(db), {
+            withSession: (start: string) => {
+              const session = db.withSession(start);
+              return {
+                prepare: (sql: string) => session.prepare(sql),
+                getBookmark: () => session.getBookmark(),
+                batch: async (statements: D1PreparedStatement[]) => {
+                  if (++calls === 1) {
+                    if (fault === "fails") throw new Error("D1 unavailable");
+                    await new Promise((resolve) => setTimeout(resolve, 300));
+                  }
+                  return session.batch(statements);
+                },
+              };
             },
           }),
         };

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, createAccount, createCandidate, inCandidate, objectOf, type TestAccount } from "../support/api";
+import { client, createAccount, createCandidate, inCandidate, objectOf, type TestAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** A candidate whose windows end a minute and then half a minute on. */
@@ -168,7 +168,7 @@ describe("one id per transition", () => {
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const notes = await feedOf(account, alias);
     expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause.kind])).toEqual([["candidate.pending", iso(t0 + 60_000), "activity_window_ended"]]);
-    const indexed = await env.DB.prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
+    const indexed = await dbOf(account).prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
     expect(indexed).toEqual({ settled_status: "PENDING", settle_due_at: t0 + 180_000 });
   });
 
@@ -176,12 +176,12 @@ describe("one id per transition", () => {
     const account = await createAccount();
     const clock = useClock();
     const { alias } = await candidate(account);
-    await env.DB.exec(`ALTER TABLE notifications RENAME TO notifications_offline`);
+    await dbOf(account).exec(`ALTER TABLE notifications RENAME TO notifications_offline`);
     let hit;
     try {
       hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
     } finally {
-      await env.DB.exec(`ALTER TABLE notifications_offline RENAME TO notifications`);
+      await dbOf(account).exec(`ALTER TABLE notifications_offline RENAME TO notifications`);
     }
     expect(hit.status).toBe(201);
     expect(errorLog.join("\n")).toMatch(/downstream write failed; the alarm retries it/);
@@ -232,10 +232,10 @@ describe("one id per transition", () => {
     clock.set(t0 + 61_000);
     await runDurableObjectAlarm(objectOf(alias));
     // As a row written before migration 0004 reads: settled OPEN, though the object is final.
-    await env.DB.prepare(`UPDATE candidates SET settled_status = 'OPEN' WHERE alias = ?`).bind(alias).run();
+    await dbOf(account).prepare(`UPDATE candidates SET settled_status = 'OPEN' WHERE alias = ?`).bind(alias).run();
     clock.set(t0 + 120_000);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
-    const row = await env.DB.prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
+    const row = await dbOf(account).prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
     if ((row as any).settled_status !== "FAILED") console.log("LOG", errorLog.join("\n"));
     expect(row).toEqual({ settled_status: "FAILED", settle_due_at: null });
     expect(await feedOf(account, alias)).toHaveLength(1);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { call, client, createAccount } from "../support/api";
+import { call, client, createAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
 
@@ -118,14 +118,14 @@ describe("a keyed endpoint create", () => {
     const clock = useClock();
     const headers = { "Idempotency-Key": `ep-${crypto.randomUUID()}` };
     const body = { url: "https://example.com/keyed" };
-    await env.DB.exec(
+    await dbOf(account).exec(
       `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
     );
     let first;
     try {
       first = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
     } finally {
-      await env.DB.exec(`DROP TRIGGER die_recording`);
+      await dbOf(account).exec(`DROP TRIGGER die_recording`);
     }
     expect(first.status).toBe(500);
     clock.advance(31_000);

@@ -3,8 +3,8 @@
  * decided, exactly once in effect however often they run, and everything survives eviction.
  */
 import { describe, expect, it, vi } from "vitest";
-import { env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
-import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { client, contract, createAccount, freshAlias, inCandidate, objectOf, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 async function stored(alias: string) {
@@ -100,17 +100,18 @@ describe("eviction", () => {
 describe("the D1 list index", () => {
   it("catches up through the alarm when its write fails, and never lists what does not exist", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const api = client(await createAccount());
+    const account = await createAccount();
+    const api = client(account);
     const clock = useClock();
     const alias = freshAlias();
-    await env.DB.exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
+    await dbOf(account).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
     try {
       const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
       expect(res.status).toBe(201);
       expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(200);
       expect(await stored(alias)).toMatchObject({ row: { indexed_version: 0 }, alarm: clock.now() + 2000 });
     } finally {
-      await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
+      await dbOf(account).exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
     expect((await api.get(`/v1/candidates`)).body.data).toEqual([]);
     expect(String(logged.mock.calls[0]?.[0])).toMatch(/downstream write failed/);

@@ -5,11 +5,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   abortAllDurableObjects,
-  env,
   evictDurableObject,
   runDurableObjectAlarm,
 } from "cloudflare:test";
-import { call, client, createAccount, createCandidate, type TestAccount, inCandidate, objectOf } from "../support/api";
+import { call, client, createAccount, createCandidate, type TestAccount, inCandidate, objectOf, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
 import { candidateIndexStatement } from "../../src/db/candidates";
@@ -148,12 +147,12 @@ describe("the D1 index unavailable when a change is accepted", () => {
     const clock = useClock();
     const alias = await candidate(account);
 
-    await env.DB.exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
+    await dbOf(account).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
     let accepted;
     try {
       accepted = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
     } finally {
-      await env.DB.exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
+      await dbOf(account).exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
     expect(accepted.status).toBe(201);
     expect(accepted.body.candidate.status).toBe("PENDING");
@@ -178,7 +177,7 @@ describe("the D1 index unavailable when a change is accepted", () => {
     await inCandidate(alias, async (instance: any) => {
       const current = instance.load().record;
       const stale = { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 };
-      await candidateIndexStatement(env.DB, stale, "OPEN").run();
+      await candidateIndexStatement(dbOf(account), stale, "OPEN").run();
     });
     const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);

@@ -3,8 +3,7 @@
  * status that only moves forward whoever saves; Idempotency-Key records dated like D1's.
  */
 import { describe, expect, it } from "vitest";
-import { env } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, inCandidate, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 import type { CandidateRpc } from "../../src/candidate/object";
 
@@ -50,6 +49,7 @@ describe("the settled status", () => {
       // alarm persists it. The create's own save after the await must not undo that.
       const creating = (instance as unknown as CandidateRpc).create({
         accountId: account.id,
+        shard: account.shard,
         alias,
         customerUuid: "c",
         schemaId: null,
@@ -91,7 +91,7 @@ describe("Idempotency-Key records", () => {
     const key = `k-${crypto.randomUUID()}`;
     const res = await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: { "Idempotency-Key": key } });
     expect(res.status).toBe(201);
-    const d1 = await env.DB.prepare(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`).bind(account.id, key).first();
+    const d1 = await dbOf(account).prepare(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`).bind(account.id, key).first();
     const object = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT created_at FROM requests WHERE key = ?`, key).one());
     expect(object.created_at).toBe(d1!.created_at);
 

@@ -53,6 +53,7 @@ export const deliveryOf = (account: TestAccount, endpointId: string, notificatio
   notification_id: notificationId,
   account_id: account.id,
   endpoint_id: endpointId,
+  shard: account.shard,
 });
 
 const endpointObject = (endpointId: string) => env.ENDPOINTS.getByName(endpointId) as unknown as DurableObjectStub & { enqueue(d: DeliveryMessage): Promise<void> };

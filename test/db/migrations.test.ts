@@ -66,6 +66,8 @@ describe("a database from before notifications and billing", () => {
       .bind(crypto.randomUUID(), account.id)
       .run();
     await applyD1Migrations(db(), after);
+    // Its account's data stays where it is: the primary is its shard (migration 0015).
+    expect(await db().prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(account.id).first("shard")).toBe("DB");
     const endpoint = await db().prepare(`SELECT retired_secrets FROM webhook_endpoints WHERE account_id = ?`).bind(account.id).first<{ retired_secrets: string }>();
     expect(JSON.parse(endpoint!.retired_secrets)).toEqual([{ secret: "whsec_old", until: 99 }]);
     const migrated = await db().prepare(`SELECT alias, price_units, price_scale, settled_status FROM candidates ORDER BY alias`).all();

@@ -7,6 +7,7 @@ import { env, SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
 import { contract, createAccount, freshAlias } from "../support/api";
+import { observeD1 } from "../support/d1-observer";
 import { accountDatabases, shardDb } from "../../src/shards";
 
 const BASE = "https://api.test";
@@ -53,6 +54,34 @@ describe("the TypeScript client", () => {
     const seen: string[] = [];
     for await (const candidate of client.candidates.list({ limit: 2 })) seen.push(candidate.candidate_alias);
     expect(seen).toEqual(aliases.reverse());
+  });
+
+  it("reads its own write: it sends back the newest Bookmark it was answered, where the read's D1 session starts", async () => {
+    const exchanges: { method: string; sent: string | null; answered: string | null }[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await worker(request);
+      exchanges.push({ method: request.method, sent: request.headers.get("Bookmark"), answered: response.headers.get("Bookmark") });
+      return response;
+    };
+    const client = await clientFor(recording);
+    const alias = freshAlias("own-write");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
+    const written = exchanges.at(-1)!.answered!;
+    expect(exchanges.at(-1)).toEqual({ method: "POST", sent: null, answered: expect.stringMatching(/^[0-9a-f]+(-[0-9a-f]+)+$/) });
+    const listed: string[] = [];
+    const d1 = await observeD1(async () => {
+      for await (const candidate of client.candidates.list()) listed.push(candidate.candidate_alias);
+    });
+    expect(listed).toEqual([alias]);
+    // The list went with the bookmark of the client's own write, and its D1 session started there.
+    expect(exchanges.at(-1)).toMatchObject({ method: "GET", sent: written });
+    expect(d1.sessions).toEqual([written]);
+    // The newest it has seen goes next: the list's, never older than the write's.
+    const read = exchanges.at(-1)!.answered!;
+    expect(read >= written).toBe(true);
+    await client.summary();
+    expect(exchanges.at(-1)!.sent).toBe(read);
   });
 
   it("covers metadata, voiding, the export, schema names and pages, and webhook tests", async () => {

@@ -12,6 +12,8 @@
  *   with exponential backoff and jitter; a call aborted by its `signal` stops with the signal's reason;
  * - every other error is one `CandidateContractError` with the API's `code`, `details` and `request_id`
  *   (a key without the permission a call needs: `PERMISSION_DENIED`, its message naming the permission);
+ * - the newest `Bookmark` the service answered goes back with every later call, so the client reads
+ *   its own writes whichever read replica answers;
  * - the API keys calls (`apiKeys`), whose POSTs take no Idempotency-Key and so are retried only after a 429;
  * - list helpers iterate every page;
  * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
@@ -167,6 +169,27 @@ const withIdempotencyKey: Middleware = {
   },
 };
 
+/**
+ * Read-your-writes (the service reads through D1 read replicas): every answer's `Bookmark` names
+ * the point of the database it saw or wrote; the newest one this client has had (bookmarks order
+ * as text) goes back with each later request, whose reads then see at least that point. One per
+ * client: a client is one account, whose data is in one database.
+ */
+function rememberBookmark(): Middleware {
+  let newest: string | null = null;
+  return {
+    onRequest({ request }) {
+      if (newest !== null && !request.headers.has("Bookmark")) request.headers.set("Bookmark", newest);
+      return request;
+    },
+    onResponse({ response }) {
+      const bookmark = response.headers.get("Bookmark");
+      if (bookmark && (newest === null || bookmark > newest)) newest = bookmark;
+      return undefined;
+    },
+  };
+}
+
 /** The CandidateContractError of a non-2xx answer: what the service said (its code, details, request id). */
 export async function errorFromResponse(response: Response, idempotencyKey: string | null = null): Promise<CandidateContractError> {
   const body = (await response
@@ -230,7 +253,8 @@ export function createCandidateContractClient(options: ClientOptions) {
     headers: options.token === undefined ? {} : { Authorization: `Bearer ${options.token}` },
     fetch: retryingFetch(options),
   });
-  api.use(withIdempotencyKey, throwOnError);
+  // Answers go through these last to first: the bookmark is kept before an error is thrown.
+  api.use(withIdempotencyKey, throwOnError, rememberBookmark());
   /** A call's signal, and a POST's Idempotency-Key when the caller gives one (else the client makes one per call). */
   const init = ({ idempotencyKey, signal }: CallOptions) => ({ signal, ...(idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {}) });
 

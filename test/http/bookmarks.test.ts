@@ -1,0 +1,81 @@
+/**
+ * Reads through D1's Sessions API (decisions.md §11 "Replicas"), seen through the runtime's own D1
+ * classes (test/support/d1-observer.ts): every response that read or wrote the account's shard
+ * carries the bookmark it reached; a read's session starts at the request's `Bookmark`, anywhere
+ * without one; a write's at the primary; a candidate object's index write brings its bookmark back
+ * to the Worker's response. (Locally one database answers every session; what these tests show
+ * is what each session was asked for and what each response said.)
+ */
+import { describe, expect, it } from "vitest";
+import { call, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { observeD1 } from "../support/d1-observer";
+import { endpoint, waitForReceived } from "../support/webhooks";
+
+const BOOKMARK = /^[0-9a-f]+(-[0-9a-f]+)+$/;
+
+const bookmarkOf = (res: { headers: Headers }) => res.headers.get("Bookmark");
+const get = (account: TestAccount, path: string, bookmark?: string) => call("GET", path, { token: account.token, headers: bookmark === undefined ? {} : { Bookmark: bookmark } });
+const post = (account: TestAccount, path: string, json: unknown) => call("POST", path, { token: account.token, json });
+
+describe("the Bookmark header", () => {
+  it("is on every read of the account's data: lists, summary, feed, export, delivery log", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account);
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    await waitForReceived(hook.name, 1);
+    for (const path of ["/v1/candidates", "/v1/summary", "/v1/notifications", "/v1/candidates/export", `/v1/webhook_endpoints/${hook.id}/deliveries`, "/v1/schemas"]) {
+      const res = await get(account, path);
+      expect(res.status, path).toBe(200);
+      expect(bookmarkOf(res), path).toMatch(BOOKMARK);
+    }
+    // The keys are the primary's, read without a session: no bookmark of the account's shard.
+    expect(bookmarkOf(await get(account, "/v1/api_keys"))).toBeNull();
+  });
+
+  it("on a write is the bookmark of what it wrote, its candidate object's index write included", async () => {
+    const account = await createAccount();
+    const schema = bookmarkOf(await post(account, "/v1/schemas", { contract: contract() }))!;
+    const alias = freshAlias();
+    const created = bookmarkOf(await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias }))!;
+    const fulfilled = bookmarkOf(await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }))!;
+    expect(schema).toMatch(BOOKMARK);
+    // D1 orders bookmarks as text: each write's is later than the one before.
+    expect(created > schema).toBe(true);
+    expect(fulfilled > created).toBe(true);
+    // An event that changes nothing the index shows writes nothing to D1: no bookmark to give.
+    expect(bookmarkOf(await post(account, "/v1/events", { candidate_alias: alias, type: "view" }))).toBeNull();
+    const other = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: other });
+    const batch = await post(account, "/v1/events/batch", { events: [{ candidate_alias: other, type: "purchase", value: 150 }, { candidate_alias: alias, type: "view" }] });
+    expect(batch.body.data.map((r: any) => r.status)).toEqual([201, 201]);
+    expect(bookmarkOf(batch)! > fulfilled).toBe(true);
+  });
+
+  it("starts a read's D1 session at the request's bookmark, anywhere without one, and a write's at the primary", async () => {
+    const account = await createAccount();
+    const written = bookmarkOf(await post(account, "/v1/schemas", { contract: contract() }))!;
+    let res!: Awaited<ReturnType<typeof get>>;
+    const read = await observeD1(async () => (res = await get(account, "/v1/schemas", written)));
+    expect(read.sessions).toEqual([written]);
+    expect(res.body.data).toHaveLength(1);
+    expect(bookmarkOf(res)! >= written).toBe(true);
+    expect((await observeD1(() => get(account, "/v1/summary"))).sessions).toEqual(["first-unconstrained"]);
+    // A write reads what it writes beside on the primary; the request's bookmark is not needed.
+    const write = await observeD1(() => call("POST", "/v1/candidates", { token: account.token, json: { customer_uuid: "c", candidate_alias: freshAlias() }, headers: { Bookmark: written } }));
+    expect(write.sessions).toEqual(["first-primary", "first-primary"]); // the Worker's (the schema), the object's (the index)
+  });
+
+  it("is refused at its header when it is no bookmark, before anything is read", async () => {
+    const account = await createAccount();
+    for (const wrong of ["", "not a bookmark", "0".repeat(257), "00000000-0000002a-00000000-zz"]) {
+      let res!: Awaited<ReturnType<typeof get>>;
+      const use = await observeD1(async () => (res = await get(account, "/v1/candidates", wrong)));
+      expect(res.status, wrong).toBe(400);
+      expect(res.body.error.code).toBe("VALIDATION_ERROR");
+      expect(res.body.error.details).toEqual([{ path: "Bookmark", message: expect.stringMatching(/^is not a bookmark: send back the `Bookmark` header of an earlier response/) }]);
+      expect(use.sessions).toEqual([]);
+    }
+  });
+});

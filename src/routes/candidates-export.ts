@@ -11,7 +11,7 @@ import { csvLine } from "../domain/csv";
 import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
-import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder } from "./models";
+import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder, READS_ACCOUNT_DATA } from "./models";
 import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */
@@ -63,10 +63,11 @@ const exportRoute = createRoute("candidates:read", {
     "the request: RFC 4180 CSV in UTF-8 with a header row. `price` is written in plain decimal notation, exactly as " +
     "stored; `metadata` as JSON. Streamed, so a large export starts at once.",
   middleware: [foldMetadataQuery],
+  ...READS_ACCOUNT_DATA,
   request: { query: ExportQuery },
   responses: {
     200: {
-      ...jsonResponse("The CSV file.", z.string()),
+      ...jsonResponse("The CSV file.", z.string(), undefined, { bookmark: true }),
       content: {
         "text/csv": {
           schema: z.string().openapi({ format: "binary" }),

@@ -29,6 +29,7 @@ import {
   sendJsonText,
   withJsonBody,
   withPostBody,
+  READS_ACCOUNT_DATA,
 } from "./models";
 import { accountDb, noteBookmark } from "../account-db";
 import type { D1 } from "../shards";
@@ -81,7 +82,7 @@ const UpdateBody = z
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true });
+const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true, bookmark: true });
 
 const create = createRoute("candidates:write", {
   method: "post",
@@ -116,12 +117,14 @@ const list = createRoute("candidates:read", {
   tags: ["Candidates"],
   summary: "List candidates, newest first",
   middleware: [foldMetadataQuery],
+  ...READS_ACCOUNT_DATA,
   request: { query: ListQuery },
   responses: {
     200: jsonResponse(
       "A page of candidates; pass `next_cursor` as `after` for the next one.",
       z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
       { data: [candidateExample], next_cursor: candidateExample.id },
+      { bookmark: true },
     ),
     ...errorResponses("VALIDATION_ERROR"),
   },
@@ -136,7 +139,7 @@ const update = createRoute("candidates:write", {
   description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
   ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
   responses: {
-    200: jsonResponse("The candidate, with its metadata as changed.", CandidateSchema, { ...createdCandidateExample, metadata: { region: "us" } }),
+    200: jsonResponse("The candidate, with its metadata as changed.", CandidateSchema, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
     ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });

@@ -101,7 +101,7 @@ const submit = createRoute("events:write", {
   description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
   ...withPostBody(EventBody),
   responses: {
-    201: jsonResponse("The recorded event and the candidate after it.", RecordedEventSchema, { event: eventExample, candidate: candidateExample }, { replayable: true }),
+    201: jsonResponse("The recorded event and the candidate after it.", RecordedEventSchema, { event: eventExample, candidate: candidateExample }, { replayable: true, bookmark: true }),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
   },
 });
@@ -136,7 +136,7 @@ const submitBatch = createRoute("events:write", {
           },
         ],
       },
-      { replayable: true },
+      { replayable: true, bookmark: true },
     ),
     ...errorResponses(...POST_ERRORS),
   },

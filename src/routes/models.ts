@@ -101,6 +101,11 @@ export const HEADER_COMPONENTS = {
   "Idempotent-Replayed": header("`true` when this is the stored response to an earlier request with the same `Idempotency-Key`."),
   "Retry-After": header("Seconds to wait before trying again (on `409 IDEMPOTENCY_KEY_IN_USE`: until the first request completes or its hold lapses).", "integer"),
   "WWW-Authenticate": header("`Bearer`: how to authenticate."),
+  Bookmark: header(
+    "The point of the account's database this request read or wrote (the service reads through D1 read replicas). Send " +
+      "the newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own " +
+      "writes included. Absent when the request read or wrote none of it (an event that changed nothing lists show).",
+  ),
 };
 type HeaderName = keyof typeof HEADER_COMPONENTS;
 const refs = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
@@ -108,13 +113,36 @@ const refs = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => 
 /** Headers of every /v1 response but the OpenAPI document. */
 const COMMON_HEADERS = refs("Request-Id", "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset");
 const REPLAYED_HEADER = refs("Idempotent-Replayed");
+const BOOKMARK_HEADER = refs("Bookmark");
 
-/** A success response: its JSON schema, an example, and the headers every response carries. */
-export const jsonResponse = (description: string, schema: z.ZodType, example?: unknown, { replayable = false } = {}) => ({
+/**
+ * A success response: its JSON schema, an example, and the headers every response carries;
+ * `replayable` for a POST's (Idempotency-Key), `bookmark` for one that reads or writes the
+ * account's data in D1 (account-db.ts).
+ */
+export const jsonResponse = (description: string, schema: z.ZodType, example?: unknown, { replayable = false, bookmark = false } = {}) => ({
   description,
-  headers: { ...COMMON_HEADERS, ...(replayable ? REPLAYED_HEADER : {}) },
+  headers: { ...COMMON_HEADERS, ...(replayable ? REPLAYED_HEADER : {}), ...(bookmark ? BOOKMARK_HEADER : {}) },
   content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
 });
+
+/**
+ * The request's `Bookmark`, on the reads of the account's data (account-db.ts checks it). A plain
+ * parameter, as Idempotency-Key is, and without an example: the reference's "Test Request" would
+ * send a made-up one.
+ */
+const BOOKMARK_PARAMETER = {
+  name: "Bookmark",
+  in: "header",
+  required: false,
+  schema: { type: "string", minLength: 1, maxLength: 256 },
+  description:
+    "The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote " +
+    "(your own writes included), whichever replica answers. Left out, it may see a replica a moment behind.",
+} as const;
+
+/** What a read of the account's data through its D1 session declares: the Bookmark parameter. */
+export const READS_ACCOUNT_DATA = { parameters: [BOOKMARK_PARAMETER] };
 
 /** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
 export function errorResponses(...codes: ErrorCode[]) {

@@ -6,7 +6,7 @@ import { ApiError } from "../errors";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
-import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody } from "./models";
+import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
 import { notificationExample, webhookEndpointExample } from "./examples";
 import { requireEndpoint } from "./webhook-endpoint";
 import { accountDb } from "../account-db";
@@ -52,12 +52,14 @@ const list = createRoute("notifications:read", {
   description:
     "Every notification of the account in the order recorded, kept 30 days. Tailing it with `after` set to the last id seen " +
     "gives every notification exactly once.",
+  ...READS_ACCOUNT_DATA,
   request: { query: FeedQuery },
   responses: {
     200: jsonResponse(
       "A page of notifications; `next_cursor` is the last id when more exist, else null.",
       z.object({ data: z.array(NotificationSchema), next_cursor: z.string().nullable() }),
       { data: [notificationExample], next_cursor: null },
+      { bookmark: true },
     ),
     ...errorResponses("VALIDATION_ERROR"),
   },
@@ -69,9 +71,10 @@ const get = createRoute("notifications:read", {
   operationId: "getNotification",
   tags: ["Notifications"],
   summary: "Get a notification (extension)",
+  ...READS_ACCOUNT_DATA,
   request: { params: IdParam },
   responses: {
-    200: jsonResponse("The notification, as delivered.", NotificationSchema, notificationExample),
+    200: jsonResponse("The notification, as delivered.", NotificationSchema, notificationExample, { bookmark: true }),
     ...errorResponses("NOTIFICATION_NOT_FOUND"),
   },
 });
@@ -89,7 +92,7 @@ const resend = createRoute("webhooks:write", {
       "The delivery is queued; its attempts appear in the endpoint's deliveries.",
       z.object({ delivery_id: z.string().uuid(), notification_id: z.string(), webhook_endpoint_id: z.string().uuid() }),
       { delivery_id: "01936f22-0000-7000-8000-000000000002", notification_id: notificationExample.id, webhook_endpoint_id: webhookEndpointExample.id },
-      { replayable: true },
+      { replayable: true, bookmark: true },
     ),
     ...errorResponses(...POST_ERRORS, "NOTIFICATION_NOT_FOUND", "WEBHOOK_ENDPOINT_NOT_FOUND", "INVALID_STATE"),
   },

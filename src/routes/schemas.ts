@@ -22,6 +22,7 @@ import {
   unknownCursor,
   withJsonBody,
   withPostBody,
+  READS_ACCOUNT_DATA,
 } from "./models";
 import { accountDb } from "../account-db";
 import type { D1 } from "../shards";
@@ -125,7 +126,7 @@ const ListQuery = z.strictObject({
   limit: DefaultPageLimitSchema,
 });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
-const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable });
+const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable, bookmark: true });
 
 const create = createRoute("schemas:write", {
   method: "post",
@@ -146,12 +147,14 @@ const list = createRoute("schemas:read", {
   description:
     "Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; " +
     "an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.",
+  ...READS_ACCOUNT_DATA,
   request: { query: ListQuery },
   responses: {
     200: jsonResponse(
       "A page of schemas; pass `next_cursor` as `after` for the next one.",
       z.object({ data: z.array(SchemaSchema), next_cursor: z.string().uuid().nullable() }),
       { data: [schemaExample], next_cursor: schemaExample.id },
+      { bookmark: true },
     ),
     ...errorResponses("VALIDATION_ERROR"),
   },
@@ -163,6 +166,7 @@ const get = createRoute("schemas:read", {
   operationId: "getSchema",
   tags: ["Schemas"],
   summary: "Get a schema",
+  ...READS_ACCOUNT_DATA,
   request: { params: IdParam },
   responses: { 200: schemaResponse("The schema."), ...errorResponses("SCHEMA_NOT_FOUND") },
 });
@@ -186,7 +190,7 @@ const remove = createRoute("schemas:write", {
   summary: "Delete a schema (extension)",
   description: "Existing candidates keep the contract they were created with.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaSchema).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaSchema, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
 });
 
 export const schemasRouter = createRouter()

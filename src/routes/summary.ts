@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
-import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp } from "./models";
+import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp, READS_ACCOUNT_DATA } from "./models";
 import { summaryExample } from "./examples";
 import { accountDb } from "../account-db";
 
@@ -50,12 +50,14 @@ const summary = createRoute("billing:read", {
   description:
     "Per status: how many candidates are in it now with `status_since` in the range, and the exact decimal sum of their prices. " +
     "`CONFIRMED` with a month's range is that month's bill. With `group_by=customer_uuid`, one summary per customer.",
+  ...READS_ACCOUNT_DATA,
   request: { query: SummaryQuerySchema },
   responses: {
     200: jsonResponse(
       "The summary; with `group_by`, `{ data, next_cursor }`.",
       z.union([SummarySchema, z.object({ data: z.array(CustomerSummarySchema), next_cursor: z.string().nullable() })]),
       summaryExample,
+      { bookmark: true },
     ),
     ...errorResponses("VALIDATION_ERROR"),
   },

@@ -10,7 +10,7 @@ import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-d
 import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
-import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody } from "./models";
+import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
 import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
 import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
 import { accountDb } from "../account-db";
@@ -88,12 +88,14 @@ const deliveries = createRoute("webhooks:read", {
     "Every attempt to deliver a notification to this endpoint, kept 30 days. An attempt is `pending` from the start of its request " +
     "until it is answered; a failed one that will be retried says when (`next_attempt_at`). Filter by `notification_id` to follow " +
     "one notification, or by `status`.",
+  ...READS_ACCOUNT_DATA,
   request: { params: EndpointIdParam, query: DeliveriesQuery },
   responses: {
     200: jsonResponse(
       "A page of attempts; pass `next_cursor` as `after` for the next one.",
       z.object({ data: z.array(DeliveryAttemptSchema), next_cursor: z.string().nullable() }),
       { data: [deliveryAttemptExample, failedAttemptExample], next_cursor: null },
+      { bookmark: true },
     ),
     ...errorResponses("VALIDATION_ERROR", "WEBHOOK_ENDPOINT_NOT_FOUND"),
   },
@@ -114,7 +116,7 @@ const test = createRoute("webhooks:write", {
     optional: true,
   }),
   responses: {
-    200: jsonResponse("The attempt: what the endpoint answered, or why it did not.", TestAttemptSchema, webhookTestExample, { replayable: true }),
+    200: jsonResponse("The attempt: what the endpoint answered, or why it did not.", TestAttemptSchema, webhookTestExample, { replayable: true, bookmark: true }),
     ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
   },
 });

@@ -14,7 +14,7 @@ import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
 import { refuseIfKeyLost } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody } from "./models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./models";
 import { webhookEndpointExample } from "./examples";
 import { EndpointIdParam, endpointNotFound, iso, requireEndpoint } from "./webhook-endpoint";
 import { accountDb } from "../account-db";
@@ -65,9 +65,9 @@ const UpdateBody = z
   })
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
-const endpointResponse = (description: string) => jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample);
+const endpointResponse = (description: string) => jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });
 const withSecretResponse = (description: string) =>
-  jsonResponse(description, WithSecretSchema, { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" }, { replayable: true });
+  jsonResponse(description, WithSecretSchema, { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" }, { replayable: true, bookmark: true });
 
 function endpointView(row: db.EndpointRow) {
   return {
@@ -108,8 +108,9 @@ const list = createRoute("webhooks:read", {
   operationId: "listWebhookEndpoints",
   tags: ["Webhooks"],
   summary: "List webhook endpoints, newest first (extension)",
+  ...READS_ACCOUNT_DATA,
   responses: {
-    200: jsonResponse("Every endpoint of the account, without secrets.", z.object({ data: z.array(WebhookEndpointSchema) }), { data: [webhookEndpointExample] }),
+    200: jsonResponse("Every endpoint of the account, without secrets.", z.object({ data: z.array(WebhookEndpointSchema) }), { data: [webhookEndpointExample] }, { bookmark: true }),
     ...errorResponses(),
   },
 });
@@ -120,6 +121,7 @@ const get = createRoute("webhooks:read", {
   operationId: "getWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Get a webhook endpoint (extension)",
+  ...READS_ACCOUNT_DATA,
   request: { params: EndpointIdParam },
   responses: { 200: endpointResponse("The endpoint."), ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
 });

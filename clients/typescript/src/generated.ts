@@ -1361,6 +1361,8 @@ export interface components {
         "Retry-After": number;
         /** @description `Bearer`: how to authenticate. */
         "WWW-Authenticate": string;
+        /** @description The point of the account's database this request read or wrote (the service reads through D1 read replicas). Send the newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own writes included. Absent when the request read or wrote none of it (an event that changed nothing lists show). */
+        Bookmark: string;
     };
     pathItems: never;
 }
@@ -1373,7 +1375,10 @@ export interface operations {
                 after?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1388,6 +1393,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1602,6 +1608,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1880,7 +1887,10 @@ export interface operations {
     getSchema: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path: {
                 id: string;
             };
@@ -1897,6 +1907,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2090,6 +2101,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2269,6 +2281,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2555,7 +2568,10 @@ export interface operations {
                 /** @description Extension. Only candidates whose alias begins with this (exactly: case and every character count). */
                 candidate_alias_prefix?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2570,6 +2586,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2754,7 +2771,10 @@ export interface operations {
                 after?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2769,6 +2789,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2991,6 +3012,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3582,6 +3604,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3886,6 +3909,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4222,6 +4246,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4572,6 +4597,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,7 +4910,10 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4899,6 +4928,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5071,6 +5101,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5344,7 +5375,10 @@ export interface operations {
     getWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path: {
                 id: string;
             };
@@ -5361,6 +5395,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5548,6 +5583,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5727,6 +5763,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6017,6 +6054,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6323,7 +6361,10 @@ export interface operations {
                 /** @description Only attempts with this status. */
                 status?: "pending" | "succeeded" | "failed";
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path: {
                 id: string;
             };
@@ -6340,6 +6381,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6590,6 +6632,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6893,7 +6936,10 @@ export interface operations {
                 /** @description Only this candidate's notifications. */
                 candidate_alias?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6908,6 +6954,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,7 +7164,10 @@ export interface operations {
     getNotification: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path: {
                 id: string;
             };
@@ -7134,6 +7184,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7354,6 +7405,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7669,7 +7721,10 @@ export interface operations {
                 /** @description With group_by: customers per page (default 50). */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                Bookmark?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7684,6 +7739,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Bookmark: components["headers"]["Bookmark"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,5 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
-import type { ShardName } from "../shards";
+import type { ShardName } from "../shards.ts";
 
 /**
  * At most this many active keys per account (decisions.md §7 says "not revoked": an expired key

@@ -1,9 +1,10 @@
 /**
- * The hourly purge: Idempotency-Key records past their 24 hours, notifications and delivery
+ * The hourly purge: the answers of keyed D1 changes past their 24 hours (the keys' own records
+ * expire by their objects' alarms), notifications and delivery
  * attempts past their 30 days, dashboard sessions past their 7 days, and old sign-in links. Each
  * in batches, so one run stays short (the next takes the rest).
  */
-import { purgeExpiredIdempotencyKeys } from "./db/idempotency";
+import { purgeExpiredAnswers } from "./db/idempotency";
 import { FEED_RETENTION_MS, purgeOldNotifications } from "./db/notifications";
 import { purgeOldAttempts } from "./db/webhook-deliveries";
 import { purgeEndedSessions } from "./db/sessions";
@@ -11,7 +12,7 @@ import { IDEMPOTENCY_KEEP_MS } from "./idempotency";
 
 export async function purgeExpired(db: D1Database, now: number, maxBatches = 20) {
   const purges = [
-    () => purgeExpiredIdempotencyKeys(db, now - IDEMPOTENCY_KEEP_MS),
+    () => purgeExpiredAnswers(db, now - IDEMPOTENCY_KEEP_MS),
     () => purgeOldNotifications(db, now),
     () => purgeOldAttempts(db, now - FEED_RETENTION_MS),
     () => purgeEndedSessions(db, now),

@@ -3,7 +3,6 @@
  * leaf modules, so the middleware that fills it in (auth, session, idempotency) can import it
  * without a circle.
  */
-import type { Held } from "./db/idempotency";
 import type { Grant } from "./domain/permissions";
 import type { ShardName } from "./shards";
 
@@ -12,15 +11,18 @@ export interface IdempotentRequest {
   key: string;
   fingerprint: string;
   /**
-   * When the D1 record of the key was claimed. The object stores and judges its own record of the
-   * key by this instant too, so one expiry decides both records (two clocks a few ms apart could
-   * otherwise let D1 free a key the object still holds, and the object answer 409 for a day).
+   * When the key's record (in its IdempotencyKeysObject) was claimed. The stores of its changes
+   * date and judge their own records of the key by this instant too, so one expiry decides every
+   * record (two clocks a few ms apart could otherwise let the key's object free a key a candidate
+   * object still holds, and the candidate answer 409 for a day).
    */
   claimedAt: number;
 }
 
-/** The key a request holds. */
-export interface HeldKey extends IdempotentRequest, Held {}
+/** The key a request holds: a later takeover of the same key has another `lockedUntil`. */
+export interface HeldKey extends IdempotentRequest {
+  lockedUntil: number;
+}
 
 /** A dashboard session, as the request that it authenticated sees it (session.ts). */
 export interface Session {
@@ -71,8 +73,6 @@ export interface AppEnv {
     requestId: string;
     /** Set when a POST carries an Idempotency-Key and holds it. */
     idempotency?: HeldKey;
-    /** Set when the handler stored the key's response in the same D1 transaction as its change. */
-    idempotencyRecorded?: boolean;
     /**
      * Set when part of the work failed (a batch item answered 500): the response is not kept
      * under the key, so the same request sent again does what failed (what succeeded replays

@@ -1,8 +1,8 @@
 /**
  * Worker entry: the HTTP app, the crons (the sweep every minute, the hourly purge), the queue
  * consumers (notification fan-out, webhook deliveries and their dead letters), and the Durable
- * Object classes bound as CANDIDATES (one per candidate) and ENDPOINTS (one per webhook endpoint,
- * which sends its deliveries).
+ * Object classes bound as CANDIDATES (one per candidate), ENDPOINTS (one per webhook endpoint,
+ * which sends its deliveries) and IDEMPOTENCY_KEYS (Idempotency-Keys, per account and bucket).
  */
 import { createApp } from "./app";
 import { purgeExpired } from "./purge";
@@ -20,6 +20,7 @@ import {
 // the entry module for an entrypoint.
 export { CandidateObject } from "./candidate/object";
 export { EndpointObject } from "./notifications/endpoint-object";
+export { IdempotencyKeysObject } from "./idempotency-keys";
 
 const app = createApp();
 

@@ -1,11 +1,12 @@
 /**
- * The hourly purge: Idempotency-Key records past their 24 hours, notifications and delivery
- * attempts past their 30 days (on every database that holds accounts' data: each shard, and the
- * primary for the accounts from before shards), dashboard sessions past their 7 days and old
- * sign-in links (the primary's). Each in batches, so one run stays short (the next takes the
- * rest); a database that fails is logged and left to the next run, the others purged still.
+ * The hourly purge: the answers of keyed D1 changes past their 24 hours (the keys' own records
+ * expire by their objects' alarms), notifications and delivery attempts past their 30 days (on
+ * every database that holds accounts' data: each shard, and the primary for the accounts from
+ * before shards), dashboard sessions past their 7 days and old sign-in links (the primary's).
+ * Each in batches, so one run stays short (the next takes the rest); a database that fails is
+ * logged and left to the next run, the others purged still.
  */
-import { purgeExpiredIdempotencyKeys } from "./db/idempotency";
+import { purgeExpiredAnswers } from "./db/idempotency";
 import { FEED_RETENTION_MS, purgeOldNotifications } from "./db/notifications";
 import { purgeOldAttempts } from "./db/webhook-deliveries";
 import { purgeEndedSessions } from "./db/sessions";
@@ -24,7 +25,7 @@ export async function purgeExpired(env: Env, now: number, maxBatches = 20) {
   const runs = accountDatabases(env).map(async (shard) => {
     const db = shardDb(env, shard);
     const purges: Purge[] = [
-      () => purgeExpiredIdempotencyKeys(db, now - IDEMPOTENCY_KEEP_MS),
+      () => purgeExpiredAnswers(db, now - IDEMPOTENCY_KEEP_MS),
       () => purgeOldNotifications(db, now),
       () => purgeOldAttempts(db, now - FEED_RETENTION_MS),
     ];

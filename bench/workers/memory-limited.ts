@@ -8,8 +8,8 @@
  */
 import service from "../../src/index";
 
-export { CandidateObject } from "../../src/candidate/object";
-export { EndpointObject } from "../../src/notifications/endpoint-object";
+// The service's Durable Object classes, whichever they are.
+export * from "../../src/index";
 
 const counts = new Map<string, { window: number; count: number }>();
 

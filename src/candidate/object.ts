@@ -414,7 +414,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   /**
-   * Records a change's result under its Idempotency-Key, dated by the key's D1 claim (see
+   * Records a change's result under its Idempotency-Key, dated by the key's claim (see
    * IdempotentRequest.claimedAt); call inside the change's transaction.
    */
   private remember(accountId: string, request: IdempotentRequest | undefined, result: unknown) {

@@ -28,7 +28,7 @@ const TABLES = `
     account_id  TEXT NOT NULL,
     key         TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
-    created_at  INTEGER NOT NULL, -- a header key's D1 claim instant; an item key's own
+    created_at  INTEGER NOT NULL, -- a header key's claim instant; an item key's own
     result      TEXT NOT NULL,
     PRIMARY KEY (account_id, key)
   );

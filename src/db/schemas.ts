@@ -2,7 +2,7 @@
 import { uuidv7 } from "uuidv7";
 import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
-import { whileHeld, type Held } from "./idempotency";
+import type { SqlFragment } from "./idempotency";
 import type { D1 } from "../shards";
 
 export const MAX_SCHEMAS_PER_ACCOUNT = 1000;
@@ -20,11 +20,11 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
 
 /**
  * The statement that creates a schema unless the account already holds the maximum (one
- * statement, so two concurrent creates cannot both pass the limit), and, with `hold`, only while
- * this request still holds its Idempotency-Key; `changes` is 0 when it creates nothing.
+ * statement, so two concurrent creates cannot both pass the limit), and, given `onlyIf`, only
+ * while that holds (no answer of the request's Idempotency-Key stored yet); `changes` is 0 when
+ * it creates nothing.
  */
-export function insertSchemaStatement(db: D1, accountId: string, contract: Contract, name: string | null, now: number, hold?: Held) {
-  const held = hold && whileHeld(accountId, hold);
+export function insertSchemaStatement(db: D1, accountId: string, contract: Contract, name: string | null, now: number, onlyIf?: SqlFragment) {
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
@@ -37,9 +37,9 @@ export function insertSchemaStatement(db: D1, accountId: string, contract: Contr
     .prepare(
       `INSERT INTO schemas (id, account_id, contract, name, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?6, ?4, ?4
-       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${held ? ` AND ${held.sql}` : ""}`,
+       WHERE (SELECT COUNT(*) FROM schemas WHERE account_id = ?2) < ?5${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, name, ...(held?.params ?? []));
+    .bind(row.id, accountId, row.contract, now, MAX_SCHEMAS_PER_ACCOUNT, name, ...(onlyIf?.params ?? []));
   return { row, statement };
 }
 

@@ -43,16 +43,17 @@ export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
 
 /**
  * The statement that creates an endpoint unless the account holds the maximum already (one
- * statement: no race), and, given `held`, only while the request holds its Idempotency-Key.
+ * statement: no race), and, given `onlyIf`, only while that holds (no answer of the request's
+ * Idempotency-Key stored yet).
  */
-export function insertEndpointStatement(db: D1, e: NewEndpoint, held?: { sql: string; params: (string | number)[] }) {
+export function insertEndpointStatement(db: D1, e: NewEndpoint, onlyIf?: SqlFragment) {
   return db
     .prepare(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at)
        SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7
-       WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${held ? ` AND ${held.sql}` : ""}`,
+       WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS, ...(held?.params ?? []));
+    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS, ...(onlyIf?.params ?? []));
 }
 
 /** The row a new endpoint is: what the API shows of it right after its creation. */
@@ -115,8 +116,9 @@ export async function deleteEndpoint(db: D1, accountId: string, id: string): Pro
  * The statement that rotates an endpoint's secret, as one UPDATE of the row as it is when it
  * runs: the new secret signs from `now` on, the one it replaces keeps signing until
  * `retireUntil`, beside those retired earlier and still in their overlap. Rotations arriving
- * together each apply in turn, none lost. Given `held`, only while the request holds its
- * Idempotency-Key. Returns the rotated row (none: no such endpoint, or the key was lost).
+ * together each apply in turn, none lost. Given `onlyIf`, only while that holds (no answer of
+ * the request's Idempotency-Key stored yet). Returns the rotated row (none: no such endpoint, or
+ * the key's earlier request rotated it).
  */
 export function rotateSecretStatement(
   db: D1,
@@ -124,7 +126,7 @@ export function rotateSecretStatement(
   secret: string,
   retireUntil: number,
   now: number,
-  held?: SqlFragment,
+  onlyIf?: SqlFragment,
 ) {
   return db
     .prepare(
@@ -133,10 +135,10 @@ export function rotateSecretStatement(
            SELECT json_group_array(json(retired)) FROM (
              SELECT value AS retired FROM json_each(webhook_endpoints.retired_secrets) WHERE json_extract(value, '$.until') > ?2
              UNION ALL SELECT json_object('secret', webhook_endpoints.secret, 'until', ?3)))
-       WHERE account_id = ?4 AND id = ?5${held ? ` AND ${held.sql}` : ""}
+       WHERE account_id = ?4 AND id = ?5${onlyIf ? ` AND ${onlyIf.sql}` : ""}
        RETURNING *`,
     )
-    .bind(secret, now, retireUntil, endpoint.account_id, endpoint.id, ...(held?.params ?? []));
+    .bind(secret, now, retireUntil, endpoint.account_id, endpoint.id, ...(onlyIf?.params ?? []));
 }
 
 /**

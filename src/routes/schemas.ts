@@ -6,8 +6,7 @@ import type { JsonStream, JsonText } from "../domain/json";
 import { ApiError } from "../errors";
 import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
-import { completionStatement } from "../db/idempotency";
-import { refuseIfKeyLost } from "../idempotency";
+import { changeOnce, unlessAnswered } from "../idempotency";
 import {
   BODY_ERRORS,
   createRouter,
@@ -196,22 +195,16 @@ const remove = createRoute("schemas:write", {
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
     const { contract, name } = c.req.valid("json");
-    const key = c.var.idempotency;
-    const { row, statement } = db.insertSchemaStatement(accountDb(c), c.var.accountId, contract, name ?? null, Date.now(), key);
+    const { row, statement } = db.insertSchemaStatement(accountDb(c), c.var.accountId, contract, name ?? null, Date.now(), unlessAnswered(c.var.accountId, c.var.idempotency));
     const body = schemaJson(row);
-    // With an Idempotency-Key, the schema is made only while this request holds the key, and the
-    // key's response is stored in the same transaction: neither a crash between the two nor a
-    // retry that took the key over can create the schema twice.
-    const [inserted] = await accountDb(c).batch(
-      key
-        ? [statement, completionStatement(accountDb(c), c.var.accountId, key, 201, body, { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] })]
-        : [statement],
-    );
-    if (inserted.meta.changes !== 1) {
-      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
+    // With an Idempotency-Key, the schema is made only if no request with the key made one, and
+    // its answer is stored in the same transaction: neither a crash before the key's outcome is
+    // recorded nor a retry that took the key over can create the schema twice.
+    const done = await changeOnce(c, accountDb(c), statement, { body, madeIf: { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] } });
+    if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<SchemaView>, 201);
+    if (done.changed.meta.changes !== 1) {
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
     }
-    if (key) c.set("idempotencyRecorded", true);
     return sendJsonText(c, body, 201);
   })
   .openapi(list, async (c) => {

@@ -10,9 +10,8 @@ import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
 import { validationError } from "../validation";
-import { completionStatement, whileHeld } from "../db/idempotency";
 import type { JsonText } from "../domain/json";
-import { refuseIfKeyLost } from "../idempotency";
+import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./models";
 import { webhookEndpointExample } from "./examples";
@@ -162,7 +161,6 @@ export const webhooksRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
-    const key = c.var.idempotency;
     const endpoint: db.NewEndpoint = {
       id: uuidv7(),
       accountId: c.var.accountId,
@@ -172,19 +170,16 @@ export const webhooksRouter = createRouter()
       secret: newWebhookSecret(),
       now: Date.now(),
     };
-    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint)));
-    // With an Idempotency-Key: made only while this request holds the key, and its answer (with
-    // the secret shown once) recorded in the same transaction, so a retry never makes a second.
-    const insert = db.insertEndpointStatement(accountDb(c), endpoint, key && whileHeld(c.var.accountId, key));
-    const [inserted] = await accountDb(c).batch(
-      key ? [insert, completionStatement(accountDb(c), c.var.accountId, key, 201, answer, { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] })] : [insert],
-    );
-    if (inserted.meta.changes !== 1) {
-      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
+    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint))) as JsonText<z.infer<typeof WithSecretSchema>>;
+    // With an Idempotency-Key: made only if no request with the key made one, and its answer (with
+    // the secret shown once) stored in the same transaction, so a retry never makes a second.
+    const insert = db.insertEndpointStatement(accountDb(c), endpoint, unlessAnswered(c.var.accountId, c.var.idempotency));
+    const done = await changeOnce(c, accountDb(c), insert, { body: answer, madeIf: { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] } });
+    if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
+    if (done.changed.meta.changes !== 1) {
       throw new ApiError("WEBHOOK_ENDPOINT_LIMIT_REACHED", `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`);
     }
-    if (key) c.set("idempotencyRecorded", true);
-    return sendJsonText(c, answer as JsonText<z.infer<typeof WithSecretSchema>>, 201);
+    return sendJsonText(c, answer, 201);
   })
   .openapi(list, async (c) => {
     const rows = await db.listEndpoints(accountDb(c), c.var.accountId);
@@ -215,21 +210,17 @@ export const webhooksRouter = createRouter()
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
-    const key = c.var.idempotency;
     const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const now = Date.now();
     const secret = newWebhookSecret();
-    const rotate = db.rotateSecretStatement(accountDb(c), endpoint, secret, now + ROTATION_OVERLAP_MS, now, key && whileHeld(c.var.accountId, key));
-    // With an Idempotency-Key, the answer (the new secret, shown once) is recorded in the same
+    const rotate = db.rotateSecretStatement(accountDb(c), endpoint, secret, now + ROTATION_OVERLAP_MS, now, unlessAnswered(c.var.accountId, c.var.idempotency));
+    // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
     // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
     const answer = db.endpointWithSecretJson(endpoint.id, secret, iso(endpoint.created_at), iso(now));
-    const onlyIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
-    const [rotated] = await accountDb(c).batch<db.EndpointRow>(key ? [rotate, completionStatement(accountDb(c), c.var.accountId, key, 200, answer, onlyIf)] : [rotate]);
-    const row = rotated.results[0];
-    if (!row) {
-      await refuseIfKeyLost(accountDb(c), c.var.accountId, key);
-      throw endpointNotFound(id); // deleted meanwhile
-    }
-    if (key) c.set("idempotencyRecorded", true);
+    const madeIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
+    const done = await changeOnce<db.EndpointRow>(c, accountDb(c), rotate, { body: answer, madeIf });
+    if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<z.infer<typeof WithSecretSchema>>, 200);
+    const row = done.changed.results[0];
+    if (!row) throw endpointNotFound(id); // deleted meanwhile
     return c.json(withSecret(row), 200);
   });

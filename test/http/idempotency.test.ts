@@ -3,6 +3,8 @@ import { createScheduledController, env } from "cloudflare:test";
 import worker from "../../src/index";
 import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
+import { gate, firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
+import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
 
 const post = (account: TestAccount, path: string, json: unknown, key?: string) =>
   call("POST", path, { token: account.token, json, headers: key ? { "Idempotency-Key": key } : {} });
@@ -60,6 +62,30 @@ describe("Idempotency-Key", () => {
     expect(otherPath.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(await eventCount(account, alias)).toBe(1);
     expect((await client(account).get("/v1/schemas")).body.data).toEqual([]);
+  });
+
+  it("refuses a key used on one candidate for another: 409 IDEMPOTENCY_KEY_REUSED, even once the first's hold lapsed", async () => {
+    const { account, alias } = await withCandidate();
+    const other = freshAlias();
+    expect((await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: other, contract: contract() })).status).toBe(201);
+    const clock = useClock();
+    for (const died of [false, true]) {
+      const k = key();
+      const first = await post(account, "/v1/events", { candidate_alias: alias, type: "a" }, k);
+      expect(first.status).toBe(201);
+      if (died) {
+        // The first request died before recording its response, and its lock has lapsed.
+        await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() - 1, k));
+        clock.advance(1000);
+      }
+      const elsewhere = await post(account, "/v1/events", { candidate_alias: other, type: "a" }, k);
+      expect(elsewhere.status, `died: ${died}`).toBe(409);
+      expect(elsewhere.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      const again = await post(account, "/v1/events", { candidate_alias: alias, type: "a" }, k);
+      expect(again.body).toEqual(first.body);
+    }
+    expect(await eventCount(account, alias)).toBe(2);
+    expect(await eventCount(account, other)).toBe(0);
   });
 
   it("treats a body with other whitespace as the same request", async () => {
@@ -129,9 +155,7 @@ describe("Idempotency-Key", () => {
     await post(account, "/v1/events", body, k);
     // As if the first request were still running: no result recorded, lock in the future.
     const clock = useClock();
-    await dbOf(account).prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
-      .bind(clock.now() + 20_000, k)
-      .run();
+    await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() + 20_000, k));
     const res = await post(account, "/v1/events", body, k);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("IDEMPOTENCY_KEY_IN_USE");
@@ -153,9 +177,7 @@ describe("Idempotency-Key", () => {
       const first = await post(account, path, body, k);
       expect(first.status).toBeLessThan(300);
       // The change happened, but the response was never recorded and the lock has lapsed.
-      await dbOf(account).prepare(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`)
-        .bind(clock.now() - 1, k)
-        .run();
+      await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() - 1, k));
       clock.advance(1000);
       const retry = await post(account, path, body, k);
       expect(retry.status).toBe(first.status);
@@ -171,16 +193,15 @@ describe("Idempotency-Key", () => {
     const clock = useClock();
     const k = key();
     const body = { contract: contract({ price: 7 }) };
-    // Recording the key's response fails, as a Worker dying right after the schema write would.
-    await dbOf(account).exec(
-      `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
-    );
+    // A Worker dying right after the schema write: D1 committed the schema (and its answer under
+    // the key), the Worker never heard back, and nothing more reaches the key's object.
+    await holderDied(account.id, k);
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     let first;
     try {
-      first = await post(account, "/v1/schemas", body, k);
+      first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => post(account, "/v1/schemas", body, k));
     } finally {
-      await dbOf(account).exec(`DROP TRIGGER die_recording`);
+      await holderRevived(account.id, k);
       errors.mockRestore();
     }
     expect(first.status).toBe(500);
@@ -191,6 +212,65 @@ describe("Idempotency-Key", () => {
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
     expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
+  });
+
+  it("creates a schema once when a request that failed after making it freed its key", async () => {
+    const account = await createAccount();
+    const k = key();
+    const body = { contract: contract({ price: 8 }) };
+    // D1 made the schema but its answer was lost: the request fails (500), and a 500 frees the key.
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => post(account, "/v1/schemas", body, k)).finally(() => errors.mockRestore());
+    expect(first.status).toBe(500);
+    // The key is claimed anew, and the schema's answer, stored with it, is what the retry gets.
+    const retry = await post(account, "/v1/schemas", body, k);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
+    const other = await post(account, "/v1/schemas", { contract: contract({ price: 9 }) }, k);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("lets two holders of a key create one schema: the first to reach D1 makes it, the other answers it", async () => {
+    const clock = useClock();
+    for (const first of ["the slow holder", "the retry"]) {
+      const account = await createAccount();
+      const k = key();
+      const body = { contract: contract({ price: 5 }) };
+      const [arrived, released] = [[gate(), gate()], [gate(), gate()]];
+      const order = first === "the slow holder" ? [0, 1] : [1, 0];
+      const [slow, retry] = await interceptD1Batch(
+        /INSERT INTO schemas/,
+        async (run, nth) => {
+          arrived[nth].open();
+          await released[nth].opened();
+          return run();
+        },
+        async () => {
+          const slow = post(account, "/v1/schemas", body, k);
+          await arrived[0].opened(); // the first request holds the key, its change on the way to D1...
+          clock.advance(31_000); // ...for longer than its lock
+          const retry = post(account, "/v1/schemas", body, k); // takes the key over
+          await arrived[1].opened();
+          const answers = [slow, retry];
+          released[order[0]].open();
+          await answers[order[0]];
+          released[order[1]].open();
+          return Promise.all(answers);
+        },
+      );
+      const [maker, other] = first === "the slow holder" ? [slow, retry] : [retry, slow];
+      expect(maker.status, first).toBe(201);
+      expect(maker.headers.get("Idempotent-Replayed"), first).toBeNull();
+      expect(other.status, first).toBe(201);
+      expect(other.headers.get("Idempotent-Replayed"), first).toBe("true");
+      expect(other.body, first).toEqual(maker.body);
+      const again = await post(account, "/v1/schemas", body, k);
+      expect(again.headers.get("Idempotent-Replayed"), first).toBe("true");
+      expect(again.body, first).toEqual(maker.body);
+      expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id), first).toEqual([maker.body.id]);
+    }
   });
 
   it("keeps a key 24 hours: after that the same key is a new request", async () => {
@@ -220,7 +300,7 @@ describe("Idempotency-Key", () => {
     expect(longest.status).toBe(201);
   });
 
-  it("purges records older than 24 hours from the hourly cron", async () => {
+  it("purges the answers of keyed D1 changes older than 24 hours from the hourly cron", async () => {
     const account = await createAccount();
     const clock = useClock();
     const old = key();
@@ -229,7 +309,7 @@ describe("Idempotency-Key", () => {
     const fresh = key();
     await post(account, "/v1/schemas", { contract: contract() }, fresh);
     await worker.scheduled(createScheduledController(), env);
-    const { results } = await dbOf(account).prepare(`SELECT key FROM idempotency_keys WHERE account_id = ?`).bind(account.id).all();
+    const { results } = await dbOf(account).prepare(`SELECT key FROM idempotent_changes WHERE account_id = ?`).bind(account.id).all();
     expect(results.map((r) => r.key)).toEqual([fresh]);
   });
 });

@@ -16,7 +16,7 @@ import { call, client, contract, createAccount, createLegacyAccount, freshAlias,
 import { iso, useClock } from "../support/clock";
 import { attempts, endpoint, handOff, received, runAttempts, waitForReceived } from "../support/webhooks";
 
-const ACCOUNT_TABLES = ["schemas", "candidates", "notifications", "webhook_endpoints", "webhook_deliveries", "idempotency_keys"];
+const ACCOUNT_TABLES = ["schemas", "candidates", "notifications", "webhook_endpoints", "webhook_deliveries", "idempotent_changes"];
 const DAY = 24 * 3_600_000;
 
 /** How many rows of `table` the account has on each database. */
@@ -45,8 +45,8 @@ interface Populated {
 
 /**
  * A schema, an endpoint, and one candidate per price (newest last): the first made PENDING by an
- * event, the second confirmed by a resolve, the rest OPEN. Keyed POSTs, so the account has
- * Idempotency-Key records too.
+ * event, the second confirmed by a resolve, the rest OPEN. Keyed POSTs, so the account has the
+ * stored answer of a keyed D1 change too (the schema's; the keys themselves live in objects).
  */
 async function populate(account: TestAccount, prices: string[]): Promise<Populated> {
   const post = (path: string, json: unknown) => call("POST", path, { token: account.token, json, headers: { "Idempotency-Key": crypto.randomUUID() } });
@@ -199,21 +199,29 @@ describe("the crons and queues on every shard", () => {
     await vi.waitUntil(async () => (await deliveriesOf()) === before + 1, { timeout: 8000, interval: 50 });
   });
 
-  it("the purge takes what aged out on each shard, and keeps each feed's newest", async () => {
+  it("the purge takes what aged out on each shard and on the primary, and keeps each feed's newest", async () => {
+    const answers = async (account: TestAccount, now: number) =>
+      (await shardDb(env, account.shard).prepare(`SELECT COUNT(*) AS n FROM idempotent_changes WHERE account_id = ? AND created_at <= ?`).bind(account.id, now - DAY).first<number>("n"))!;
     const old = async (account: TestAccount, now: number) => ({
-      keys: (await shardDb(env, account.shard).prepare(`SELECT COUNT(*) AS n FROM idempotency_keys WHERE account_id = ? AND created_at <= ?`).bind(account.id, now - DAY).first<number>("n"))!,
+      answers: await answers(account, now),
       attempts: (await shardDb(env, account.shard).prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE account_id = ? AND attempted_at <= ?`).bind(account.id, now - 30 * DAY).first<number>("n"))!,
       notifications: (await rowsByDatabase(account, "notifications"))[account.shard],
     });
+    // An account from before shards keeps its keyed changes' answers on the primary.
+    const legacy = await createLegacyAccount();
+    const keyed = await call("POST", "/v1/schemas", { token: legacy.token, json: { contract: contract() }, headers: { "Idempotency-Key": crypto.randomUUID() } });
+    expect(keyed.status).toBe(201);
     const clock = useClock(Date.now() + 31 * DAY);
     for (const account of [a, b]) {
       const before = await old(account, clock.now());
-      expect(before).toMatchObject({ keys: 3, notifications: 3 });
+      expect(before).toMatchObject({ answers: 1, notifications: 3 });
       expect(before.attempts).toBeGreaterThanOrEqual(2);
     }
+    expect(await answers(legacy, clock.now())).toBe(1);
     await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
-    expect(await old(a, clock.now())).toEqual({ keys: 0, attempts: 0, notifications: 1 });
-    expect(await old(b, clock.now())).toEqual({ keys: 0, attempts: 0, notifications: 1 });
+    expect(await old(a, clock.now())).toEqual({ answers: 0, attempts: 0, notifications: 1 });
+    expect(await old(b, clock.now())).toEqual({ answers: 0, attempts: 0, notifications: 1 });
+    expect(await answers(legacy, clock.now())).toBe(0);
   });
 });
 
@@ -223,7 +231,8 @@ describe("an account from before shards", () => {
     expect(legacy.shard).toBe("DB");
     const hook = await endpoint(legacy);
     const alias = freshAlias("legacy");
-    await client(legacy).post("/v1/schemas", { contract: contract() });
+    // Keyed, so the schema's stored answer (idempotent_changes) is among its data too.
+    await call("POST", "/v1/schemas", { token: legacy.token, json: { contract: contract() }, headers: { "Idempotency-Key": crypto.randomUUID() } });
     await client(legacy).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias });
     await call("POST", "/v1/events", { token: legacy.token, json: { candidate_alias: alias, type: "purchase", value: 150 }, headers: { "Idempotency-Key": crypto.randomUUID() } });
     expect((await client(legacy).get("/v1/candidates?status=PENDING")).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);

@@ -7,8 +7,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { call, client, createAccount, dbOf } from "../support/api";
+import { call, client, createAccount } from "../support/api";
 import { useClock } from "../support/clock";
+import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
+import { holderDied, holderRevived } from "../support/key-store";
 import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
 
 let errorLog: string[] = [];
@@ -118,14 +120,18 @@ describe("a keyed endpoint create", () => {
     const clock = useClock();
     const headers = { "Idempotency-Key": `ep-${crypto.randomUUID()}` };
     const body = { url: "https://example.com/keyed" };
-    await dbOf(account).exec(
-      `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END`,
-    );
+    // The Worker dies right after the endpoint's write: D1 committed it (and its answer under the
+    // key), the Worker never heard back, and nothing more reaches the key's object.
+    await holderDied(account.id, headers["Idempotency-Key"]);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     let first;
     try {
-      first = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
+      first = await interceptD1Batch(/INSERT INTO webhook_endpoints/, firstAnswerLost, () =>
+        call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers }),
+      );
     } finally {
-      await dbOf(account).exec(`DROP TRIGGER die_recording`);
+      await holderRevived(account.id, headers["Idempotency-Key"]);
+      errors.mockRestore();
     }
     expect(first.status).toBe(500);
     clock.advance(31_000);

@@ -1,10 +1,11 @@
 /**
  * What a candidate object keeps: nothing at all for an alias that has no candidate; a settled
- * status that only moves forward whoever saves; Idempotency-Key records dated like D1's.
+ * status that only moves forward whoever saves; Idempotency-Key records dated like the key's own.
  */
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount, freshAlias, inCandidate, dbOf } from "../support/api";
+import { call, client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
 import { useClock } from "../support/clock";
+import { inKeyStore } from "../support/key-store";
 import type { CandidateRpc } from "../../src/candidate/object";
 
 const userTables = (alias: string) =>
@@ -83,7 +84,7 @@ describe("the settled status, saved with an earlier instant", () => {
 });
 
 describe("Idempotency-Key records", () => {
-  it("are dated by the key's D1 claim in the object too: one expiry decides both", async () => {
+  it("are dated by the key's claim in the candidate's object too: one expiry decides both", async () => {
     const account = await createAccount();
     const api = client(account);
     const alias = freshAlias();
@@ -91,13 +92,13 @@ describe("Idempotency-Key records", () => {
     const key = `k-${crypto.randomUUID()}`;
     const res = await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: { "Idempotency-Key": key } });
     expect(res.status).toBe(201);
-    const d1 = await dbOf(account).prepare(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`).bind(account.id, key).first();
+    const held = await inKeyStore(account.id, key, (sql) => sql.exec(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`, account.id, key).one());
     const object = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT created_at FROM requests WHERE key = ?`, key).one());
-    expect(object.created_at).toBe(d1!.created_at);
+    expect(object.created_at).toBe(held.created_at);
 
     // An object asked with a later claim judges the key's age by that claim, not by its own clock.
     const rpc = (stub: unknown) => stub as CandidateRpc;
-    const claimedAt = (d1!.created_at as number) + 24 * 3_600_000;
+    const claimedAt = (held.created_at as number) + 24 * 3_600_000;
     const later = await inCandidate(alias, (instance) =>
       rpc(instance).recordEvent(account.id, { type: "y", hasValue: false }, { key, fingerprint: "another request", claimedAt }),
     );

@@ -1,0 +1,32 @@
+/**
+ * The Durable Object that holds an account's Idempotency-Key (IdempotencyKeysObject), for tests
+ * that look at a key's record or put it in a state a crash would leave (its table and columns are
+ * those D1 had: idempotency_keys(account_id, key, fingerprint, created_at, locked_until, status, body)).
+ */
+import { env, runInDurableObject } from "cloudflare:test";
+import { keyStore, type IdempotencyKeysObject } from "../../src/idempotency-keys";
+
+/** Runs `fn` inside the object that holds the account's key, with its SQL storage. */
+export function inKeyStore<R>(
+  accountId: string,
+  key: string,
+  fn: (sql: SqlStorage, instance: IdempotencyKeysObject, state: DurableObjectState) => R | Promise<R>,
+): Promise<R> {
+  return runInDurableObject(keyStore(env, accountId, key), (instance: IdempotencyKeysObject, state) => fn(state.storage.sql, instance, state));
+}
+
+/**
+ * As a Worker that died holding the key: nothing more it would do reaches the key's object
+ * (recording its outcome, freeing the key), so the claim stands until its lock lapses.
+ * `holderRevived` undoes it.
+ */
+export const holderDied = (accountId: string, key: string) =>
+  inKeyStore(accountId, key, (sql) =>
+    sql.exec(
+      `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END;
+       CREATE TRIGGER die_releasing BEFORE DELETE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'worker died'); END;`,
+    ),
+  );
+
+export const holderRevived = (accountId: string, key: string) =>
+  inKeyStore(accountId, key, (sql) => sql.exec(`DROP TRIGGER die_recording; DROP TRIGGER die_releasing;`));

@@ -27,6 +27,7 @@ import autocannon from "autocannon";
 import type { Miniflare } from "miniflare";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { insertAccountWithToken } from "../src/db/accounts.ts";
+import { PRIMARY, type ShardName } from "../src/shards.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "./lib/miniflare.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
 import { benchNotifications, type NotificationBench } from "./lib/notification-bench.ts";
@@ -47,6 +48,9 @@ const INSPECTOR_PORT = 9229;
 const SAVE_RESULTS = !ONLY && !PROFILE;
 
 const BATCH_SIZE = 100;
+/** The databases of the one-shard service compared with the service (which has two). */
+const ONE_SHARD = ["DB", "SHARD_0"];
+const ONE_SHARD_NAME = "the service with 1 shard";
 const BATCH_SCENARIO = "POST /v1/events/batch, 100 events over 1,000 candidates";
 const SINGLE_EVENT_SCENARIO = "POST /v1/events, 1,000 candidates";
 const KEYED_EVENT_SCENARIO = "POST /v1/events, 1,000 candidates, a fresh Idempotency-Key each";
@@ -55,7 +59,7 @@ const LIST_READS = "list reads: metadata filter and CSV export, 100,000 candidat
 
 // ---- serving -------------------------------------------------------------------------------------
 
-type Target = "service" | "service-miniflare-limiter" | "floor" | "bare";
+type Target = "service" | "service-miniflare-limiter" | "service-one-shard" | "floor" | "bare";
 
 /** A worker of this project, built and served for the bench (see lib/miniflare.ts). */
 function workerFor(name: Target, config: string, options: { entry?: string; adjust?: (options: WorkerOptions) => WorkerOptions } = {}) {
@@ -64,21 +68,29 @@ function workerFor(name: Target, config: string, options: { entry?: string; adju
 
 const serve = serveWorker;
 
-/**
- * Every migration applied to each of the worker's D1 databases (the service's: the primary and
- * its shards, as `npm run migrate` does); answers the primary. The bench's accounts are made
- * without shards, so their data is on the primary (as an account from before shards is): one
- * database like any other, and figures comparable with earlier runs.
- */
-async function migrate(mf: Miniflare, bindings = d1Bindings().map((d) => d.binding)) {
+/** A service instance's D1 databases: the primary and its shards, by binding name. */
+type Databases = Map<ShardName, D1Database>;
+
+/** Every migration applied to each of the worker's D1 databases, as `npm run migrate` does. */
+async function migrate(mf: Miniflare, bindings: string[]): Promise<Databases> {
   const migrations = await readD1Migrations("migrations");
+  const dbs: Databases = new Map();
   for (const binding of bindings) {
     const db = await mf.getD1Database(binding);
     for (const migration of migrations) {
       for (const query of migration.queries) await db.prepare(query).run();
     }
+    dbs.set(binding as ShardName, db);
   }
-  return mf.getD1Database("DB");
+  return dbs;
+}
+
+/** The instance's shards (its databases but the primary), as the Worker sees them. */
+const shardsOf = (dbs: Databases) => new Map([...dbs].filter(([name]) => name !== PRIMARY));
+
+/** An account, placed on a shard as the operator API places it. */
+async function newAccount(dbs: Databases, name: string) {
+  return insertAccountWithToken(dbs.get(PRIMARY)!, name, Date.now(), {}, shardsOf(dbs));
 }
 
 // ---- load ----------------------------------------------------------------------------------------
@@ -219,18 +231,31 @@ function client(url: string, token: string) {
   };
 }
 
-/** The same accounts and token hashes in another instance's D1, so one token works on both. */
-async function copyAccounts(from: D1Database, to: D1Database) {
-  const accounts = (await from.prepare(`SELECT * FROM accounts`).all()).results;
-  const tokens = (await from.prepare(`SELECT * FROM api_tokens`).all()).results;
-  await to.batch([
-    ...accounts.map((a) => to.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(a.id, a.name, a.created_at)),
-    ...tokens.map((t) =>
-      to
-        .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`)
-        .bind(t.id, t.account_id, t.token_hash, t.prefix, t.created_at),
+/**
+ * The same accounts and token hashes in another instance, so one token works on both; each account
+ * on the shard of the same name there, or on `onShard` (an instance with fewer shards).
+ */
+async function copyAccounts(from: Databases, to: Databases, onShard?: ShardName) {
+  const [primary, target] = [from.get(PRIMARY)!, to.get(PRIMARY)!];
+  const accounts = (await primary.prepare(`SELECT * FROM accounts`).all<{ id: string; name: string; created_at: number; shard: ShardName }>()).results;
+  const tokens = (await primary.prepare(`SELECT * FROM api_tokens`).all()).results;
+  const insert = `INSERT INTO accounts (id, name, created_at, shard) VALUES (?, ?, ?, ?)`;
+  for (const a of accounts) {
+    const shard = onShard ?? a.shard;
+    if (shard !== PRIMARY) await to.get(shard)!.prepare(insert).bind(a.id, a.name, a.created_at, shard).run();
+    await target.prepare(insert).bind(a.id, a.name, a.created_at, shard).run();
+  }
+  await target.batch(
+    tokens.map((t) =>
+      target.prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`).bind(t.id, t.account_id, t.token_hash, t.prefix, t.created_at),
     ),
-  ]);
+  );
+}
+
+/** The database an account's data is on, in an instance. */
+async function accountDb(dbs: Databases, accountId: string): Promise<D1Database> {
+  const row = await dbs.get(PRIMARY)!.prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(accountId).first<{ shard: ShardName }>();
+  return dbs.get(row!.shard)!;
 }
 
 // ---- the run -------------------------------------------------------------------------------------
@@ -289,24 +314,39 @@ async function main() {
       }),
     }),
   );
+  // The same service with one shard: what spreading accounts over shards costs a request.
+  const oneShard = await serve(
+    await workerFor("service-one-shard", "wrangler.toml", {
+      entry: "bench/workers/memory-limited.ts",
+      adjust: ({ assets: _assets, ...o }) => ({
+        ...o,
+        d1Databases: Object.fromEntries(Object.entries(o.d1Databases as Record<string, string>).filter(([binding]) => ONE_SHARD.includes(binding))),
+        bindings: unlimitedVars(o),
+      }),
+    }),
+  );
   const floor = await serve(await workerFor("floor", "bench/workers/floor.toml"));
   const bare = await serve(await workerFor("bare", "bench/workers/bare.toml"));
-  const serviceDb = await migrate(service.mf);
-  const miniflareDb = await migrate(miniflareLimited.mf);
-  const floorDb = await migrate(floor.mf, ["DB"]);
+  const allDatabases = d1Bindings().map((d) => d.binding);
+  const serviceDbs = await migrate(service.mf, allDatabases);
+  const miniflareDbs = await migrate(miniflareLimited.mf, allDatabases);
+  const oneShardDbs = await migrate(oneShard.mf, ONE_SHARD);
+  const floorDb = (await migrate(floor.mf, [PRIMARY])).get(PRIMARY)!;
   for (const id of ["floor", "floor-10k"]) {
     await floorDb.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, 0)`).bind(id, id).run();
   }
 
   try {
     console.log("seeding…");
-    const main = await insertAccountWithToken(serviceDb, "bench");
-    const lister = await insertAccountWithToken(serviceDb, "bench-list-10k");
-    await copyAccounts(serviceDb, miniflareDb);
+    // Placed as any new account: the first on SHARD_0, the second on SHARD_1.
+    const main = await newAccount(serviceDbs, "bench");
+    const lister = await newAccount(serviceDbs, "bench-list-10k");
+    await copyAccounts(serviceDbs, miniflareDbs);
+    await copyAccounts(serviceDbs, oneShardDbs, "SHARD_0");
     const spread = Array.from({ length: 1000 }, (_, i) => `spread-${i}-${Date.now()}`);
     const hot = Array.from({ length: 200 }, (_, i) => `hot-${i}-${Date.now()}`);
     const reader = `reader-${Date.now()}`;
-    for (const [url, db] of [[service.url, serviceDb], [miniflareLimited.url, miniflareDb]] as const) {
+    for (const [url, dbs] of [[service.url, serviceDbs], [miniflareLimited.url, miniflareDbs], [oneShard.url, oneShardDbs]] as const) {
       const seeder = client(url, main.token);
       await pool([...spread, ...hot, reader], 20, async (alias) => {
         await seeder("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: BENCH_CONTRACT });
@@ -314,7 +354,7 @@ async function main() {
       await pool(Array.from({ length: 100 }, (_, i) => i), 1, async (i) => {
         await seeder("POST", "/v1/events", { candidate_alias: reader, type: "view", value: { page: i } });
       });
-      await seedIndex(db, lister.id, 10_000);
+      await seedIndex(await accountDb(dbs, lister.id), lister.id, 10_000);
     }
     const api = client(service.url, main.token);
     for (let i = 0; i < 100; i++) {
@@ -399,7 +439,7 @@ async function main() {
         { url: miniflareLimited.url, shape: s.service, runs: [] as Measurement[] },
         { url: bare.url, shape: s.service, runs: [] as Measurement[] },
       ];
-      const versus = (s.versus ?? []).map((v) => ({ ...v, runs: [] as Measurement[] }));
+      const versus = [...(s.versus ?? []), { name: ONE_SHARD_NAME, url: oneShard.url, shape: s.service }].map((v) => ({ ...v, runs: [] as Measurement[] }));
       for (const t of [measured, reference, ...versus, ...others]) await load(t.url, t.shape, WARMUP_SECONDS);
       const profiler = PROFILE ? await startCpuProfile(INSPECTOR_PORT, "service") : undefined;
       for (let round = 1; round <= ROUNDS; round++) {
@@ -440,14 +480,17 @@ async function main() {
     let notifications: NotificationBench | undefined;
     if (!ONLY || NOTIFICATION_SCENARIO.includes(ONLY)) {
       console.log(`${NOTIFICATION_SCENARIO}:`);
-      const owner = await insertAccountWithToken(serviceDb, "bench-webhooks");
+      const owner = await newAccount(serviceDbs, "bench-webhooks");
       notifications = await benchNotifications({ url: service.url, token: owner.token }, floor.url, 1000, (line) => console.log(line));
     }
 
     let listReads: ListReadsBench | undefined;
     if (!ONLY || LIST_READS.includes(ONLY)) {
       console.log(`${LIST_READS}:`);
-      listReads = await benchListReads({ url: service.url, db: serviceDb }, (name) => insertAccountWithToken(serviceDb, name));
+      listReads = await benchListReads(service.url, async (name) => {
+        const account = await newAccount(serviceDbs, name);
+        return { ...account, db: await accountDb(serviceDbs, account.id) };
+      });
     }
 
     if (!SAVE_RESULTS) return report(rows, {}, gzipSync(readFileSync(service.scriptPath)).length / 1024, notifications, listReads);
@@ -469,20 +512,20 @@ async function main() {
       lasts.push(...times.slice(-20));
     }
     // List latency with 1,000 versus 100,000 candidates in the account.
-    const small = await insertAccountWithToken(serviceDb, "bench-list-1k");
-    const big = await insertAccountWithToken(serviceDb, "bench-list-100k");
-    await seedIndex(serviceDb, small.id, 1_000);
-    await seedIndex(serviceDb, big.id, 100_000);
+    const small = await newAccount(serviceDbs, "bench-list-1k");
+    const big = await newAccount(serviceDbs, "bench-list-100k");
+    await seedIndex(await accountDb(serviceDbs, small.id), small.id, 1_000);
+    await seedIndex(await accountDb(serviceDbs, big.id), big.id, 100_000);
     const listLatency = async (token: string, query: string) => {
       const get = () => fetch(`${service.url}/v1/candidates?${query}`, { headers: { authorization: `Bearer ${token}` } });
       await sequentialLatencies(50, get);
       return median(await sequentialLatencies(300, get));
     };
     // Billing reads at 10,000 and 100,000 candidates, against the plain list page at the same size.
-    const tenK = await insertAccountWithToken(serviceDb, "bench-billing-10k");
-    const rare = await insertAccountWithToken(serviceDb, "bench-rare-100k");
-    await seedIndex(serviceDb, tenK.id, 10_000);
-    await seedIndex(serviceDb, rare.id, 100_000, RARE_PENDING);
+    const tenK = await newAccount(serviceDbs, "bench-billing-10k");
+    const rare = await newAccount(serviceDbs, "bench-rare-100k");
+    await seedIndex(await accountDb(serviceDbs, tenK.id), tenK.id, 10_000);
+    await seedIndex(await accountDb(serviceDbs, rare.id), rare.id, 100_000, RARE_PENDING);
     const read = async (token: string, path: string) => {
       const get = () => fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
       await sequentialLatencies(50, get);
@@ -568,8 +611,12 @@ function report(rows: Row[], growth: Record<string, number>, bundleGzipKiB: numb
         : [],
     ),
     ...rows.map((r) => {
-      const failed = [r.service, r.service_miniflare_limiter].reduce((n, m) => n + m.non2xx + m.errors, 0);
-      return { figure: `${r.scenario}: non-2xx (both services)`, value: failed, target: "0", met: failed === 0 };
+      const vs = r.versus![ONE_SHARD_NAME].service_vs_it;
+      return { figure: `${r.scenario}: 2 shards vs 1`, value: vs, target: ">= 0.90", met: vs >= 0.9 };
+    }),
+    ...rows.map((r) => {
+      const failed = [r.service, r.service_miniflare_limiter, ...Object.values(r.versus ?? {}).map((v) => v.run)].reduce((n, m) => n + m.non2xx + m.errors, 0);
+      return { figure: `${r.scenario}: non-2xx (every service)`, value: failed, target: "0", met: failed === 0 };
     }),
     ...(ingestion?.batch_vs_single === undefined
       ? []

@@ -72,22 +72,23 @@ async function exportOnce(url: string, token: string, rows: number) {
 }
 
 export async function benchListReads(
-  service: { url: string; db: D1Database },
-  account: (name: string) => Promise<{ id: string; token: string }>,
+  url: string,
+  /** A new account, and the database its data is on. */
+  account: (name: string) => Promise<{ id: string; token: string; db: D1Database }>,
   log: (line: string) => void = console.log,
 ): Promise<ListReadsBench> {
   const [small, big] = [await account("bench-export-10k"), await account("bench-lists-100k")];
   log("list reads: seeding 10,000 and 100,000 candidates with metadata…");
   const metadata = (i: number) => ({ tier: i % 2 === 0 ? "gold" : "silver", order_id: `ord_${i}` });
-  await seedIndex(service.db, small.id, 10_000, undefined, metadata);
-  await seedIndex(service.db, big.id, 100_000, undefined, metadata);
-  const page = (query: string) => `${service.url}/v1/candidates?limit=50${query}`;
+  await seedIndex(small.db, small.id, 10_000, undefined, metadata);
+  await seedIndex(big.db, big.id, 100_000, undefined, metadata);
+  const page = (query: string) => `${url}/v1/candidates?limit=50${query}`;
   await latencyMs(page(""), big.token, 50); // warm-up
   const [plain, filtered] = [await latencyMs(page(""), big.token, 300), await latencyMs(page("&metadata[tier]=gold"), big.token, 300)];
   log("list reads: exporting…");
-  await exportOnce(service.url, small.token, 10_000); // warm-up
-  const small10k = await exportOnce(service.url, small.token, 10_000);
-  const big100k = await exportOnce(service.url, big.token, 100_000);
+  await exportOnce(url, small.token, 10_000); // warm-up
+  const small10k = await exportOnce(url, small.token, 10_000);
+  const big100k = await exportOnce(url, big.token, 100_000);
   return {
     list_page_100k_ms: plain,
     metadata_filter_page_100k_ms: filtered,

@@ -17,56 +17,69 @@ const NOT_FINITE = "is not a finite number: a JSON number must fit a 64-bit floa
 
 type Frame = { object: true; keys: Set<string>; key: string | null } | { object: false; index: number };
 
-const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+/** The dotted path of the value being read (an object awaiting its next key adds nothing). */
+function pathOf(frames: Frame[], key?: string): string {
+  const parts = frames.flatMap((f) => (f.object ? (f.key === null ? [] : [f.key]) : [String(f.index)]));
+  return (key === undefined ? parts : [...parts, key]).join(".");
+}
+
+const QUOTE = 34; // "
+const BACKSLASH = 92;
+
+/** Whether a character can continue a number literal (JSON.parse has checked its form). */
+const inNumber = (code: number) => (code >= 48 && code <= 57) || code === 46 || code === 101 || code === 69 || code === 43 || code === 45;
 
 /** Every problem of a valid JSON text, each with the dotted path of the value or key it concerns. */
 export function strictJsonProblems(text: string): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const frames: Frame[] = [];
-  /** The path of the value being read (an object awaiting its next key adds nothing). */
-  const path = (key?: string) => {
-    const parts = frames.flatMap((f) => (f.object ? (f.key === null ? [] : [f.key]) : [String(f.index)]));
-    return (key === undefined ? parts : [...parts, key]).join(".");
-  };
-  const top = () => frames[frames.length - 1];
-  const add = (p: string, message: string) => problems.push({ path: p, message });
+  const add = (path: string, message: string) => problems.push({ path, message });
 
   for (let i = 0; i < text.length && problems.length < MAX_PROBLEMS; i++) {
-    const ch = text[i];
-    if (ch === "{" || ch === "[") {
+    const code = text.charCodeAt(i);
+    if (code === 123 || code === 91) {
+      // { or [
       if (frames.length >= MAX_JSON_DEPTH) {
-        add(path(), `nests deeper than ${MAX_JSON_DEPTH} levels`);
+        add(pathOf(frames), `nests deeper than ${MAX_JSON_DEPTH} levels`);
         break; // nothing deeper is read
       }
-      frames.push(ch === "{" ? { object: true, keys: new Set(), key: null } : { object: false, index: 0 });
-    } else if (ch === "}" || ch === "]") {
+      frames.push(code === 123 ? { object: true, keys: new Set(), key: null } : { object: false, index: 0 });
+    } else if (code === 125 || code === 93) {
       frames.pop();
-    } else if (ch === ",") {
-      const frame = top();
+    } else if (code === 44) {
+      // ,
+      const frame = frames[frames.length - 1];
       if (frame.object) frame.key = null;
       else frame.index++;
-    } else if (ch === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+    } else if (code === QUOTE) {
+      // The closing quote: the next one not escaped, i.e. after an even run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        let before = end - 1;
+        while (text.charCodeAt(before) === BACKSLASH) before--;
+        if ((end - 1 - before) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
       const raw = text.slice(i, end + 1);
       const value: string = raw.includes("\\") ? JSON.parse(raw) : raw.slice(1, -1);
-      const frame = top();
+      const frame = frames[frames.length - 1];
       if (frame?.object && frame.key === null) {
         // A key.
-        if (!value.isWellFormed()) add(path(), `has a key that ${NOT_UNICODE}`);
-        else if (frame.keys.has(value)) add(path(value), "is a duplicate key: each key may appear once in an object");
+        if (!value.isWellFormed()) add(pathOf(frames), `has a key that ${NOT_UNICODE}`);
+        else if (frame.keys.has(value)) add(pathOf(frames, value), "is a duplicate key: each key may appear once in an object");
         frame.keys.add(value);
         frame.key = value;
       } else if (!value.isWellFormed()) {
-        add(path(), NOT_UNICODE);
+        add(pathOf(frames), NOT_UNICODE);
       }
       i = end;
-    } else if (ch === "-" || (ch >= "0" && ch <= "9")) {
-      NUMBER.lastIndex = i;
-      const literal = NUMBER.exec(text)![0];
-      const problem = numberProblem(literal);
-      if (problem) add(path(), problem);
-      i += literal.length - 1;
+    } else if (code === 45 || (code >= 48 && code <= 57)) {
+      // - or a digit: a number literal, up to the first character that cannot continue it.
+      let end = i + 1;
+      while (end < text.length && inNumber(text.charCodeAt(end))) end++;
+      const problem = numberProblem(text.slice(i, end));
+      if (problem) add(pathOf(frames), problem);
+      i = end - 1;
     }
     // Anything else is whitespace, `:` or the letters of true, false and null.
   }
@@ -77,7 +90,8 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
 function numberProblem(literal: string): string | null {
   const n = Number(literal);
   if (!Number.isFinite(n)) return NOT_FINITE;
-  if (decimalValue(literal) === decimalValue(String(n))) return null;
+  // Most literals are already the float's own shortest form.
+  if (String(n) === literal || decimalValue(literal) === decimalValue(String(n))) return null;
   return `has more digits than a JSON number keeps (a 64-bit float): it would be stored as ${JSON.stringify(n)}; send it as a string`;
 }
 

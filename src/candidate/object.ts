@@ -498,7 +498,9 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    */
   private async syncDownstream(rewrite = false): Promise<string | null> {
     const state = this.load()!;
-    const unflushed = this.store.unflushedNotifications();
+    // The outbox holds nothing unflushed unless the state says so (save() sets `unflushed` with
+    // every notification it records, and only handOff clears it): most changes read nothing here.
+    const unflushed = state.unflushed ? this.store.unflushedNotifications() : [];
     const toSend = unflushed.filter((n) => !this.handingOff.has(n.id));
     if (!rewrite && state.indexedVersion >= state.record.version && toSend.length === 0) return null;
     for (const n of toSend) this.handingOff.add(n.id);

@@ -8,6 +8,7 @@ import type { Json, JsonText } from "../domain/json";
 import type { Metadata } from "../domain/metadata";
 import { statusAt, type Timeline } from "../domain/timeline";
 import type { ShardName } from "../shards";
+import { isoTime } from "../domain/iso-time";
 
 export interface CandidateRecord {
   id: string;
@@ -47,8 +48,6 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
   || ',"received_at":"' || strftime('%Y-%m-%dT%H:%M:%fZ', received_at / 1000.0, 'unixepoch')
   || '","matched":' || iif(matched, 'true', 'false') || '}'`;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** What a candidate's view is made of besides its contract: also what a list reads of the index. */
 export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata">;
 
@@ -61,11 +60,11 @@ export function candidateFields(record: CandidateBasics, now: number) {
     customer_uuid: record.customerUuid,
     schema_id: record.schemaId,
     status,
-    status_since: iso(since),
+    status_since: isoTime(since),
     scheduled_outcome: scheduledOutcome,
-    activity_ends_at: iso(record.timeline.openUntil),
-    review_ends_at: status === "OPEN" ? null : iso(record.timeline.pendingUntil),
-    created_at: iso(record.timeline.createdAt),
+    activity_ends_at: isoTime(record.timeline.openUntil),
+    review_ends_at: status === "OPEN" ? null : isoTime(record.timeline.pendingUntil),
+    created_at: isoTime(record.timeline.createdAt),
     metadata: record.metadata ?? {},
   };
 }
@@ -94,7 +93,7 @@ export function conditionProgress(
     leaves: condition.leaves.map((leaf, i) => {
       const by = satisfiers.get(i);
       const at = by?.at ?? null;
-      return { path: leaf.path, event: leaf.event, satisfied: ((mask >>> i) & 1) === 1, event_id: by?.eventId ?? null, satisfied_at: at === null ? null : iso(at) };
+      return { path: leaf.path, event: leaf.event, satisfied: ((mask >>> i) & 1) === 1, event_id: by?.eventId ?? null, satisfied_at: at === null ? null : isoTime(at) };
     }),
   };
 }

@@ -37,6 +37,16 @@ describe("strict JSON (I-JSON) checks", () => {
     ]);
   });
 
+  it("find where each string ends, whatever it escapes", () => {
+    // A quote after an odd run of backslashes is inside the string; after an even run it ends it.
+    const text = `{"a\\"":"\\\\","b":"\\\\\\"}","a\\"":[1,"x\\\\",2e400]}`;
+    expect(JSON.parse(text)).toEqual({ 'a"': [1, "x\\", Infinity], b: '\\"}' });
+    expect(strictJsonProblems(text)).toEqual([
+      { path: 'a"', message: expect.stringMatching(/duplicate/) },
+      { path: 'a".2', message: expect.stringMatching(/finite/) },
+    ]);
+  });
+
   it("stop at the depth limit", () => {
     const ok = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
     expect(strictJsonProblems(ok)).toEqual([]);

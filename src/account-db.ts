@@ -11,30 +11,39 @@
  * - The response carries the newest bookmark the request saw: its session's, or the one a
  *   candidate object's index write answered with (`noteBookmark`), whichever is later.
  *
- * Bookmarks are D1's (locally as on Cloudflare), of one database: the account's shard. D1 orders
- * them as text, so the later of two is the greater. Locally a session may have none: no header.
+ * A bookmark is D1's (locally as on Cloudflare) of one database, so ours names it: the shard, then
+ * D1's, as `SHARD_1:0000007b-0000b26e-00001538-0c3e87bb...`. One from another shard than the
+ * account's (a client that switched accounts, an account moved) is no point of this database: the
+ * read starts anywhere, as without one. D1 orders a database's bookmarks as text, so of two on the
+ * same shard the later is the greater. Locally a session may have none: no header.
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { shardDb } from "./shards";
+import { shardDb, type ShardName } from "./shards";
 import { isSafeMethod } from "./same-origin";
 import { validationError } from "./validation";
 import type { AppEnv } from "./app-env";
 
 export const BOOKMARK_HEADER = "Bookmark";
-const MAX_BOOKMARK_LENGTH = 256;
-/** D1's bookmarks are groups of hex digits joined by `-`; anything else is no bookmark of ours. */
-const BOOKMARK_FORMAT = /^[0-9a-f]+(?:-[0-9a-f]+)*$/i;
+/** A shard's name, then D1's bookmark in its documented shape (hex of either case). */
+const BOOKMARK_FORMAT = /^(DB|SHARD_\d+):([0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32})$/;
 
-/** The later of two bookmarks (either may be missing). */
+/** Our bookmark of D1's `bookmark` on `shard` (none without one). */
+export const bookmarkOn = (shard: ShardName, bookmark: string | null | undefined): string | null => (bookmark ? `${shard}:${bookmark}` : null);
+
+/** The later of two bookmarks of the same shard (either may be missing). */
 export const newestBookmark = (a: string | null | undefined, b: string | null | undefined): string | null =>
   !a ? (b ?? null) : !b ? a : a > b ? a : b;
 
-/** The request's `Bookmark`, checked before it reaches D1 (which would fail on a malformed one). */
+/**
+ * D1's bookmark in the request's `Bookmark`, when it is of the account's shard; checked before it
+ * reaches D1 (which would fail on a malformed one).
+ */
 function requestBookmark(c: Context<AppEnv>): string | undefined {
   const bookmark = c.req.header(BOOKMARK_HEADER);
   if (bookmark === undefined) return undefined;
-  if (bookmark.length < 1 || bookmark.length > MAX_BOOKMARK_LENGTH || !BOOKMARK_FORMAT.test(bookmark)) {
+  const parts = BOOKMARK_FORMAT.exec(bookmark);
+  if (!parts) {
     throw validationError([
       {
         path: BOOKMARK_HEADER,
@@ -42,7 +51,7 @@ function requestBookmark(c: Context<AppEnv>): string | undefined {
       },
     ]);
   }
-  return bookmark;
+  return parts[1] === c.var.shard ? parts[2].toLowerCase() : undefined; // D1 writes its hex in lower case
 }
 
 /** The account's shard, through this request's D1 session (made at first use). */
@@ -58,6 +67,7 @@ export function accountDb(c: Context<AppEnv>): D1DatabaseSession {
 
 /** A bookmark a candidate object answered with, after writing the account's index and feed. */
 export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undefined) {
+  if (!bookmark?.startsWith(`${c.var.shard}:`)) return; // another database's: no point of this one
   const newest = newestBookmark(c.var.objectBookmark, bookmark);
   if (newest) c.set("objectBookmark", newest);
 }
@@ -65,6 +75,10 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undef
 /** Sets the response's `Bookmark`: the newest one the request's shard session or objects saw. */
 export const bookmarks = createMiddleware<AppEnv>(async (c, next) => {
   await next();
-  const newest = newestBookmark(c.var.shardSession?.getBookmark(), c.var.objectBookmark);
+  const newest = responseBookmark(c);
   if (newest) c.res.headers.set(BOOKMARK_HEADER, newest);
 });
+
+/** The newest bookmark the request's shard session or objects saw so far: its response's. */
+export const responseBookmark = (c: Context<AppEnv>): string | null =>
+  newestBookmark(bookmarkOn(c.var.shard, c.var.shardSession?.getBookmark()), c.var.objectBookmark);

@@ -20,6 +20,7 @@ import { isWellFormedToken, sha256Hex } from "./tokens";
 import { grantOfStored } from "./domain/permissions";
 import { forgetSessionsOfKey, recordSeen, sessionCookie, sessionCookieHeader, sessionOf } from "./session";
 import { isSafeMethod, requireSameOrigin } from "./same-origin";
+import { knownShard } from "./shards";
 import type { AppEnv, RequestKey } from "./app-env";
 
 export const TOKEN_CACHE_TTL_MS = CREDENTIAL_CACHE_TTL_MS;
@@ -161,7 +162,7 @@ export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const caller = cookie === undefined ? await bearerCaller(c, authorization, now) : await sessionCaller(c, cookie, now);
   c.set("apiKey", caller);
   c.set("accountId", caller.accountId);
-  c.set("shard", caller.shard);
+  c.set("shard", knownShard(c.env, caller.shard)); // a bad accounts.shard fails here, saying so, not deep in a route
   await next();
   // What a browser read with its cookie is that account's: kept by no cache, never sniffed as another type.
   if (cookie !== undefined) {

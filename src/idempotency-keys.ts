@@ -37,7 +37,7 @@ export interface KeyClaim {
 export type ClaimOutcome =
   /** `claimedAt`: when the key's record began, which dates every record of its outcome (24 h from then). */
   | { kind: "claimed"; claimedAt: number; lockedUntil: number }
-  | { kind: "replay"; status: number; body: string }
+  | { kind: "replay"; status: number; body: string; bookmark: string | null }
   | { kind: "mismatch" }
   | { kind: "in_progress"; lockedUntil: number };
 
@@ -57,11 +57,12 @@ const TABLES = `
     locked_until INTEGER,       -- while the claiming request runs
     status       INTEGER,       -- its response, once complete
     body         TEXT,
+    bookmark     TEXT,          -- its Bookmark header, if any: a replay reads what the first wrote
     PRIMARY KEY (account_id, key)
   );
   CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at);`;
 
-type KeyRow = { fingerprint: string; status: number | null; body: string | null; locked_until: number };
+type KeyRow = { fingerprint: string; status: number | null; body: string | null; bookmark: string | null; locked_until: number };
 
 /** The key's row while this request's claim holds it; binds account_id, key, fingerprint, locked_until. */
 const HELD_BY_THIS_REQUEST = `account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL AND locked_until = ?`;
@@ -91,7 +92,7 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
          ON CONFLICT (account_id, key) DO UPDATE SET
            fingerprint = excluded.fingerprint,
            created_at = iif(idempotency_keys.created_at <= ?6, excluded.created_at, idempotency_keys.created_at),
-           locked_until = excluded.locked_until, status = NULL, body = NULL
+           locked_until = excluded.locked_until, status = NULL, body = NULL, bookmark = NULL
          WHERE idempotency_keys.created_at <= ?6
             OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ?4
                 AND idempotency_keys.fingerprint = excluded.fingerprint)
@@ -104,18 +105,18 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
       return { kind: "claimed", claimedAt: claimed.claimed, lockedUntil };
     }
     const row = this.sql
-      .exec<KeyRow>(`SELECT fingerprint, status, body, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`, c.accountId, c.key)
+      .exec<KeyRow>(`SELECT fingerprint, status, body, bookmark, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`, c.accountId, c.key)
       .one();
     if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
-    if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body };
+    if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body, bookmark: row.bookmark };
     return { kind: "in_progress", lockedUntil: row.locked_until };
   }
 
   /** Stores the response of the request holding the key; false (nothing stored) once a retry took the key over. */
-  async complete(accountId: string, held: Held, status: number, body: string): Promise<boolean> {
+  async complete(accountId: string, held: Held, response: { status: number; body: string; bookmark: string | null }): Promise<boolean> {
     const stored = this.sql.exec(
-      `UPDATE idempotency_keys SET status = ?, body = ?, locked_until = NULL WHERE ${HELD_BY_THIS_REQUEST} RETURNING 1`,
-      status, body, accountId, held.key, held.fingerprint, held.lockedUntil,
+      `UPDATE idempotency_keys SET status = ?, body = ?, bookmark = ?, locked_until = NULL WHERE ${HELD_BY_THIS_REQUEST} RETURNING 1`,
+      response.status, response.body, response.bookmark, accountId, held.key, held.fingerprint, held.lockedUntil,
     );
     return stored.toArray().length > 0;
   }

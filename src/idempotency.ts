@@ -18,6 +18,7 @@ import { sha256Hex } from "./tokens";
 import { validationError } from "./validation";
 import { answerStatement, noAnswerYet, storedAnswerStatement, type SqlFragment, type StoredAnswer } from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";
+import { noteBookmark, responseBookmark } from "./account-db";
 import type { AppEnv, IdempotentRequest } from "./app-env";
 import type { D1 } from "./shards";
 
@@ -49,6 +50,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const outcome = await store.claim(claim);
   switch (outcome.kind) {
     case "replay":
+      noteBookmark(c, outcome.bookmark); // the first response's: the bookmarks middleware sends it
       return c.body(outcome.body, outcome.status as 200, {
         "Content-Type": "application/json",
         "Idempotent-Replayed": "true",
@@ -71,7 +73,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   try {
     const held = c.var.idempotency!;
     if (c.var.idempotencyIncomplete) await store.unlock(claim.accountId, held, Date.now());
-    else if (replayable(c.res.status)) await store.complete(claim.accountId, held, c.res.status, await c.res.clone().text());
+    else if (replayable(c.res.status)) await store.complete(claim.accountId, held, { status: c.res.status, body: await c.res.clone().text(), bookmark: responseBookmark(c) });
     else await store.release(claim.accountId, held);
   } catch (error) {
     // The response stands. The key stays claimed until its lock lapses; a retry then takes it

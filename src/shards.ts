@@ -50,12 +50,26 @@ export function shardNames(bindings: object): ShardName[] {
 /** Every database that may hold accounts' data, for the crons: the shards, and the primary (older accounts'). */
 export const accountDatabases = (env: object): ShardName[] => [PRIMARY, ...shardNames(env)];
 
-/** The database of a shard. */
-export function shardDb(env: object, shard: ShardName): D1Database {
-  const db = (env as Record<string, D1Database | undefined>)[shard];
-  if (!db) throw new Error(`No D1 binding ${shard}: an account is on a shard that wrangler.toml no longer declares.`);
-  return db;
+/** A shard name that is no D1 binding of this Worker's: a message or record naming it can never be served. */
+export class UnknownShardError extends Error {
+  constructor(readonly shard: unknown) {
+    super(`${JSON.stringify(shard) ?? String(shard)} is no shard of this Worker: not DB or SHARD_i, or a shard that wrangler.toml does not declare.`);
+    this.name = "UnknownShardError";
+  }
 }
+
+/**
+ * The shard `name` if it is one this Worker has: a shard's name and a binding of its own. What a
+ * queue message, a record or a row names is checked before it indexes the bindings, where other
+ * names reach other objects (ASSETS, a Durable Object namespace, `__proto__`).
+ */
+export function knownShard(env: object, name: unknown): ShardName {
+  if (!isShardName(name) || !Object.hasOwn(env, name)) throw new UnknownShardError(name);
+  return name;
+}
+
+/** The database of a shard (knownShard's check first). */
+export const shardDb = (env: object, shard: unknown): D1Database => (env as Record<ShardName, D1Database>)[knownShard(env, shard)];
 
 /** The databases new accounts may be placed on, by name. */
 export type Shards = ReadonlyMap<ShardName, D1>;
@@ -65,6 +79,7 @@ export const shardsOf = (env: object): Shards => new Map(shardNames(env).map((na
 /**
  * The shard a candidate object's record, a queue message or a delivery names. One made before
  * shards existed names none: it was made for an account whose data is on the primary (every
- * account's then was, and stays there until moved).
+ * account's then was, and stays there until moved). Throws UnknownShardError for a name that is
+ * no shard of this Worker's.
  */
-export const shardNamed = (shard: ShardName | null | undefined): ShardName => shard ?? PRIMARY;
+export const shardNamed = (env: object, shard: unknown): ShardName => knownShard(env, shard ?? PRIMARY);

@@ -9,7 +9,7 @@
  * outbox. Downstream copies are then brought up to date (`syncDownstream`): the D1 list index
  * and notifications feed in one D1 transaction on the account's shard, then the notifications
  * queue. If that fails, the alarm retries it; the copies may lag, never disagree, and lose
- * nothing. A call that wrote the index answers that write's D1 bookmark, for the Worker's
+ * nothing. A call that wrote the index answers that write's bookmark (its shard's, account-db.ts), for the Worker's
  * response (account-db.ts): its client's next list reads at least that.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -46,6 +46,7 @@ import {
 } from "./record";
 import { asStored, CandidateStore, recordOf, type OutboxRow } from "./storage";
 import { shardDb, shardNamed, type ShardName } from "../shards";
+import { bookmarkOn } from "../account-db";
 
 export const MAX_EVENTS_PER_CANDIDATE = 1000;
 /** How soon the alarm retries a failed write downstream (D1 index and feed, queue). */
@@ -89,7 +90,7 @@ type KeyReused = "IDEMPOTENCY_KEY_REUSED";
 type NotResolvable = { ok: false; code: "INVALID_STATE"; status: Status };
 const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
 /**
- * What a call that may write the D1 index answers besides: the D1 bookmark of that write, for the
+ * What a call that may write the D1 index answers besides: the bookmark of that write (`bookmarkOn`), for the
  * Worker's response; null or absent when it wrote none (nothing the index shows moved, or the write
  * failed and waits for the alarm, or D1 gave no bookmark).
  */
@@ -519,7 +520,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
    */
   private async handOff(state: StoredState, unflushed: OutboxRow[], toSend: OutboxRow[]): Promise<string | null> {
     const { record, settledStatus } = state;
-    const shard = shardNamed(record.shard);
+    const shard = shardNamed(this.env, record.shard);
     const db = shardDb(this.env, shard).withSession("first-primary");
     try {
       await db.batch([
@@ -535,7 +536,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       console.error(`candidate ${record.id}: downstream write failed; the alarm retries it`, error);
       this.downstreamFailures++;
       this.transaction(() => this.save(this.load()!, Date.now())); // re-arms the alarm, further out each time
-      return db.getBookmark(); // the index write's, if only the queue failed
+      return bookmarkOn(shard, db.getBookmark()); // the index write's, if only the queue failed
     }
     this.downstreamFailures = 0;
     // Other requests and the alarm may have run during the awaits: save what is current now.
@@ -545,7 +546,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       const unflushed = this.store.unflushedNotifications().length > 0;
       this.save({ ...current, indexedVersion: Math.max(current.indexedVersion, record.version), unflushed }, Date.now());
     });
-    return db.getBookmark();
+    return bookmarkOn(shard, db.getBookmark());
   }
 }
 

@@ -26,7 +26,7 @@ export interface DeliveryMessage {
  * when the next attempt is due, or nothing: the delivery has ended.
  */
 export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attempt: number, attemptId: string): Promise<{ retryAt?: number }> {
-  const db = shardDb(env, shardNamed(delivery.shard));
+  const db = shardDb(env, shardNamed(env, delivery.shard));
   const [endpoint, notification] = await Promise.all([
     getEndpoint(db, delivery.account_id, delivery.endpoint_id),
     feedEntry(db, delivery.account_id, delivery.notification_id),

@@ -10,6 +10,7 @@ import type { DeliveryMessage } from "./attempt";
 import { endpointObject } from "./endpoint-object";
 import { backoffSeconds } from "./retry-schedule";
 import { shardDb, shardNamed } from "../shards";
+import { dropUnknownShard } from "./unknown-shard";
 
 export type { DeliveryMessage } from "./attempt";
 
@@ -17,9 +18,11 @@ export async function handOffBatch(env: Env, batch: MessageBatch<DeliveryMessage
   await Promise.all(
     batch.messages.map(async (message) => {
       try {
+        shardNamed(env, message.body.shard); // its endpoint's object could never make an attempt
         await endpointObject(env, message.body.endpoint_id).enqueue(message.body);
         message.ack();
       } catch (error) {
+        if (dropUnknownShard(message, error)) return;
         console.error(`delivery ${message.body.delivery_id}: could not be handed to its endpoint's object; the queue retries it`, error);
         message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       }
@@ -27,12 +30,23 @@ export async function handOffBatch(env: Env, batch: MessageBatch<DeliveryMessage
   );
 }
 
-/** The dead-letter queue: deliveries whose hand-off kept failing. */
+/**
+ * The dead-letter queue: deliveries whose hand-off kept failing, each marked failed on its shard.
+ * One message's failure (its shard's D1 down) leaves the others' marks made: it alone is retried.
+ */
 export async function markDeadLetters(env: Env, batch: MessageBatch<DeliveryMessage>) {
-  for (const message of batch.messages) {
-    const body = message.body;
-    const delivery = { attemptId: uuidv7(), deliveryId: body.delivery_id, notificationId: body.notification_id, accountId: body.account_id, endpointId: body.endpoint_id };
-    await markDeliveryFailed(shardDb(env, shardNamed(body.shard)), delivery, "the delivery could not be handed to its endpoint's sender", Date.now());
-    message.ack();
-  }
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const body = message.body;
+      const delivery = { attemptId: uuidv7(), deliveryId: body.delivery_id, notificationId: body.notification_id, accountId: body.account_id, endpointId: body.endpoint_id };
+      try {
+        await markDeliveryFailed(shardDb(env, shardNamed(env, body.shard)), delivery, "the delivery could not be handed to its endpoint's sender", Date.now());
+        message.ack();
+      } catch (error) {
+        if (dropUnknownShard(message, error)) return;
+        console.error(`delivery ${body.delivery_id}: could not be marked failed; the queue retries it`, error);
+        message.retry({ delaySeconds: backoffSeconds(message.attempts) });
+      }
+    }),
+  );
 }

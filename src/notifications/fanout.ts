@@ -9,6 +9,7 @@ import type { NotificationType } from "./notification";
 import type { DeliveryMessage } from "./attempt";
 import { backoffSeconds } from "./retry-schedule";
 import { shardDb, shardNamed, type ShardName } from "../shards";
+import { dropUnknownShard } from "./unknown-shard";
 
 /** Sent by the candidate object once a notification is in the feed. */
 export interface NotificationMessage {
@@ -23,12 +24,13 @@ export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>)
   await Promise.all(
     batch.messages.map(async (message) => {
       const { id, account_id, type } = message.body;
-      const shard = shardNamed(message.body.shard);
       try {
+        const shard = shardNamed(env, message.body.shard);
         const endpoints = await subscribedEndpoints(shardDb(env, shard), account_id, type);
         if (endpoints.length > 0) await env.DELIVERIES.sendBatch(endpoints.map((endpoint) => ({ body: deliveryMessage(id, account_id, endpoint, shard) })));
         message.ack();
       } catch (error) {
+        if (dropUnknownShard(message, error)) return;
         console.error(`notification ${id}: fan-out failed; the queue retries it`, error);
         message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       }

@@ -102,9 +102,12 @@ export const HEADER_COMPONENTS = {
   "Retry-After": header("Seconds to wait before trying again (on `409 IDEMPOTENCY_KEY_IN_USE`: until the first request completes or its hold lapses).", "integer"),
   "WWW-Authenticate": header("`Bearer`: how to authenticate."),
   Bookmark: header(
-    "The point of the account's database this request read or wrote (the service reads through D1 read replicas). Send " +
-      "the newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own " +
-      "writes included. Absent when the request read or wrote none of it (an event that changed nothing lists show).",
+    "The point of the account's database this request read or wrote (the service reads through D1 read replicas), as " +
+      "`<shard>:<D1 bookmark>`, e.g. `SHARD_1:0000007b-0000b26e-00001538-0c3e87bb37b3db5cc52eedb93cd3b96b`. Send the " +
+      "newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own " +
+      "writes included. Of two with the same shard the greater (as text) is the newer; one with another shard replaces " +
+      "the one you keep. Also on a replayed response (`Idempotent-Replayed`): the first response's. Absent when the " +
+      "request read or wrote none of it (an event that changed nothing lists show).",
   ),
 };
 type HeaderName = keyof typeof HEADER_COMPONENTS;
@@ -135,10 +138,12 @@ const BOOKMARK_PARAMETER = {
   name: "Bookmark",
   in: "header",
   required: false,
-  schema: { type: "string", minLength: 1, maxLength: 256 },
+  schema: { type: "string", pattern: "^(DB|SHARD_[0-9]+):[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32}$" },
   description:
-    "The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote " +
-    "(your own writes included), whichever replica answers. Left out, it may see a replica a moment behind.",
+    "The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read " +
+    "or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the " +
+    "account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is " +
+    "400 `VALIDATION_ERROR`.",
 } as const;
 
 /** What a read of the account's data through its D1 session declares: the Bookmark parameter. */

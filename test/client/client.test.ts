@@ -68,7 +68,7 @@ describe("the TypeScript client", () => {
     const alias = freshAlias("own-write");
     await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
     const written = exchanges.at(-1)!.answered!;
-    expect(exchanges.at(-1)).toEqual({ method: "POST", sent: null, answered: expect.stringMatching(/^[0-9a-f]+(-[0-9a-f]+)+$/) });
+    expect(exchanges.at(-1)).toEqual({ method: "POST", sent: null, answered: expect.stringMatching(/^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/) });
     const listed: string[] = [];
     const d1 = await observeD1(async () => {
       for await (const candidate of client.candidates.list()) listed.push(candidate.candidate_alias);
@@ -76,12 +76,41 @@ describe("the TypeScript client", () => {
     expect(listed).toEqual([alias]);
     // The list went with the bookmark of the client's own write, and its D1 session started there.
     expect(exchanges.at(-1)).toMatchObject({ method: "GET", sent: written });
-    expect(d1.sessions).toEqual([written]);
+    expect(d1.sessions).toEqual([written.slice(written.indexOf(":") + 1)]); // D1's, past the shard
     // The newest it has seen goes next: the list's, never older than the write's.
     const read = exchanges.at(-1)!.answered!;
     expect(read >= written).toBe(true);
     await client.summary();
     expect(exchanges.at(-1)!.sent).toBe(read);
+  });
+
+  it("keeps one bookmark per database: one from another shard replaces it (a client that signed in to another account)", async () => {
+    const a = await createAccount();
+    const b = await createAccount();
+    expect(a.shard).not.toBe(b.shard);
+    let token = a.token; // the dashboard's cookie: one client per page, whichever account signed in
+    const exchanges: { sent: string | null; answered: string | null }[] = [];
+    const signedIn: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set("Authorization", `Bearer ${token}`);
+      const response = await worker(request);
+      exchanges.push({ sent: request.headers.get("Bookmark"), answered: response.headers.get("Bookmark") });
+      return response;
+    };
+    const client = createCandidateContractClient({ baseUrl: BASE, fetch: signedIn, backoffMs: 1 });
+    // Enough writes on A's shard that its bookmarks are past B's as text, as a busy shard's would be.
+    for (let i = 0; i < 20; i++) await client.schemas.create(contract() as never);
+    const onA = exchanges.at(-1)!.answered!;
+    expect(onA.startsWith(`${a.shard}:`)).toBe(true);
+    token = b.token;
+    await client.schemas.create(contract() as never);
+    // B's shard ignored A's bookmark, and B's own replaced it in the client, whatever their order as text.
+    const onB = exchanges.at(-1)!;
+    expect(onB.sent).toBe(onA);
+    expect(onB.answered!.startsWith(`${b.shard}:`)).toBe(true);
+    const d1 = await observeD1(() => client.schemas.list());
+    expect(exchanges.at(-1)!.sent).toBe(onB.answered);
+    expect(d1.sessions).toEqual([onB.answered!.slice(onB.answered!.indexOf(":") + 1)]);
   });
 
   it("covers metadata, voiding, the export, schema names and pages, and webhook tests", async () => {

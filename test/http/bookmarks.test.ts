@@ -6,12 +6,16 @@
  * to the Worker's response. (Locally one database answers every session; what these tests show
  * is what each session was asked for and what each response said.)
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { observeD1 } from "../support/d1-observer";
 import { endpoint, waitForReceived } from "../support/webhooks";
 
-const BOOKMARK = /^[0-9a-f]+(-[0-9a-f]+)+$/;
+/** The shard, then D1's bookmark in its documented shape (what miniflare writes too). */
+const BOOKMARK = /^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
+/** D1's bookmark in ours: what a session is started with. */
+const d1 = (bookmark: string) => bookmark.slice(bookmark.indexOf(":") + 1);
 
 const bookmarkOf = (res: { headers: Headers }) => res.headers.get("Bookmark");
 const get = (account: TestAccount, path: string, bookmark?: string) => call("GET", path, { token: account.token, headers: bookmark === undefined ? {} : { Bookmark: bookmark } });
@@ -58,7 +62,7 @@ describe("the Bookmark header", () => {
     const written = bookmarkOf(await post(account, "/v1/schemas", { contract: contract() }))!;
     let res!: Awaited<ReturnType<typeof get>>;
     const read = await observeD1(async () => (res = await get(account, "/v1/schemas", written)));
-    expect(read.sessions).toEqual([written]);
+    expect(read.sessions).toEqual([d1(written)]);
     expect(res.body.data).toHaveLength(1);
     expect(bookmarkOf(res)! >= written).toBe(true);
     expect((await observeD1(() => get(account, "/v1/summary"))).sessions).toEqual(["first-unconstrained"]);
@@ -69,7 +73,8 @@ describe("the Bookmark header", () => {
 
   it("is refused at its header when it is no bookmark, before anything is read", async () => {
     const account = await createAccount();
-    for (const wrong of ["", "not a bookmark", "0".repeat(257), "00000000-0000002a-00000000-zz"]) {
+    const d1Bookmark = `0000007b-0000b26e-00001538-${"0c3e87bb".repeat(4)}`;
+    for (const wrong of ["", "not a bookmark", "0".repeat(257), "00000000-0000002a-00000000-zz", d1Bookmark, `ASSETS:${d1Bookmark}`, `__proto__:${d1Bookmark}`, `SHARD_1:${d1Bookmark}0`, `shard_1:${d1Bookmark}`]) {
       let res!: Awaited<ReturnType<typeof get>>;
       const use = await observeD1(async () => (res = await get(account, "/v1/candidates", wrong)));
       expect(res.status, wrong).toBe(400);
@@ -77,5 +82,64 @@ describe("the Bookmark header", () => {
       expect(res.body.error.details).toEqual([{ path: "Bookmark", message: expect.stringMatching(/^is not a bookmark: send back the `Bookmark` header of an earlier response/) }]);
       expect(use.sessions).toEqual([]);
     }
+  });
+
+  it("names its shard: a bookmark of another shard is ignored, the read starts anywhere", async () => {
+    const a = await createAccount();
+    const b = await createAccount();
+    expect(a.shard).not.toBe(b.shard);
+    const ofB = bookmarkOf(await post(b, "/v1/schemas", { contract: contract() }))!;
+    expect(ofB.startsWith(`${b.shard}:`)).toBe(true);
+    await post(a, "/v1/schemas", { contract: contract() });
+    let res!: Awaited<ReturnType<typeof get>>;
+    const read = await observeD1(async () => (res = await get(a, "/v1/schemas", ofB)));
+    expect(read.sessions).toEqual(["first-unconstrained"]);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(1);
+    expect(bookmarkOf(res)!.startsWith(`${a.shard}:`)).toBe(true);
+  });
+
+  it("is taken in either case of hex, and handed to D1 as D1 writes it", async () => {
+    const account = await createAccount();
+    const written = bookmarkOf(await post(account, "/v1/schemas", { contract: contract() }))!;
+    const shouted = `${account.shard}:${d1(written).toUpperCase()}`;
+    let res!: Awaited<ReturnType<typeof get>>;
+    const read = await observeD1(async () => (res = await get(account, "/v1/schemas", shouted)));
+    expect(res.status).toBe(200);
+    expect(read.sessions).toEqual([d1(written)]);
+  });
+
+  it("on a replayed write is the first response's: a client whose first answer was lost still reads its write", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    const writes: [string, unknown][] = [
+      ["/v1/schemas", { contract: contract() }],
+      ["/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() }],
+      ["/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }],
+      ["/v1/webhook_endpoints", { url: "https://example.com/hook" }],
+    ];
+    for (const [path, json] of writes) {
+      const headers = { "Idempotency-Key": crypto.randomUUID() };
+      const first = await call("POST", path, { token: account.token, json, headers });
+      const again = await call("POST", path, { token: account.token, json, headers });
+      expect(again.headers.get("Idempotent-Replayed"), path).toBe("true");
+      expect(bookmarkOf(first), path).toMatch(BOOKMARK);
+      expect(bookmarkOf(again), path).toBe(bookmarkOf(first));
+    }
+  });
+
+  it("on a write answered from D1's record of its key (its first answer lost) is that read's", async () => {
+    const account = await createAccount();
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const json = { contract: contract({ price: 8 }) };
+    // D1 made the schema but its answer was lost: the request fails (500), which frees the key.
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => call("POST", "/v1/schemas", { token: account.token, json, headers })).finally(() => errors.mockRestore());
+    expect(first.status).toBe(500);
+    const retry = await call("POST", "/v1/schemas", { token: account.token, json, headers });
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(bookmarkOf(retry)).toMatch(BOOKMARK);
+    const read = await get(account, "/v1/schemas", bookmarkOf(retry)!);
+    expect(read.body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 });

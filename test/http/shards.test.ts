@@ -10,7 +10,7 @@ import { createScheduledController, env, evictDurableObject, runInDurableObject 
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
 import { chooseShard } from "../../src/db/accounts";
-import { accountDatabases, shardDb, shardNames, type ShardName } from "../../src/shards";
+import { accountDatabases, shardDb, shardNames, UnknownShardError, type ShardName } from "../../src/shards";
 import type { NotificationMessage } from "../../src/notifications/fanout";
 import { call, client, contract, createAccount, createLegacyAccount, freshAlias, inCandidate, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
@@ -109,6 +109,24 @@ describe("placing accounts", () => {
   it("takes N from the bindings, and refuses shards with a gap", () => {
     expect(shardNames({ DB: {}, SHARD_1: {}, SHARD_0: {}, SHARD_2: {}, OTHER: {} })).toEqual(["SHARD_0", "SHARD_1", "SHARD_2"]);
     expect(() => shardNames({ SHARD_0: {}, SHARD_2: {} })).toThrow(/SHARD_0 \.\. SHARD_1, without gaps; wrangler.toml has SHARD_0, SHARD_2/);
+  });
+
+  it("reaches a database only by a shard's name that is a binding of the Worker's own", async () => {
+    expect(shardDb(env, "SHARD_1")).toBe(env.SHARD_1);
+    expect(shardDb(env, "DB")).toBe(env.DB);
+    for (const name of ["ASSETS", "IDEMPOTENCY_KEYS", "__proto__", "constructor", "toString", "SHARD_9", "SHARD_01", "", null, 1]) {
+      expect(() => shardDb(env, name), String(name)).toThrow(UnknownShardError);
+    }
+    // An account whose recorded shard is no such binding fails at authentication, saying why.
+    const broken = await createAccount();
+    await env.DB.prepare(`UPDATE accounts SET shard = 'ASSETS' WHERE id = ?`).bind(broken.id).run();
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await call("GET", "/v1/schemas", { token: broken.token });
+    const logged = errors.mock.calls.flat().map(String).join("\n");
+    errors.mockRestore();
+    expect(res.status).toBe(500);
+    expect(res.body.error.code).toBe("INTERNAL_ERROR");
+    expect(logged).toMatch(/"ASSETS" is no shard of this Worker/);
   });
 });
 

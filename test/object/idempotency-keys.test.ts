@@ -71,9 +71,9 @@ describe("Idempotency-Key takeovers", () => {
     expect(n).toBe(1);
 
     // Only the retry, which holds the key, records the response.
-    expect(await store.complete(account.id, slow, 201, "{}")).toBe(false);
-    expect(await store.complete(account.id, retry, 201, byRetry.answer!)).toBe(true);
-    expect(await store.claim(claimAt(account.id, "s", t1 + 42_000))).toEqual({ kind: "replay", status: 201, body: bySlow.answer });
+    expect(await store.complete(account.id, slow, { status: 201, body: "{}", bookmark: null })).toBe(false);
+    expect(await store.complete(account.id, retry, { status: 201, body: byRetry.answer!, bookmark: null })).toBe(true);
+    expect(await store.claim(claimAt(account.id, "s", t1 + 42_000))).toEqual({ kind: "replay", status: 201, body: bySlow.answer, bookmark: null });
   });
 });
 

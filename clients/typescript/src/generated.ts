@@ -1361,7 +1361,7 @@ export interface components {
         "Retry-After": number;
         /** @description `Bearer`: how to authenticate. */
         "WWW-Authenticate": string;
-        /** @description The point of the account's database this request read or wrote (the service reads through D1 read replicas). Send the newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own writes included. Absent when the request read or wrote none of it (an event that changed nothing lists show). */
+        /** @description The point of the account's database this request read or wrote (the service reads through D1 read replicas), as `<shard>:<D1 bookmark>`, e.g. `SHARD_1:0000007b-0000b26e-00001538-0c3e87bb37b3db5cc52eedb93cd3b96b`. Send the newest one you were given back as the `Bookmark` request header: those reads then see at least as much, your own writes included. Of two with the same shard the greater (as text) is the newer; one with another shard replaces the one you keep. Also on a replayed response (`Idempotent-Replayed`): the first response's. Absent when the request read or wrote none of it (an event that changed nothing lists show). */
         Bookmark: string;
     };
     pathItems: never;
@@ -1376,7 +1376,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;
@@ -1888,7 +1888,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path: {
@@ -2569,7 +2569,7 @@ export interface operations {
                 candidate_alias_prefix?: string;
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;
@@ -2772,7 +2772,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;
@@ -4911,7 +4911,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;
@@ -5376,7 +5376,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path: {
@@ -6362,7 +6362,7 @@ export interface operations {
                 status?: "pending" | "succeeded" | "failed";
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path: {
@@ -6937,7 +6937,7 @@ export interface operations {
                 candidate_alias?: string;
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;
@@ -7165,7 +7165,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path: {
@@ -7722,7 +7722,7 @@ export interface operations {
                 limit?: number;
             };
             header?: {
-                /** @description The newest `Bookmark` response header you were given: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, it may see a replica a moment behind. */
+                /** @description The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the account's (e.g. one kept from another account), it may see a replica a moment behind. Another value is 400 `VALIDATION_ERROR`. */
                 Bookmark?: string;
             };
             path?: never;

@@ -171,12 +171,14 @@ const withIdempotencyKey: Middleware = {
 
 /**
  * Read-your-writes (the service reads through D1 read replicas): every answer's `Bookmark` names
- * the point of the database it saw or wrote; the newest one this client has had (bookmarks order
- * as text) goes back with each later request, whose reads then see at least that point. One per
- * client: a client is one account, whose data is in one database.
+ * the database it saw or wrote (the part before `:`) and a point of it; the newest one this client
+ * has had of that database (those order as text) goes back with each later request, whose reads
+ * then see at least that point. One of another database (the client now speaks for another
+ * account, or the account moved) replaces it: the service ignores a bookmark of another database.
  */
 function rememberBookmark(): Middleware {
   let newest: string | null = null;
+  const database = (bookmark: string) => bookmark.slice(0, bookmark.indexOf(":") + 1);
   return {
     onRequest({ request }) {
       if (newest !== null && !request.headers.has("Bookmark")) request.headers.set("Bookmark", newest);
@@ -184,7 +186,7 @@ function rememberBookmark(): Middleware {
     },
     onResponse({ response }) {
       const bookmark = response.headers.get("Bookmark");
-      if (bookmark && (newest === null || bookmark > newest)) newest = bookmark;
+      if (bookmark && (newest === null || database(bookmark) !== database(newest) || bookmark > newest)) newest = bookmark;
       return undefined;
     },
   };

@@ -56,6 +56,7 @@ function wrongValues(s: Schema, asText: boolean): Wrong[] {
     if (s.minLength > 0) wrong.push({ value: "x".repeat(s.minLength - 1) });
     if (s.maxLength !== undefined) wrong.push({ value: "x".repeat(s.maxLength + 1) });
     if (s.format === "uuid") wrong.push({ value: "not-a-uuid", mayBeNotFound: true });
+    if (s.pattern !== undefined && !new RegExp(s.pattern).test("!")) wrong.push({ value: "!" });
     if (s.format === "date-time") wrong.push({ value: "yesterday" }, { value: "2026-11-01" });
   }
   if (types.includes("number") || types.includes("integer")) {

@@ -52,9 +52,12 @@ export const accountDatabases = (env: object): ShardName[] => [PRIMARY, ...shard
 
 /** A shard name that is no D1 binding of this Worker's: a message or record naming it can never be served. */
 export class UnknownShardError extends Error {
-  constructor(readonly shard: unknown) {
+  readonly shard: unknown;
+
+  constructor(shard: unknown) {
     super(`${JSON.stringify(shard) ?? String(shard)} is no shard of this Worker: not DB or SHARD_i, or a shard that wrangler.toml does not declare.`);
     this.name = "UnknownShardError";
+    this.shard = shard;
   }
 }
 

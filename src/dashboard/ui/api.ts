@@ -10,6 +10,11 @@ export const SESSION_ENDED = "ccs:session-ended";
 
 /** Calls to /v1 not yet answered: sign-out waits for them, so none is answered 401 after it. */
 let inFlight = 0;
+/**
+ * Aborted when signing out, once the wait for calls under way is over: a call still under way then
+ * (a slow machine), or made after, is dropped rather than answered 401 by the ended session.
+ */
+let signingOut = new AbortController();
 
 /**
  * Every call to /v1: counted while in flight, and watched for the session's end (signed out
@@ -18,7 +23,9 @@ let inFlight = 0;
 const watched: typeof fetch = async (input, init) => {
   inFlight++;
   try {
-    const response = await globalThis.fetch(input, init);
+    const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const signal = own ? AbortSignal.any([own, signingOut.signal]) : signingOut.signal;
+    const response = await globalThis.fetch(input, { ...init, signal });
     // These calls carry only the cookie: any 401 means it no longer signs in (INVALID_SESSION), or is
     // gone (MISSING_API_TOKEN: signed out in another tab). Sign-in's own 401s do not come this way.
     if (response.status === 401) window.dispatchEvent(new Event(SESSION_ENDED));
@@ -71,6 +78,10 @@ export async function signIn(credentials: { code: string } | { key: string }): P
 export async function signOut(): Promise<void> {
   // The page's reads still under way finish first (for at most 3 s): ended under them, they would fail.
   for (const until = Date.now() + 3000; inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
+  signingOut.abort();
   const response = await fetch("/dashboard/session", { method: "DELETE" });
-  if (!response.ok && response.status !== 401) throw await errorFromResponse(response);
+  if (!response.ok && response.status !== 401) {
+    signingOut = new AbortController(); // still signed in: the page's calls work again
+    throw await errorFromResponse(response);
+  }
 }

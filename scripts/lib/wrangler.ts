@@ -79,8 +79,9 @@ export function stopOnSignals() {
 
 /**
  * Applies pending migrations to every local D1 database (the primary and each shard: what `npm run
- * dev` serves), all at once: each is a file of its own.
+ * dev` serves), one after another.
  */
 export async function migrateLocal(): Promise<void> {
-  await Promise.all(d1Bindings().map(({ binding }) => runWrangler(["d1", "migrations", "apply", binding, "--local"])));
+  // One after another: wranglers run at once on a fresh local state can die while making it.
+  for (const { binding } of d1Bindings()) await runWrangler(["d1", "migrations", "apply", binding, "--local"]);
 }

@@ -17,6 +17,11 @@ export interface IdempotentRequest {
    * object still holds, and the candidate answer 409 for a day).
    */
   claimedAt: number;
+  /**
+   * Set when another request holds the key (it is still running, or died before its lock lapsed):
+   * the candidate object answers only from what it stored under the key, or IDEMPOTENCY_KEY_IN_USE.
+   */
+  heldElsewhere?: true;
 }
 
 /** The key a request holds: a later takeover of the same key has another `lockedUntil`. */
@@ -71,7 +76,7 @@ export interface AppEnv {
     objectBookmark?: string;
     apiKey: RequestKey;
     requestId: string;
-    /** Set when a POST carries an Idempotency-Key and holds it. */
+    /** Set when a POST carries an Idempotency-Key: it holds the key, or (`heldElsewhere`) may only replay. */
     idempotency?: HeldKey;
     /**
      * Set when part of the work failed (a batch item answered 500): the response is not kept
@@ -79,5 +84,10 @@ export interface AppEnv {
      * from its object); another request with the key is still refused.
      */
     idempotencyIncomplete?: boolean;
+    /**
+     * Set when a candidate object stored the keyed request's result with its change (or replayed
+     * it): the key's object need not keep a second copy (see idempotency.ts).
+     */
+    idempotencyKeptByCandidate?: boolean;
   };
 }

@@ -39,7 +39,8 @@ export type ClaimOutcome =
   | { kind: "claimed"; claimedAt: number; lockedUntil: number }
   | { kind: "replay"; status: number; body: string; bookmark: string | null }
   | { kind: "mismatch" }
-  | { kind: "in_progress"; lockedUntil: number };
+  /** Held by a request still running, or one that died before its lock lapsed; `claimedAt` as above. */
+  | { kind: "in_progress"; claimedAt: number; lockedUntil: number };
 
 /** The claim a request holds: a later takeover of the same key has another `lockedUntil`. */
 export interface Held {
@@ -62,7 +63,7 @@ const TABLES = `
   );
   CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at);`;
 
-type KeyRow = { fingerprint: string; status: number | null; body: string | null; bookmark: string | null; locked_until: number };
+type KeyRow = { fingerprint: string; created_at: number; status: number | null; body: string | null; bookmark: string | null; locked_until: number };
 
 /** The key's row while this request's claim holds it; binds account_id, key, fingerprint, locked_until. */
 const HELD_BY_THIS_REQUEST = `account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL AND locked_until = ?`;
@@ -105,11 +106,11 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
       return { kind: "claimed", claimedAt: claimed.claimed, lockedUntil };
     }
     const row = this.sql
-      .exec<KeyRow>(`SELECT fingerprint, status, body, bookmark, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`, c.accountId, c.key)
+      .exec<KeyRow>(`SELECT fingerprint, created_at, status, body, bookmark, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`, c.accountId, c.key)
       .one();
     if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
     if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body, bookmark: row.bookmark };
-    return { kind: "in_progress", lockedUntil: row.locked_until };
+    return { kind: "in_progress", claimedAt: row.created_at, lockedUntil: row.locked_until };
   }
 
   /** Stores the response of the request holding the key; false (nothing stored) once a retry took the key over. */

@@ -27,60 +27,102 @@ export { IDEMPOTENCY_KEEP_MS, IDEMPOTENCY_LOCK_MS } from "./idempotency-keys";
 export const KEY_REUSED_MESSAGE =
   "This Idempotency-Key was already used with a different request. Use a new key for a new request.";
 
+export const KEY_IN_USE_MESSAGE = "A request with this Idempotency-Key is still in progress. Retry after it completes.";
+
 export type { IdempotentRequest };
 
 /** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
 const replayable = (status: number) => (status >= 200 && status < 300) || status === 404 || status === 409;
 
-export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
-  const key = c.req.header("Idempotency-Key");
-  if (key === undefined || c.req.method !== "POST") return next();
-  if (key.length < 1 || key.length > 255) {
-    throw validationError([{ path: "Idempotency-Key", message: `must be 1 to 255 characters; received ${key.length === 0 ? "an empty key" : `${key.length} characters`}` }]);
-  }
-  const body: unknown = await c.req.json(); // parsed and cached by the body guards
-  const claim: KeyClaim = {
-    accountId: c.var.accountId,
-    key,
-    // Canonical JSON (RFC 8785): the same body with its keys in another order is the same request.
-    fingerprint: await sha256Hex(`${c.req.method} ${c.req.path}\n${canonicalize(body)}`),
-    now: Date.now(),
-  };
-  const store = keyStore(c.env, claim.accountId, key);
-  const outcome = await store.claim(claim);
-  switch (outcome.kind) {
-    case "replay":
-      noteBookmark(c, outcome.bookmark); // the first response's: the bookmarks middleware sends it
-      return c.body(outcome.body, outcome.status as 200, {
-        "Content-Type": "application/json",
-        "Idempotent-Replayed": "true",
-      });
-    case "mismatch":
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
-    case "in_progress":
-      // By then it has completed (the retry gets its response) or its hold has lapsed (the retry takes it over).
-      throw new ApiError(
-        "IDEMPOTENCY_KEY_IN_USE",
-        "A request with this Idempotency-Key is still in progress. Retry after it completes.",
-        undefined,
-        { "Retry-After": String(Math.max(1, Math.ceil((outcome.lockedUntil - claim.now) / 1000))) },
-      );
-  }
+/**
+ * What a keyed request asks: its method, path and body, in canonical JSON (RFC 8785), so the same
+ * body with its keys in another order, or other whitespace, is the same request.
+ */
+export const requestFingerprint = (method: string, path: string, body: unknown) => sha256Hex(`${method} ${path}\n${canonicalize(body)}`);
 
-  c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil });
-  await next();
-  // Awaited, so a retry sent as soon as this response arrives replays it.
-  try {
-    const held = c.var.idempotency!;
-    if (c.var.idempotencyIncomplete) await store.unlock(claim.accountId, held, Date.now());
-    else if (replayable(c.res.status)) await store.complete(claim.accountId, held, { status: c.res.status, body: await c.res.clone().text(), bookmark: responseBookmark(c) });
-    else await store.release(claim.accountId, held);
-  } catch (error) {
-    // The response stands. The key stays claimed until its lock lapses; a retry then takes it
-    // over, and the store of the change answers it from its own record of the key.
-    console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
+/**
+ * A request that arrives while another holds its key is 409 IDEMPOTENCY_KEY_IN_USE, told when to
+ * retry: by then the holder has finished (the retry gets its response) or its hold has lapsed (the
+ * retry takes the key over).
+ */
+export const keyInUse = (lockedUntil: number, now: number) =>
+  new ApiError("IDEMPOTENCY_KEY_IN_USE", KEY_IN_USE_MESSAGE, undefined, { "Retry-After": String(Math.max(1, Math.ceil((lockedUntil - now) / 1000))) });
+
+export interface IdempotencyOptions {
+  /**
+   * The route's change is made in one candidate object, which stores its result under the key in
+   * the change's own transaction (create, an event, resolve). Its result then needs no second
+   * copy in the key's object: one object call per keyed request instead of two. A request finding
+   * the key held by another asks the candidate, whose stored result is the answer (a replay); with
+   * none stored, the holder is still at work (IDEMPOTENCY_KEY_IN_USE).
+   */
+  candidateKeepsResult?: boolean;
+}
+
+export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions = {}) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const key = c.req.header("Idempotency-Key");
+    if (key === undefined || c.req.method !== "POST") return next();
+    if (key.length < 1 || key.length > 255) {
+      throw validationError([{ path: "Idempotency-Key", message: `must be 1 to 255 characters; received ${key.length === 0 ? "an empty key" : `${key.length} characters`}` }]);
+    }
+    const body: unknown = await c.req.json(); // parsed and cached by the body guards
+    const claim: KeyClaim = {
+      accountId: c.var.accountId,
+      key,
+      fingerprint: await requestFingerprint(c.req.method, c.req.path, body),
+      now: Date.now(),
+    };
+    const store = keyStore(c.env, claim.accountId, key);
+    const outcome = await store.claim(claim);
+    switch (outcome.kind) {
+      case "replay":
+        noteBookmark(c, outcome.bookmark); // the first response's: the bookmarks middleware sends it
+        return c.body(outcome.body, outcome.status as 200, {
+          "Content-Type": "application/json",
+          "Idempotent-Replayed": "true",
+        });
+      case "mismatch":
+        throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
+      case "in_progress":
+        if (!candidateKeepsResult) throw keyInUse(outcome.lockedUntil, claim.now);
+        // The key is another request's: nothing to record here, whatever the candidate answers.
+        c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil, heldElsewhere: true });
+        return next();
+    }
+
+    c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil });
+    await next();
+    // Awaited, so a retry sent as soon as this response arrives replays it from the key's object.
+    try {
+      const held = c.var.idempotency!;
+      const bookmark = responseBookmark(c);
+      if (c.var.idempotencyIncomplete) await store.unlock(claim.accountId, held, Date.now());
+      // A bookmark is kept here, so a replay carries the first response's (the candidate keeps none).
+      else if (c.var.idempotencyKeptByCandidate && bookmark === null) return;
+      else if (replayable(c.res.status)) await store.complete(claim.accountId, held, { status: c.res.status, body: await c.res.clone().text(), bookmark });
+      else await store.release(claim.accountId, held);
+    } catch (error) {
+      // The response stands. The key stays claimed until its lock lapses; a retry then takes it
+      // over, and the store of the change answers it from its own record of the key.
+      console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
+    }
+  });
+
+/**
+ * What a route with `candidateKeepsResult` does with its candidate object's answer to a keyed
+ * request, before anything else: a result the object stored (or replayed) is its to keep, a
+ * replay says so, and a key another request holds with nothing stored yet is IN_USE.
+ */
+export function noteCandidateAnswer<R extends { ok: boolean; code?: string; replayed?: boolean }>(c: Context<AppEnv>, result: R) {
+  const request = c.var.idempotency;
+  if (request) {
+    if (result.code === "IDEMPOTENCY_KEY_IN_USE") throw keyInUse(request.lockedUntil, Date.now());
+    if (result.replayed) c.header("Idempotent-Replayed", "true");
+    if (result.ok) c.set("idempotencyKeptByCandidate", true);
   }
-});
+  return result as Exclude<R, { code: "IDEMPOTENCY_KEY_IN_USE" }>;
+}
 
 /**
  * The condition a change made in D1 alone adds to its WHERE under the request's Idempotency-Key

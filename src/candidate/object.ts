@@ -82,19 +82,25 @@ export interface NewCandidate {
   metadata: Metadata;
 }
 
-type Failure<C extends string> = { ok: false; code: C };
+/** A refusal; one member per code (distributive), so a caller can rule out a code it handled. */
+type Failure<C extends string> = C extends string ? { ok: false; code: C } : never;
 /** Success: the response body, serialised once, here. */
 type Answer<T> = { ok: true; body: JsonText<T> };
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
+/** Another request holds the key and nothing is stored under it yet (see IdempotentRequest.heldElsewhere). */
+type KeyInUse = "IDEMPOTENCY_KEY_IN_USE";
 /** A final candidate cannot be resolved: the refusal says what it is. */
 type NotResolvable = { ok: false; code: "INVALID_STATE"; status: Status };
 const KEY_REUSED = { ok: false, code: "IDEMPOTENCY_KEY_REUSED" } as const;
+const KEY_IN_USE = { ok: false, code: "IDEMPOTENCY_KEY_IN_USE" } as const;
 /**
  * What a call that may write the D1 index answers besides: the bookmark of that write (`bookmarkOn`), for the
  * Worker's response; null or absent when it wrote none (nothing the index shows moved, or the write
  * failed and waits for the alarm, or D1 gave no bookmark).
  */
 type Indexed<T> = T & { bookmark?: string | null };
+/** A keyed call's answer; `replayed` when it is the result stored under the key by an earlier call. */
+type Keyed<T> = T & { replayed?: true };
 
 export type RecordedEvent = { event: EventView; candidate: CandidateView };
 /** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
@@ -112,20 +118,24 @@ export interface EventItem {
  * expand the recursive contract type; the class below is checked against it.
  */
 export interface CandidateRpc {
-  create(input: NewCandidate, request?: IdempotentRequest): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused>>>;
+  create(input: NewCandidate, request?: IdempotentRequest): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused | KeyInUse>>>;
   get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
-  recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest): Promise<Indexed<EventResult | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>>;
+  recordEvent(
+    accountId: string,
+    event: SubmittedEvent,
+    request?: IdempotentRequest,
+  ): Promise<Indexed<Keyed<EventResult> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>>;
   /** Several events, in order, in one transaction: one result per item (a batch's share). */
   recordEvents(
     accountId: string,
     items: EventItem[],
     request?: IdempotentRequest,
-  ): Promise<Indexed<{ ok: true; results: EventResult[] } | Failure<"CANDIDATE_NOT_FOUND" | KeyReused>>>;
+  ): Promise<Indexed<Keyed<{ ok: true; results: EventResult[] }> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>>;
   resolve(
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused> | NotResolvable>>;
+  ): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse> | NotResolvable>>;
   /** Merges metadata changes (a key set to "" is removed); refused whole past the key limit. */
   updateMetadata(
     accountId: string,
@@ -188,9 +198,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const now = Date.now();
     if (this.load()) {
       // Our own earlier create, retried after its answer was lost, gets that answer again.
-      const earlier = this.replay<Awaited<ReturnType<CandidateRpc["create"]>>>(input.accountId, request);
+      const earlier = this.replay<Answer<CandidateView>>(input.accountId, request);
       return earlier ?? ({ ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const);
     }
+    if (request?.heldElsewhere) return KEY_IN_USE;
     // Built from exactly what storage will give back, so the condition compiled now is the one
     // compiled after an eviction.
     const record = asStored<CandidateRecord>({
@@ -243,7 +254,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
     const outcome = await this.recordEvents(accountId, [{ event }], request);
-    return outcome.ok ? { ...outcome.results[0], bookmark: outcome.bookmark } : outcome;
+    return outcome.ok ? { ...outcome.results[0], bookmark: outcome.bookmark, ...(outcome.replayed ? { replayed: true as const } : {}) } : outcome;
   }
 
   /**
@@ -253,7 +264,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest): ReturnType<CandidateRpc["recordEvents"]> {
     const now = Date.now();
     const state = this.owned(accountId);
-    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
+    if (!state) return request?.heldElsewhere ? KEY_IN_USE : ({ ok: false, code: "CANDIDATE_NOT_FOUND" } as const);
     const earlier = this.replayResults(accountId, request);
     if (earlier) return earlier;
 
@@ -328,8 +339,8 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   async resolve(accountId: string, outcome: FinalStatus, request?: IdempotentRequest) {
     const now = Date.now();
     const state = this.owned(accountId);
-    if (!state) return { ok: false, code: "CANDIDATE_NOT_FOUND" } as const;
-    const earlier = this.replay<Awaited<ReturnType<CandidateRpc["resolve"]>>>(accountId, request);
+    if (!state) return request?.heldElsewhere ? KEY_IN_USE : ({ ok: false, code: "CANDIDATE_NOT_FOUND" } as const);
+    const earlier = this.replay<Answer<CandidateView>>(accountId, request);
     if (earlier) return earlier;
     const { status } = statusAt(state.record.timeline, now);
     if (status !== "OPEN" && status !== "PENDING") return { ok: false, code: "INVALID_STATE", status } satisfies NotResolvable;
@@ -380,11 +391,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   /**
    * The stored result of a change this object already made for the same Idempotency-Key (see
-   * idempotency.ts), so a retry after a lost response never applies the change twice.
+   * idempotency.ts), so a retry after a lost response never applies the change twice. With none
+   * stored, a request that does not hold the key must not make the change: IN_USE.
    */
-  private replay<T>(accountId: string, request: IdempotentRequest | undefined): T | Failure<KeyReused> | undefined {
+  private replay<T extends { ok: true }>(accountId: string, request: IdempotentRequest | undefined): Keyed<T> | Failure<KeyReused | KeyInUse> | undefined {
     if (!request) return undefined;
-    return this.storedResult<T>(accountId, request.key, request.fingerprint, request.claimedAt - IDEMPOTENCY_KEEP_MS);
+    const stored = this.storedResult<T>(accountId, request.key, request.fingerprint, request.claimedAt - IDEMPOTENCY_KEEP_MS);
+    if (stored) return stored.ok ? { ...stored, replayed: true } : stored;
+    return request.heldElsewhere ? KEY_IN_USE : undefined;
   }
 
   /** The result stored under a key since `after`; 409 when it was for another request; else undefined. */
@@ -411,7 +425,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const results = Array.from({ length: head.count }, (_, i) =>
       this.storedResult<EventResult>(accountId, itemResultKey(request!.key, i), request!.fingerprint, request!.claimedAt - IDEMPOTENCY_KEEP_MS)!,
     );
-    return { ok: true, results } as const;
+    return { ok: true, results, replayed: true } as const;
   }
 
   /**

@@ -10,7 +10,7 @@ import { listCandidates } from "../db/candidates";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
 import { ApiError, type ErrorCode } from "../errors";
 import { validationError } from "../validation";
-import { KEY_REUSED_MESSAGE } from "../idempotency";
+import { KEY_IN_USE_MESSAGE, KEY_REUSED_MESSAGE, noteCandidateAnswer } from "../idempotency";
 import { requireSchema } from "./schemas";
 import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./examples";
 import {
@@ -41,6 +41,8 @@ const FAILURE_MESSAGES = {
   INVALID_STATE: (alias: string, status?: string) =>
     `Candidate '${alias}' is ${status ?? "final"}: only an OPEN or PENDING candidate can be resolved.`,
   IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
+  // Only for a batch's item, which has no Retry-After of its own; a single request's has (idempotency.ts).
+  IDEMPOTENCY_KEY_IN_USE: () => KEY_IN_USE_MESSAGE,
 } satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
 
 /** The ApiError for a failure the candidate object reported (with the status it is in, if it says). */
@@ -90,7 +92,7 @@ const create = createRoute("candidates:write", {
   operationId: "createCandidate",
   tags: ["Candidates"],
   summary: "Create a candidate",
-  ...withPostBody(CreateBody),
+  ...withPostBody(CreateBody, { candidateKeepsResult: true }),
   responses: {
     201: candidateResponse("The new candidate, OPEN.", createdCandidateExample),
     ...errorResponses(...POST_ERRORS, "SCHEMA_NOT_FOUND", "CANDIDATE_ALIAS_TAKEN"),
@@ -154,7 +156,7 @@ const resolve = createRoute("candidates:write", {
     "The candidate takes `outcome` now, for good. From `PENDING` this ends the review early; from `OPEN` it voids the " +
     "candidate (`FAILED`) or confirms it without review (`CONFIRMED`), and its activity window ends now. One notification, " +
     "with cause `resolved`. A candidate already `CONFIRMED` or `FAILED` is 409 `INVALID_STATE`.",
-  ...withPostBody(ResolveBody, { request: { params: AliasParam } }),
+  ...withPostBody(ResolveBody, { request: { params: AliasParam }, candidateKeepsResult: true }),
   responses: {
     200: candidateResponse("The candidate, now final.", resolvedCandidateExample),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "INVALID_STATE"),
@@ -184,7 +186,7 @@ export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const { contract, schemaId } = await contractFor(accountDb(c), c.var.accountId, body);
-    const result = await candidateObject(c.env, body.candidate_alias).create({
+    const result = noteCandidateAnswer(c, await candidateObject(c.env, body.candidate_alias).create({
       accountId: c.var.accountId,
       shard: c.var.shard,
       alias: body.candidate_alias,
@@ -192,7 +194,7 @@ export const candidatesRouter = createRouter()
       schemaId,
       contract,
       metadata: body.metadata ?? {},
-    }, c.var.idempotency);
+    }, c.var.idempotency));
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
@@ -227,11 +229,7 @@ export const candidatesRouter = createRouter()
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = await candidateObject(c.env, alias).resolve(
-      c.var.accountId,
-      c.req.valid("json").outcome,
-      c.var.idempotency,
-    );
+    const result = noteCandidateAnswer(c, await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome, c.var.idempotency));
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);
     return sendJsonText(c, result.body, 200);

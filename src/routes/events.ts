@@ -23,6 +23,7 @@ import {
 import { candidateFailure } from "./candidates";
 import { candidateExample, eventExample } from "./examples";
 import { noteBookmark } from "../account-db";
+import { noteCandidateAnswer } from "../idempotency";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 export const MAX_BATCH_ITEMS = 100;
@@ -99,7 +100,7 @@ const submit = createRoute("events:write", {
   tags: ["Events"],
   summary: "Submit an event",
   description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
-  ...withPostBody(EventBody),
+  ...withPostBody(EventBody, { candidateKeepsResult: true }),
   responses: {
     201: jsonResponse("The recorded event and the candidate after it.", RecordedEventSchema, { event: eventExample, candidate: candidateExample }, { replayable: true, bookmark: true }),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
@@ -156,7 +157,7 @@ type BatchResult = z.infer<typeof BatchResultSchema>;
 export const eventsRouter = createRouter()
   .openapi(submit, async (c) => {
     const body = c.req.valid("json");
-    const result = await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, submittedEvent(body), c.var.idempotency);
+    const result = noteCandidateAnswer(c, await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, submittedEvent(body), c.var.idempotency));
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
@@ -203,7 +204,7 @@ const FAILED_ITEM_MESSAGE =
   "The service could not record this item. Send it again with its idempotency_key to have it recorded exactly once.";
 
 /** One item's result: the 201 answer with its status, or the error `POST /v1/events` would give. */
-function itemResultJson(result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" }, alias: string, docsUrl: string) {
+function itemResultJson(result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" }, alias: string, docsUrl: string) {
   if (result.ok) return `{"status":201,${(result.body as JsonText<RecordedEvent>).slice(1)}` as JsonText<BatchResult>;
   const error = candidateFailure(result.code, alias) as ApiError;
   return JSON.stringify({ status: error.status, error: errorObject(error, docsUrl) }) as JsonText<BatchResult>;

@@ -12,7 +12,7 @@ import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
 import { ERROR_CODES, ERROR_CODE_NAMES, type ErrorCode } from "../errors";
 import { jsonBody, received, validationError, validationHook } from "../validation";
-import { idempotency } from "../idempotency";
+import { idempotency, type IdempotencyOptions } from "../idempotency";
 import type { AppEnv } from "../app-env";
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -220,9 +220,9 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 } as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
-export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> = {}) => {
+export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> & IdempotencyOptions = {}) => {
   const { middleware, request } = withJsonBody(schema, options);
-  return { middleware: [...middleware, idempotency], request, parameters: [IDEMPOTENCY_KEY_PARAMETER] };
+  return { middleware: [...middleware, idempotency(options)], request, parameters: [IDEMPOTENCY_KEY_PARAMETER] };
 };
 
 /** Errors of every route that reads a JSON body. */

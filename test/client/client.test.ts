@@ -9,6 +9,7 @@ import { CandidateContractError, createCandidateContractClient, verifyWebhook, t
 import { contract, createAccount, freshAlias, type TestAccount } from "../support/api";
 import { observeD1 } from "../support/d1-observer";
 import { inKeyStore } from "../support/key-store";
+import { requestFingerprint } from "../../src/idempotency";
 
 const BASE = "https://api.test";
 const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
@@ -253,10 +254,13 @@ describe("the TypeScript client", () => {
     const flaky: typeof fetch = async (input, init) => {
       const request = new Request(input, init);
       if (!(request.method === "POST" && request.url.endsWith("/v1/events")) || ++posts > 1) return worker(request);
-      await worker(request);
-      // The first attempt recorded its event, then died holding the key for one more second.
+      // The first attempt claimed the key, then died on its way to the candidate, holding the key
+      // for one more second.
       const key = request.headers.get("Idempotency-Key")!;
-      await inKeyStore(account.id, key, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, Date.now() + 1000, key));
+      const fingerprint = await requestFingerprint("POST", "/v1/events", await request.json());
+      await inKeyStore(account.id, key, (sql) =>
+        sql.exec(`INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`, account.id, key, fingerprint, Date.now(), Date.now() + 1000),
+      );
       return new Response("bad gateway", { status: 502 });
     };
     const client = await clientFor(flaky, { account });

@@ -4,7 +4,8 @@ import worker from "../../src/index";
 import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 import { gate, firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
-import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
+import { candidateHasNoResult, holderDied, holderRevived, inKeyStore } from "../support/key-store";
+import { requestFingerprint } from "../../src/idempotency";
 
 const post = (account: TestAccount, path: string, json: unknown, key?: string) =>
   call("POST", path, { token: account.token, json, headers: key ? { "Idempotency-Key": key } : {} });
@@ -156,6 +157,7 @@ describe("Idempotency-Key", () => {
     // As if the first request were still running: no result recorded, lock in the future.
     const clock = useClock();
     await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() + 20_000, k));
+    await candidateHasNoResult(alias, k);
     const res = await post(account, "/v1/events", body, k);
     expect(res.status).toBe(409);
     expect(res.body.error.code).toBe("IDEMPOTENCY_KEY_IN_USE");
@@ -164,6 +166,71 @@ describe("Idempotency-Key", () => {
     clock.advance(19_500);
     expect((await post(account, "/v1/events", body, k)).headers.get("Retry-After")).toBe("1");
     expect(await eventCount(account, alias)).toBe(1);
+  });
+
+  describe("on a candidate's change, whose result the candidate keeps", () => {
+    const keyRecord = (account: TestAccount, k: string) =>
+      inKeyStore(account.id, k, (sql) => sql.exec<{ status: number | null; body: string | null }>(`SELECT status, body FROM idempotency_keys WHERE key = ?`, k).one());
+
+    it("replays an event from the candidate, not from a second copy in the key's object", async () => {
+      const { account, alias } = await withCandidate();
+      const k = key();
+      const body = { candidate_alias: alias, type: "click" }; // fulfils nothing: no index write, no bookmark
+      const first = await post(account, "/v1/events", body, k);
+      expect(first.status).toBe(201);
+      expect(await keyRecord(account, k)).toEqual({ status: null, body: null });
+      // Within the first's lock, and after it lapsed (the retry then takes the key over).
+      const clock = useClock();
+      for (const wait of [1_000, 40_000]) {
+        clock.advance(wait);
+        const again = await post(account, "/v1/events", body, k);
+        expect(again.status).toBe(201);
+        expect(again.body).toEqual(first.body);
+        expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+      }
+      expect(await eventCount(account, alias)).toBe(1);
+      // The key still belongs to that request: another body, or another candidate, is refused.
+      const other = await withCandidate();
+      for (const json of [{ ...body, type: "view" }, { ...body, candidate_alias: other.alias }]) {
+        expect((await post(account, "/v1/events", json, k)).body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      }
+    });
+
+    it("keeps the first response's bookmark in the key's object when the change wrote the index", async () => {
+      const { account, alias } = await withCandidate();
+      const k = key();
+      const first = await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }, k);
+      expect(first.status).toBe(201);
+      expect(first.body.candidate.status).toBe("PENDING");
+      expect((await keyRecord(account, k)).status).toBe(201);
+    });
+
+    it("answers 409 IN_USE, changing nothing, while the holder has not reached the candidate", async () => {
+      const { account, alias } = await withCandidate();
+      const clock = useClock();
+      const fresh = freshAlias();
+      for (const [path, body] of [
+        ["/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }],
+        [`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" }],
+        ["/v1/candidates", { customer_uuid: "c", candidate_alias: fresh, contract: contract() }],
+        ["/v1/events", { candidate_alias: freshAlias(), type: "purchase" }], // no such candidate
+      ] as const) {
+        const k = key();
+        // Claimed by the same request, still on its way to the candidate: nothing stored anywhere.
+        const fingerprint = await requestFingerprint("POST", path, body);
+        await inKeyStore(account.id, k, (sql) =>
+          sql.exec(`INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`, account.id, k, fingerprint, clock.now(), clock.now() + 20_000),
+        );
+        const res = await post(account, path, body, k);
+        expect(res.status, path).toBe(409);
+        expect(res.body.error.code, path).toBe("IDEMPOTENCY_KEY_IN_USE");
+        expect(res.headers.get("Retry-After"), path).toBe("20");
+      }
+      const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+      expect(read.events).toHaveLength(0);
+      expect(read.status).toBe("OPEN");
+      expect((await client(account).get(`/v1/candidates/${fresh}`)).status).toBe(404);
+    });
   });
 
   it("never applies a change twice when the first request died before recording its response", async () => {

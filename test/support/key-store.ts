@@ -30,3 +30,12 @@ export const holderDied = (accountId: string, key: string) =>
 
 export const holderRevived = (accountId: string, key: string) =>
   inKeyStore(accountId, key, (sql) => sql.exec(`DROP TRIGGER die_recording; DROP TRIGGER die_releasing;`));
+
+/**
+ * As if the request holding the key had not reached its candidate yet: the candidate object's
+ * record of the key's result (kept with the change, see idempotency.ts) is removed.
+ */
+export const candidateHasNoResult = (alias: string, key: string) =>
+  runInDurableObject(env.CANDIDATES.getByName(alias), (_instance, state: DurableObjectState) => {
+    state.storage.sql.exec(`DELETE FROM requests WHERE key = ?`, key);
+  });

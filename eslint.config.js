@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    // Every operation declares the permission it needs through routes/route.ts (decisions.md §5).
+    // Every operation declares the permission it needs through routes/route.ts (docs/keys-and-permissions.md).
     files: ["src/**/*.ts"],
     ignores: ["src/routes/route.ts"],
     rules: {

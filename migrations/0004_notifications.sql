@@ -1,4 +1,4 @@
--- Notifications (decisions.md §8): the settled status each candidate object has recorded, so the
+-- Notifications (docs/notifications.md): the settled status each candidate object has recorded, so the
 -- sweep finds candidates whose boundary passed without their notification; the feed; webhook
 -- endpoints and their delivery attempts.
 

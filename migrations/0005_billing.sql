@@ -1,4 +1,4 @@
--- Billing reads (decisions.md §4 list filters, §9 summary): exact at the request's instant, and
+-- Billing reads, the list's filters and the summary (docs/billing.md): exact at the request's instant, and
 -- every query an index search bounded by what it returns or counts.
 --
 -- A candidate's status at instant t is its settled status (what its object has recorded) unless

@@ -1,4 +1,4 @@
--- The delivery log a person can follow (decisions.md §8).
+-- The delivery log a person can follow (docs/notifications.md).
 --
 -- 1. An attempt's status is what that attempt got: `pending` now means not answered yet. Until
 --    now it meant "failed, and retried at next_attempt_at": those attempts failed.

@@ -1,4 +1,4 @@
--- Dashboard sessions (decisions.md §10): the cookie's value is stored only as its SHA-256. A
+-- Dashboard sessions (docs/keys-and-permissions.md): the cookie's value is stored only as its SHA-256. A
 -- session signed in with an API key carries that key's permissions and ends with it; one signed
 -- in with a sign-in link (key_id NULL) has full access. Times are epoch ms.
 CREATE TABLE sessions (

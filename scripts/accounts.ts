@@ -1,5 +1,6 @@
 /**
- * The operator's tool (decisions.md §5): accounts, their API keys, dashboard sign-in links.
+ * The operator's tool (docs/keys-and-permissions.md): accounts, their API keys, dashboard sign-in
+ * links.
  *
  * Local by default: it finds the running `npm run dev` (whatever --port or --ip it was given) in
  * .wrangler/dev-server.json and calls its operator API with the local secret `npm run dev` keeps

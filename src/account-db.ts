@@ -1,7 +1,7 @@
 /**
- * The account's data, on its shard, through one D1 session per request (decisions.md §11
- * "Replicas"). D1's Sessions API may send a session's reads to a read replica, but never to one
- * older than what the session has already seen, and its bookmark names that point.
+ * The account's data, on its shard, through one D1 session per request (docs/scale.md). D1's
+ * Sessions API may send a session's reads to a read replica, but never to one older than what the
+ * session has already seen, and its bookmark names that point.
  *
  * - A read (GET, HEAD) starts at the request's `Bookmark` header: a client that sends back the
  *   newest bookmark it was given reads at least its own writes, on whichever replica answers.

@@ -54,7 +54,7 @@ export interface RequestKey {
   /** The key's id; for a session, the key it signed in with (null: a sign-in link, full access). */
   id: string | null;
   accountId: string;
-  /** Where the account's data lives (decisions.md §11), as the primary records it. */
+  /** Where the account's data lives (docs/scale.md), as the primary records it. */
   shard: ShardName;
   grant: Grant;
   /** Epoch ms; null: never. */

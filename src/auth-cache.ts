@@ -1,11 +1,11 @@
 /**
  * A per-isolate cache of credentials that authenticated (API keys, dashboard sessions), bounded in
  * bytes, each entry living `ttlMs`: the bound on how long a revocation elsewhere goes unseen here
- * (decisions.md §5, §10). Only what authenticated is ever put in, so a flood of bad credentials can
- * neither fill memory nor evict real ones. Map order is insertion order, so the first entry is the
- * oldest: evicted first when the cache is full.
+ * (docs/keys-and-permissions.md). Only what authenticated is ever put in, so a flood of bad
+ * credentials can neither fill memory nor evict real ones. Map order is insertion order, so the
+ * first entry is the oldest: evicted first when the cache is full.
  */
-/** How long a cached credential is trusted: revocation takes effect within this (decisions.md §5). */
+/** How long a cached credential is trusted: revocation takes effect within this. */
 export const CREDENTIAL_CACHE_TTL_MS = 10_000;
 
 export class CredentialCache<V> {

@@ -1,7 +1,7 @@
 /**
- * The failed-authentication limit per client address (decisions.md §7): every refused credential
- * (a bearer key, a session cookie, a sign-in link's code, a key pasted to sign in, the operator
- * secret) counts here, and an address past the limit is refused before any lookup.
+ * The failed-authentication limit per client address (docs/keys-and-permissions.md): every refused
+ * credential (a bearer key, a session cookie, a sign-in link's code, a key pasted to sign in, the
+ * operator secret) counts here, and an address past the limit is refused before any lookup.
  */
 import type { Context } from "hono";
 import type { ApiError } from "./errors";

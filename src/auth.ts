@@ -1,6 +1,6 @@
 /**
- * Who is asking: the one place that decides (decisions.md §5, §10). A request authenticates with
- * `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
+ * Who is asking: the one place that decides (docs/keys-and-permissions.md). A request authenticates
+ * with `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
  * cookie (session.ts); either way it gets the same `apiKey` (what it may do, checked per route by
  * routes/route.ts) and `accountId`, and the same errors.
  *

@@ -1,9 +1,9 @@
 /**
- * Cross-site request forgery (decisions.md §10): a browser attaches the dashboard's session cookie
- * to a request whatever page made it (SameSite=Strict aside, which older browsers and same-site
- * subdomains do not honour as one might hope), so a cookie-authenticated request that changes
- * something must show that it comes from this service's own origin. Bearer keys are never sent
- * by a browser on its own, so they need no such check.
+ * Cross-site request forgery (docs/keys-and-permissions.md): a browser attaches the dashboard's
+ * session cookie to a request whatever page made it (SameSite=Strict aside, which older browsers
+ * and same-site subdomains do not honour as one might hope), so a cookie-authenticated request that
+ * changes something must show that it comes from this service's own origin. Bearer keys are never
+ * sent by a browser on its own, so they need no such check.
  */
 import type { Context } from "hono";
 import { ApiError } from "./errors";

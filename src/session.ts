@@ -1,9 +1,10 @@
 /**
- * Dashboard sessions (decisions.md §10): an opaque random cookie value, stored in D1 only as its
- * SHA-256. A session has the permissions of what signed it in (a sign-in link: full access; an API
- * key: that key's) and ends at sign-out, after 12 hours without use, 7 days after sign-in, and
- * with the key it signed in with (revoked: within the cache's 10 seconds; expired: at the instant).
- * Who is asking is decided in auth.ts; this module knows the cookie and the session's row.
+ * Dashboard sessions (docs/keys-and-permissions.md): an opaque random cookie value, stored in D1
+ * only as its SHA-256. A session has the permissions of what signed it in (a sign-in link: full
+ * access; an API key: that key's) and ends at sign-out, after 12 hours without use, 7 days after
+ * sign-in, and with the key it signed in with (revoked: within the cache's 10 seconds; expired: at
+ * the instant). Who is asking is decided in auth.ts; this module knows the cookie and the session's
+ * row.
  */
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";

@@ -1,8 +1,8 @@
 /**
- * Where an account's data lives (decisions.md §11 "Shards"). The primary database (binding `DB`)
- * holds accounts, API keys, dashboard sessions and each account's shard; the account's schemas,
- * candidate index, feed, webhook endpoints, deliveries and summaries live on its shard, one of
- * `SHARD_0` .. `SHARD_{N-1}`. N is the number of those bindings (wrangler.toml), nothing else.
+ * Where an account's data lives (docs/scale.md). The primary database (binding `DB`) holds
+ * accounts, API keys, dashboard sessions and each account's shard; the account's schemas, candidate
+ * index, feed, webhook endpoints, deliveries and summaries live on its shard, one of `SHARD_0` ..
+ * `SHARD_{N-1}`. N is the number of those bindings (wrangler.toml), nothing else.
  *
  * A shard is named by its binding. It is chosen once, when the account is made, recorded in the
  * primary, and carried with the account from there (the request context, the candidate object's

@@ -64,7 +64,7 @@ const listed = (values: readonly unknown[]) => values.map((v) => `\`${String(v)}
 /**
  * The service's sentence for an issue that its schema gave no message of its own: every refusal
  * names what was expected in the API's terms and what was received, never a library's wording
- * (decisions.md §6). Messages read after the field's path: "price: must be at least 0; received -1".
+ * (docs/errors.md). Messages read after the field's path: "price: must be at least 0; received -1".
  */
 export function issueMessage(issue: z.core.$ZodRawIssue): string {
   const got = `received ${received(issue.input)}`;

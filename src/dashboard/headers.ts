@@ -1,5 +1,5 @@
 /**
- * Headers of every /dashboard response (decisions.md §10), the JSON endpoints' and errors' too:
+ * Headers of every /dashboard response (docs/dashboard.md), the JSON endpoints' and errors' too:
  * a Content-Security-Policy that allows no inline script and nothing from another origin (so an
  * injected string cannot run, and the pages talk only to this service), no framing, no MIME
  * sniffing, no Referer beyond the origin. The session endpoints are never cached anywhere.

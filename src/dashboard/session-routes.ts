@@ -1,9 +1,9 @@
 /**
- * The dashboard's sign-in and session (decisions.md §10), under /dashboard: not part of the /v1
- * API or its OpenAPI document. The dashboard's pages post a sign-in link's code (read from the
- * URL's fragment, which no request carries) or a pasted API key here, and get the session cookie;
- * from then on they call /v1 with it, like any client. Every refused code or key counts on the
- * failed-authentication limit per address.
+ * The dashboard's sign-in and session (docs/keys-and-permissions.md), under /dashboard: not part of
+ * the /v1 API or its OpenAPI document. The dashboard's pages post a sign-in link's code (read from
+ * the URL's fragment, which no request carries) or a pasted API key here, and get the session
+ * cookie; from then on they call /v1 with it, like any client. Every refused code or key counts on
+ * the failed-authentication limit per address.
  */
 import { Hono } from "hono";
 import { every } from "hono/combine";

@@ -1,5 +1,5 @@
 /**
- * Placing a new account on its shard (decisions.md §11), for the operator API
+ * Placing a new account on its shard (docs/scale.md), for the operator API
  * (src/operator/store.ts), and creating an account with its first token through a D1 binding, for
  * the tests and the benchmark to set up data. Without shards given, the latter writes only the first
  * migration's columns, so the migration tests can use it on an old database.

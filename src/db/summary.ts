@@ -1,5 +1,5 @@
 /**
- * Typed D1 queries for the billing summary (decisions.md §9, migrations/0005_billing.sql). They
+ * Typed D1 queries for the billing summary (docs/billing.md, migrations/0005_billing.sql). They
  * return what D1 knows, by settled status; domain/billing.ts makes it exact at the instant.
  */
 import type { FinalStatus, Status } from "../domain/timeline";

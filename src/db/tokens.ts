@@ -2,8 +2,9 @@
 import type { ShardName } from "../shards.ts";
 
 /**
- * At most this many active keys per account (decisions.md §7 says "not revoked": an expired key
- * can never be used again, so it does not count: a key a roll replaces counts until it expires).
+ * At most this many active keys per account. An expired key can never be used again, so only
+ * keys neither revoked nor expired count: a key a roll replaces counts until it expires
+ * (docs/keys-and-permissions.md).
  */
 export const MAX_KEYS_PER_ACCOUNT = 100;
 /** last_used_at is written at most this often per key. */

@@ -1,5 +1,5 @@
 /**
- * The billing summary (decisions.md §9), exact at instant `now`: how many candidates are in each
+ * The billing summary (docs/billing.md), exact at instant `now`: how many candidates are in each
  * status with `status_since` in the range, and the exact sum of their prices. Pure: it adds up
  * what D1 returns (db/summary.ts) — totals by settled status — and puts each lagging candidate
  * (its boundary passed since it settled) where its timeline says it is now.

@@ -1,5 +1,5 @@
 /**
- * Incremental evaluation of a fulfillment condition (decisions.md §2).
+ * Incremental evaluation of a fulfillment condition (docs/conditions.md).
  *
  * A condition is compiled once into its leaves and a tree over leaf indexes. The progress of a
  * candidate is a bit mask of the leaves some event has satisfied so far; each event only tests the
@@ -136,7 +136,7 @@ function valueAtPath(value: unknown, path: string[]): { found: boolean; value?: 
 }
 
 /**
- * Strict JSON equality (decisions.md §2): two values are equal when their canonical JSON texts
+ * Strict JSON equality (docs/conditions.md): two values are equal when their canonical JSON texts
  * are, whatever their keys are called (`constructor`, `__proto__` are data like any other key).
  */
 function jsonEqual(value: unknown, expectedCanonical: string): boolean {

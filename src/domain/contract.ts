@@ -1,5 +1,5 @@
 /**
- * The contract a candidate carries, and its fulfillment condition (decisions.md §1–2).
+ * The contract a candidate carries, and its fulfillment condition (docs/conditions.md).
  * These zod schemas validate requests, type the code and generate the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
@@ -102,8 +102,9 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
   });
 
 /**
- * Why no event could ever satisfy this leaf, or null (decisions.md §2: such a leaf is a mistake).
- * `match` needs an object subject and a comparator a number; comparators need a non-empty range.
+ * Why no event could ever satisfy this leaf, or null. Such a leaf is a mistake, so it is refused
+ * (docs/conditions.md): `match` needs an object subject and a comparator a number, and
+ * comparators need a non-empty range.
  */
 export function whyLeafCannotHold(leaf: ConditionNode): string | null {
   const comparators = COMPARATORS.filter((c) => leaf[c] !== undefined);
@@ -142,7 +143,7 @@ export function significantDigits(n: number): number {
   return mantissa.replace(/^0+/, "").replace(/0+$/, "").length;
 }
 
-/** Counts leaves and the deepest nesting of all/any, for the limits of decisions.md §7. */
+/** Counts leaves and the deepest nesting of all/any, for the condition's limits (docs/limits.md). */
 export function conditionSize(node: ConditionNode): { leaves: number; depth: number } {
   const kids = node.all ?? node.any;
   if (!kids) return { leaves: 1, depth: 0 };

@@ -1,5 +1,5 @@
 /**
- * Exact decimal sums of prices (decisions.md §1, §9). A price is stored as an integer number of
+ * Exact decimal sums of prices (docs/billing.md). A price is stored as an integer number of
  * units and a scale, `price = units × 10^-scale`, read off the shortest decimal form JSON writes
  * of it: exactly the number the caller sent (at most 15 significant digits, so `units` < 10^15).
  * Sums are taken in integers, in D1 per scale (each `units` split in two so no sum overflows), and

@@ -1,7 +1,7 @@
 /**
- * A candidate's metadata (decisions.md §4 "Metadata and export"), on Stripe's rules: the
- * account's own key-value strings, at most 50 keys of 1–40 characters, values of at most 500.
- * Set at creation; a change merges into what is there, and a key set to "" is removed.
+ * A candidate's metadata (docs/lifecycle.md), on Stripe's rules: the account's own key-value
+ * strings, at most 50 keys of 1–40 characters, values of at most 500. Set at creation; a change
+ * merges into what is there, and a key set to "" is removed.
  */
 import { z } from "@hono/zod-openapi";
 import { isJsonObject } from "./json";

@@ -1,7 +1,7 @@
 /**
- * What an API key may do (decisions.md §5): a list of `resource:level`, where `write` includes
- * `read`. A key stored without a list (NULL) has full access: every permission, including any
- * added later. Shared by the keys API, the auth check and the operator API (Node loads it too).
+ * What an API key may do (docs/keys-and-permissions.md): a list of `resource:level`, where `write`
+ * includes `read`. A key stored without a list (NULL) has full access: every permission, including
+ * any added later. Shared by the keys API, the auth check and the operator API (Node loads it too).
  */
 import { z } from "@hono/zod-openapi";
 /** Every permission, in the order the API lists them. */

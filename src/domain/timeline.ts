@@ -1,5 +1,5 @@
 /**
- * The lifecycle of a candidate as a timeline (decisions.md §3).
+ * The lifecycle of a candidate as a timeline (docs/lifecycle.md).
  *
  * Three values fixed at each decision point decide the status at any instant, so a read never
  * waits for an alarm: the Durable Object and the D1 list index store the same values and compute

@@ -1,7 +1,7 @@
 /**
- * What one delivery attempt's answer means (decisions.md §8), pure: a 2xx is delivered; anything
- * else failed, and is retried on the schedule unless the schedule has run out, the endpoint
- * answered `410 Gone`, or it has failed every attempt for 5 days (both disable it).
+ * What one delivery attempt's answer means (docs/notifications.md), pure: a 2xx is delivered;
+ * anything else failed, and is retried on the schedule unless the schedule has run out, the
+ * endpoint answered `410 Gone`, or it has failed every attempt for 5 days (both disable it).
  */
 import { retryDelaySeconds } from "./retry-schedule";
 

@@ -1,5 +1,5 @@
 /**
- * Notifications (decisions.md §8): one per status a candidate enters, with a stable id, the
+ * Notifications (docs/notifications.md): one per status a candidate enters, with a stable id, the
  * transition instant, the candidate as of that instant and its cause. Pure: the candidate object
  * records them, the feed and webhooks carry the same JSON text.
  */

@@ -1,7 +1,7 @@
 /**
- * When a failed webhook delivery is tried again (decisions.md §8): after 5 s, 5 min, 30 min, 2 h,
- * 5 h, 10 h and 10 h by default, each with up to 10 % jitter so that retries of many deliveries
- * that failed together do not arrive together. The schedule is configuration
+ * When a failed webhook delivery is tried again (docs/notifications.md): after 5 s, 5 min, 30 min,
+ * 2 h, 5 h, 10 h and 10 h by default, each with up to 10 % jitter so that retries of many
+ * deliveries that failed together do not arrive together. The schedule is configuration
  * (`WEBHOOK_RETRY_SCHEDULE`), so tests and the smoke run can use seconds.
  */
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };

@@ -1,5 +1,5 @@
 /**
- * Where webhooks may be sent (decisions.md §8): `https://` to a name or a public address; a
+ * Where webhooks may be sent (docs/notifications.md): `https://` to a name or a public address; a
  * loopback host, over `http://` too, only where the service allows it (local development).
  */
 import ipaddr from "ipaddr.js";

@@ -1,8 +1,8 @@
 /**
- * What the operator does (decisions.md §5, §10): accounts, their keys, and one-time dashboard
- * sign-in links, over a D1 database. The operator API runs it on the Worker; the accounts CLI runs
- * it on the local database itself when no `npm run dev` is serving. Node loads this file too, so
- * relative imports carry their extension and nothing here is Workers-only.
+ * What the operator does (docs/keys-and-permissions.md): accounts, their keys, and one-time
+ * dashboard sign-in links, over a D1 database. The operator API runs it on the Worker; the accounts
+ * CLI runs it on the local database itself when no `npm run dev` is serving. Node loads this file
+ * too, so relative imports carry their extension and nothing here is Workers-only.
  */
 import { uuidv7 } from "uuidv7";
 import { z } from "zod";
@@ -13,7 +13,7 @@ import { MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
 import { placeAccount } from "../db/accounts.ts";
 import type { Shards } from "../shards.ts";
 
-/** A sign-in link works once, within this long of its making (decisions.md §10). */
+/** A sign-in link works once, within this long of its making. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 const MAX_ACCOUNTS_PAGE = 1000;
 

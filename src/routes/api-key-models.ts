@@ -1,4 +1,7 @@
-/** The shapes of /v1/api_keys (decisions.md §5): the key as the API shows it, bodies and queries. */
+/**
+ * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
+ * and queries.
+ */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors";

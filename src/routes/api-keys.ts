@@ -1,6 +1,7 @@
 /**
- * /v1/api_keys (decisions.md §5): the account's API keys. Secrets are shown once (create, roll)
- * and stored only as their SHA-256; a key never makes a key that may do more than itself.
+ * /v1/api_keys (docs/keys-and-permissions.md): the account's API keys. Secrets are shown once
+ * (create, roll) and stored only as their SHA-256; a key never makes a key that may do more than
+ * itself.
  */
 import { z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";

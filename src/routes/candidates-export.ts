@@ -1,7 +1,7 @@
 /**
- * GET /v1/candidates/export (decisions.md §4 "Metadata and export"): every candidate the list's
- * filters select, as CSV, in list order, exact at the request's instant. Streamed page by page
- * as the reader takes it, so memory stays the same however many candidates there are.
+ * GET /v1/candidates/export (docs/billing.md): every candidate the list's filters select, as CSV,
+ * in list order, exact at the request's instant. Streamed page by page as the reader takes it, so
+ * memory stays the same however many candidates there are.
  */
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";

@@ -1,4 +1,7 @@
-/** /v1/notifications (decisions.md §8): the feed of the account's notifications, and resends. */
+/**
+ * /v1/notifications (docs/notifications.md): the feed of the account's notifications, and
+ * resends.
+ */
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import type { JsonText } from "../domain/json";

@@ -1,8 +1,9 @@
 /**
- * Every /v1 operation is declared here, with the one permission it needs (decisions.md §5): that
- * one argument makes the check (middleware that runs before the body is read), the document's
- * `x-permission`, a sentence in the description and the 403 response. The permission test builds
- * its requests from the document, so an operation declared any other way fails it.
+ * Every /v1 operation is declared here, with the one permission it needs
+ * (docs/keys-and-permissions.md): that one argument makes the check (middleware that runs before
+ * the body is read), the document's `x-permission`, a sentence in the description and the 403
+ * response. The permission test builds its requests from the document, so an operation declared any
+ * other way fails it.
  */
 import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";

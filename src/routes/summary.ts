@@ -1,4 +1,4 @@
-/** GET /v1/summary (decisions.md §9): what the account bills, exact at the request's instant. */
+/** GET /v1/summary (docs/billing.md): what the account bills, exact at the request's instant. */
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import { summaryRows, type SummaryQuery } from "../db/summary";

@@ -1,6 +1,6 @@
 /**
  * An endpoint's delivery log (`GET /v1/webhook_endpoints/{id}/deliveries`) and test sends
- * (`POST /v1/webhook_endpoints/{id}/test`), decisions.md §8.
+ * (`POST /v1/webhook_endpoints/{id}/test`): docs/notifications.md.
  */
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";

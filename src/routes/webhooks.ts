@@ -1,6 +1,6 @@
 /**
- * /v1/webhook_endpoints (decisions.md §8): where the account's notifications are delivered. Their
- * delivery log and test sends are in webhook-deliveries.ts.
+ * /v1/webhook_endpoints (docs/notifications.md): where the account's notifications are delivered.
+ * Their delivery log and test sends are in webhook-deliveries.ts.
  */
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";

@@ -1,5 +1,5 @@
 /**
- * What each operation writes to the shared D1 database (decisions.md §11's budget), counted
+ * What each operation writes to the shared D1 database (the budget in docs/scale.md), counted
  * through the runtime: an event that changes no status writes nothing, keyed or not, alone or in
  * a batch; a status change or a create is one round trip. Idempotency-Keys live in Durable
  * Objects (IdempotencyKeysObject), so a key adds nothing. Prints the figures for the README.

@@ -1,4 +1,4 @@
-/** POST /v1/events/batch (decisions.md §4 "Batches"): per-item results, order, keys, limits. */
+/** POST /v1/events/batch: per-item results, order, item keys (docs/idempotency.md), limits. */
 import { describe, expect, it, vi } from "vitest";
 import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";

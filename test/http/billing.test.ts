@@ -1,6 +1,6 @@
 /**
- * Billing reads (decisions.md §4 list filters, §9 summary): what became billable in a period, and
- * the exact amount, as of the request's instant whether or not an alarm has run.
+ * Billing reads, the list's filters and the summary (docs/billing.md): what became billable in a
+ * period, and the exact amount, as of the request's instant whether or not an alarm has run.
  */
 import { describe, expect, it } from "vitest";
 import { runDurableObjectAlarm } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * Reads through D1's Sessions API (decisions.md §11 "Replicas"), seen through the runtime's own D1
+ * Reads through D1's Sessions API (docs/scale.md), seen through the runtime's own D1
  * classes (test/support/d1-observer.ts): every response that read or wrote the account's shard
  * carries the bookmark it reached; a read's session starts at the request's `Bookmark`, anywhere
  * without one; a write's at the primary; a candidate object's index write brings its bookmark back

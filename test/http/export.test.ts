@@ -1,4 +1,4 @@
-/** GET /v1/candidates/export (decisions.md §4 "Metadata and export"): the list's filters, as CSV. */
+/** GET /v1/candidates/export (docs/billing.md): the list's filters, as CSV. */
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
 import { candidateIndexStatement } from "../../src/db/candidates";

@@ -1,5 +1,5 @@
 /**
- * Every error message is the service's own sentence (decisions.md §6), never a library's. The
+ * Every error message is the service's own sentence (docs/errors.md), never a library's. The
  * probes are generated from the OpenAPI document the worker serves, so an operation or a field
  * added later is covered with no change here: every path, query and header parameter and every
  * body field (nested objects and array items too) gets wrong values (the wrong type, too short,

@@ -1,5 +1,5 @@
 /**
- * Candidate metadata (decisions.md §4 "Metadata and export"): set at creation, merged by PATCH,
+ * Candidate metadata (docs/lifecycle.md): set at creation, merged by PATCH,
  * shown in every candidate view and notification, and filtered on by the list.
  */
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,8 @@
 /**
  * Model-based test: random contracts, then random sequences of events, clock steps and resolves,
- * checked after every step against a small, deliberately naive reference model of decisions.md
- * §2–3 (it replays every event from scratch; the service evaluates incrementally).
+ * checked after every step against a small, deliberately naive reference model of the rules in
+ * docs/conditions.md and docs/lifecycle.md (it replays every event from scratch; the service
+ * evaluates incrementally).
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";

@@ -1,7 +1,7 @@
 /**
- * The dashboard's sign-in and session (decisions.md §10), through the worker: sign-in by a
- * one-time link's code or a pasted API key, the cookie and its flags, the cookie on /v1 with the
- * permissions of what signed it in, cross-site refusal, the session's ends, and the headers.
+ * The dashboard's sign-in and session (docs/keys-and-permissions.md), through the worker: sign-in
+ * by a one-time link's code or a pasted API key, the cookie and its flags, the cookie on /v1 with
+ * the permissions of what signed it in, cross-site refusal, the session's ends, and the headers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env, SELF } from "cloudflare:test";

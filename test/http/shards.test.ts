@@ -1,5 +1,5 @@
 /**
- * Shards (decisions.md §11): the first two accounts of this file go on SHARD_0 and SHARD_1 (the
+ * Shards (docs/scale.md): the first two accounts of this file go on SHARD_0 and SHARD_1 (the
  * shard with the fewest accounts, the first on a tie), each sees exactly its own data, all of it on
  * its own database; the crons and the queue consumers reach both shards; an account from before
  * shards keeps being served from the primary, and so do objects, queue messages and deliveries

@@ -1,7 +1,7 @@
 /**
- * Webhook deliveries (decisions.md §8), made for real to an HTTP receiver through the real queues
- * and each endpoint's delivery object: retries, the schedule's end, disabling, timeouts, endpoints
- * that hang, resends, dead letters, and the delivery log a person follows.
+ * Webhook deliveries (docs/notifications.md), made for real to an HTTP receiver through the real
+ * queues and each endpoint's delivery object: retries, the schedule's end, disabling, timeouts,
+ * endpoints that hang, resends, dead letters, and the delivery log a person follows.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";

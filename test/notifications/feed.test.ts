@@ -1,4 +1,7 @@
-/** GET /v1/notifications (decisions.md §8): the feed, in the order recorded, per account only. */
+/**
+ * GET /v1/notifications (docs/notifications.md): the feed, in the order recorded, per account
+ * only.
+ */
 import { describe, expect, it } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";

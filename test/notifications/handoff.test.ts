@@ -1,7 +1,7 @@
 /**
  * The hand-off from a candidate's outbox to the notifications queue happens once per transition,
- * however many requests, alarms and sweeps reach the candidate at the same time (decisions.md §8:
- * duplicates only where something failed).
+ * however many requests, alarms and sweeps reach the candidate at the same time: duplicates come
+ * only from a failure (docs/notifications.md).
  */
 import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";

@@ -1,6 +1,6 @@
 /**
  * Notifications are recorded with the change that causes them, once per status entered, with a
- * stable id, whatever happens to alarms, objects and the downstream writes (decisions.md §8).
+ * stable id, whatever happens to alarms, objects and the downstream writes (docs/notifications.md).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";

@@ -1,7 +1,8 @@
 /**
- * Webhook endpoints (decisions.md §8), their secrets and signatures, and test sends: delivered for
- * real to an HTTP receiver (test/global-setup.ts) and verified with the `standardwebhooks`
- * package, as a receiver would. Retries, timeouts and the delivery log: deliveries.test.ts.
+ * Webhook endpoints (docs/notifications.md), their secrets and signatures, and test sends:
+ * delivered for real to an HTTP receiver (test/global-setup.ts) and verified with the
+ * `standardwebhooks` package, as a receiver would. Retries, timeouts and the delivery log:
+ * deliveries.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";

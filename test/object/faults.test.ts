@@ -202,7 +202,7 @@ describe("a transaction that fails", () => {
       json: { events: [{ candidate_alias: alias, type: "purchase", value: 50 }] },
       headers: { "Idempotency-Key": "batch-key" },
     });
-    // The object's failure is its items' own (decisions.md §4 "Batches"), not the batch's.
+    // One candidate's failure answers its own items 500; the batch itself still answers 200.
     expect(keyed.status).toBe(200);
     expect(keyed.body.data.map((r: any) => [r.status, r.error?.code])).toEqual([[500, "INTERNAL_ERROR"]]);
     // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.

@@ -4,7 +4,7 @@ import { answerProblem, DISABLE_AFTER_FAILING_MS, judgeAttempt } from "../../src
 import { testEventJson } from "../../src/notifications/notification";
 
 describe("the webhook retry schedule", () => {
-  it("is decisions.md §8's by default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.5 h)", () => {
+  it("is by default the documented one: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.5 h)", () => {
     const schedule = parseRetrySchedule("5s 5m 30m 2h 5h 10h 10h");
     expect(schedule).toEqual([5, 300, 1800, 7200, 18_000, 36_000, 36_000]);
     expect(schedule.reduce((a, b) => a + b) / 3600).toBeCloseTo(27.6, 1);

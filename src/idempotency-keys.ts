@@ -1,8 +1,8 @@
 /**
- * IdempotencyKeysObject: the claims and outcomes of Idempotency-Keys (decisions.md §4), one
+ * IdempotencyKeysObject: the claims and outcomes of Idempotency-Keys (docs/idempotency.md), one
  * SQLite-backed Durable Object per account and bucket of keys, so a key always reaches the same
  * object: its input gate serialises the requests that share a key, and a key costs the shared
- * D1 database nothing (decisions.md §11). A key's record expires 24 h after its first use; the
+ * D1 database nothing (docs/scale.md). A key's record expires 24 h after its first use; the
  * object's alarm deletes what expired.
  */
 import { DurableObject } from "cloudflare:workers";

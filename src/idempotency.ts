@@ -1,7 +1,8 @@
 /**
- * Idempotency-Key on POST requests (decisions.md §4): the same key and body from the same account
- * within 24 hours replays the first response; another body is 409 IDEMPOTENCY_KEY_REUSED; a
- * request arriving while the first still runs is 409 IDEMPOTENCY_KEY_IN_USE.
+ * Idempotency-Key on POST requests (docs/idempotency.md): the same key and request (method, path
+ * and body) from the same account within 24 hours replays the first response; another request is
+ * 409 IDEMPOTENCY_KEY_REUSED; a request arriving while the first still runs is 409
+ * IDEMPOTENCY_KEY_IN_USE.
  *
  * The key's Durable Object (IdempotencyKeysObject) serialises requests that share a key and keeps
  * their outcome. The change itself is kept to once by the store it is made in, with the key's

@@ -9,8 +9,8 @@
  * outbox. Downstream copies are then brought up to date (`syncDownstream`): the D1 list index
  * and notifications feed in one D1 transaction on the account's shard, then the notifications
  * queue. If that fails, the alarm retries it; the copies may lag, never disagree, and lose
- * nothing. A call that wrote the index answers that write's bookmark (its shard's, account-db.ts), for the Worker's
- * response (account-db.ts): its client's next list reads at least that.
+ * nothing. A call that wrote the index answers that write's D1 bookmark, which the Worker sends
+ * back in its response (account-db.ts), so the client's next list reads at least that write.
  */
 import { DurableObject } from "cloudflare:workers";
 import { uuidv7 } from "uuidv7";
@@ -84,7 +84,7 @@ export interface NewCandidate {
 
 /** A refusal; one member per code (distributive), so a caller can rule out a code it handled. */
 type Failure<C extends string> = C extends string ? { ok: false; code: C } : never;
-/** Success: the response body, serialised once, here. */
+/** A success carries its response body as JSON text, serialised here where the data is, so the Worker sends it as it is. */
 type Answer<T> = { ok: true; body: JsonText<T> };
 type KeyReused = "IDEMPOTENCY_KEY_REUSED";
 /** Another request holds the key and nothing is stored under it yet (see IdempotentRequest.heldElsewhere). */
@@ -106,7 +106,7 @@ export type RecordedEvent = { event: EventView; candidate: CandidateView };
 /** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
 export type EventResult = Answer<RecordedEvent> | Failure<"EVENT_LIMIT_REACHED" | KeyReused>;
 
-/** An event of a batch, with its own Idempotency key (decisions.md §4 "Batches"). */
+/** An event of a batch, with its own Idempotency key (docs/idempotency.md, "Item keys in batches"). */
 export interface EventItem {
   event: SubmittedEvent;
   /** The item's `idempotency_key` and a fingerprint of what it asks (its type and value). */
@@ -333,7 +333,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   /**
-   * Makes the candidate final now with the caller's outcome (decisions.md §3, extension): from
+   * Makes the candidate final now with the caller's outcome (docs/lifecycle.md, "Resolve"): from
    * PENDING it ends the review early; from OPEN it voids (FAILED) or confirms without review.
    */
   async resolve(accountId: string, outcome: FinalStatus, request?: IdempotentRequest) {

@@ -14,7 +14,7 @@ import canonicalize from "canonicalize";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors";
-import { sha256Hex } from "./tokens";
+import { sha256Hex } from "./hash";
 import { validationError } from "./validation";
 import { answerStatement, noAnswerYet, storedAnswerStatement, type SqlFragment, type StoredAnswer } from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";

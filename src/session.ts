@@ -10,7 +10,8 @@ import { getCookie } from "hono/cookie";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
 import * as db from "./db/sessions";
 import { FULL_ACCESS, grantOfStored } from "./domain/permissions";
-import { randomBase64url, sha256Hex, TOKEN_PREFIX } from "./tokens";
+import { randomBase64url, TOKEN_PREFIX } from "./tokens";
+import { sha256Hex } from "./hash";
 import type { AppEnv, Session } from "./app-env";
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600_000;

@@ -26,7 +26,7 @@ import {
   storedSession,
   type Session,
 } from "../session";
-import { sha256Hex } from "../tokens";
+import { sha256Hex } from "../hash";
 import { jsonBody, validationError, zodDetails } from "../validation";
 import type { AppEnv } from "../app-env";
 

@@ -6,7 +6,7 @@ import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
 import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
 import { ApiError, docsBaseUrl, errorObject } from "../errors";
-import { sha256Hex } from "../tokens";
+import { sha256Hex } from "../hash";
 import { MAX_BATCH_BODY_BYTES } from "../validation";
 import {
   AliasSchema,

@@ -12,7 +12,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors/api-error";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
 import { failure, refuseIfBlocked } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";

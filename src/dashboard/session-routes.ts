@@ -10,7 +10,7 @@ import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { z } from "zod";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { authenticateKey, sessionCaller } from "../auth";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
@@ -27,7 +27,9 @@ import {
   type Session,
 } from "../session";
 import { sha256Hex } from "../hash";
-import { jsonBody, validationError, zodDetails } from "../validation";
+import { jsonBody } from "../json-body";
+import { validationError } from "../errors/api-error";
+import { zodDetails } from "../errors/zod-issues";
 import type { AppEnv } from "../app-env";
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -6,7 +6,7 @@
  */
 import { uuidv7 } from "uuidv7";
 import { z } from "zod";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../errors/api-error.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
 import { sha256Hex } from "../hash.ts";

@@ -4,12 +4,12 @@
  */
 import { z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
 import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
 import { mintToken } from "../tokens";
-import { validationError } from "../validation";
+import { validationError } from "../errors/api-error";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
 import { createRoute } from "./route";
 import {

@@ -5,9 +5,9 @@ import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
 import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
-import { ApiError, docsBaseUrl, errorObject } from "../errors";
+import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
 import { sha256Hex } from "../hash";
-import { MAX_BATCH_BODY_BYTES } from "../validation";
+import { MAX_BATCH_BODY_BYTES } from "../json-body";
 import {
   AliasSchema,
   CandidateSchema,

@@ -10,8 +10,10 @@ import type { JsonStream, JsonText } from "../domain/json";
 import { ContractSchema } from "../domain/contract";
 import { JsonValueSchema } from "../domain/json";
 import { STATUSES } from "../domain/timeline";
-import { ERROR_CODES, ERROR_CODE_NAMES, type ErrorCode } from "../errors";
-import { jsonBody, received, validationError, validationHook } from "../validation";
+import { ERROR_CODES, ERROR_CODE_NAMES, ERROR_TYPES, type ErrorCode } from "../errors/codes";
+import { jsonBody } from "../json-body";
+import { received, validationHook } from "../errors/zod-issues";
+import { validationError } from "../errors/api-error";
 import { idempotency, type IdempotencyOptions } from "../idempotency";
 import type { AppEnv } from "../app-env";
 
@@ -74,7 +76,7 @@ export function statusSinceRangeInOrder(query: { status_since_gte?: number; stat
 export const ErrorBodySchema = z
   .object({
     error: z.object({
-      type: z.enum(["invalid_request_error", "authentication_error", "permission_error", "rate_limit_error", "api_error"]),
+      type: z.enum(ERROR_TYPES),
       code: z.enum(ERROR_CODE_NAMES),
       message: z.string(),
       status: z.number().int(),

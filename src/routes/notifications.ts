@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import type { JsonText } from "../domain/json";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";

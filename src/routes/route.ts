@@ -6,7 +6,7 @@
  */
 import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import type { Permission } from "../domain/permissions";
 import type { AppEnv } from "../app-env";
 import { errorResponses } from "./models";

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
 import { changeOnce, unlessAnswered } from "../idempotency";

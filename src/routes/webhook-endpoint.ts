@@ -1,6 +1,6 @@
 /** What the webhook routes share: the endpoint id parameter and the lookup of the account's endpoint by it. */
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { getEndpoint } from "../db/webhooks";
 import { webhookEndpointExample } from "./examples";
 import type { D1 } from "../shards";

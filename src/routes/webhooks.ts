@@ -5,11 +5,11 @@
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
-import { validationError } from "../validation";
+import { validationError } from "../errors/api-error";
 import type { JsonText } from "../domain/json";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";

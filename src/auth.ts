@@ -19,6 +19,7 @@ import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tok
 import { isWellFormedToken } from "./tokens";
 import { sha256Hex } from "./hash";
 import { grantOfStored } from "./domain/permissions";
+import { isoTime } from "./domain/iso-time";
 import { forgetSessionsOfKey, recordSeen, sessionCookie, sessionCookieHeader, sessionOf } from "./session";
 import { isSafeMethod, requireSameOrigin } from "./same-origin";
 import { knownShard } from "./shards";
@@ -102,7 +103,7 @@ export async function authenticateKey(c: Context<AppEnv>, token: string, now: nu
   if (key.expiresAt !== null && key.expiresAt <= now) {
     throw await failure(
       c,
-      new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${new Date(key.expiresAt).toISOString()}.`, undefined, {
+      new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${isoTime(key.expiresAt)}.`, undefined, {
         "WWW-Authenticate": 'Bearer error="invalid_token", error_description="The API key expired"',
       }),
     );

@@ -4,6 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { ApiError } from "../errors/api-error";
 import type { KeyRow, KeyStatus } from "../db/tokens";
 import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../domain/permissions";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { TOKEN_PREFIX } from "../tokens";
 import { validationError } from "../errors/api-error";
 import type { AppEnv } from "../app-env";
@@ -12,8 +13,6 @@ import { DefaultPageLimitSchema, timestamp } from "./models";
 export const MAX_KEY_NAME = 100;
 export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
 const STATUSES = ["active", "expired", "revoked"] as const satisfies readonly KeyStatus[];
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const keyStatus = (row: KeyRow, now: number): KeyStatus =>
   row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active";
@@ -25,10 +24,10 @@ export const keyView = (row: KeyRow, now: number) => ({
   // Keys from before 0010 kept only their first characters.
   redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
   permissions: listedPermissions(grantOfStored(row.permissions)),
-  created_at: iso(row.created_at)!,
-  expires_at: iso(row.expires_at),
-  last_used_at: iso(row.last_used_at),
-  revoked_at: iso(row.revoked_at),
+  created_at: isoTime(row.created_at),
+  expires_at: isoTimeOrNull(row.expires_at),
+  last_used_at: isoTimeOrNull(row.last_used_at),
+  revoked_at: isoTimeOrNull(row.revoked_at),
   status: keyStatus(row, now),
 });
 

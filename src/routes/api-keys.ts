@@ -8,6 +8,7 @@ import { ApiError } from "../errors/api-error";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
 import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
+import { isoTime } from "../domain/iso-time";
 import { mintToken } from "../tokens";
 import { validationError } from "../errors/api-error";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
@@ -139,7 +140,7 @@ function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | nul
   if (holderExpiresAt === null || (expiresAt !== null && expiresAt <= holderExpiresAt)) return;
   throw new ApiError(
     "PERMISSION_DENIED",
-    `This API key expires at ${new Date(holderExpiresAt).toISOString()}: a key it makes must expire no later (set \`expires_at\`).`,
+    `This API key expires at ${isoTime(holderExpiresAt)}: a key it makes must expire no later (set \`expires_at\`).`,
   );
 }
 
@@ -147,7 +148,7 @@ function notActive(row: db.KeyRow) {
   const [status, since] = row.revoked_at !== null ? ["revoked", row.revoked_at] : ["expired", row.expires_at!];
   return new ApiError(
     "INVALID_STATE",
-    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${new Date(since).toISOString()}: only an active key can be rolled. Create a new key instead.`,
+    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${isoTime(since)}: only an active key can be rolled. Create a new key instead.`,
   );
 }
 

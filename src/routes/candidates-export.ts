@@ -8,6 +8,7 @@ import { createRoute } from "./route";
 import { listCandidates, type ListedCandidate } from "../db/candidates";
 import { DecimalSum, decimalParts } from "../domain/decimal";
 import { csvLine } from "../domain/csv";
+import { isoTime } from "../domain/iso-time";
 import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
@@ -110,7 +111,7 @@ export const candidatesExportRouter = createRouter().openapi(exportRoute, async 
     },
     { highWaterMark: 0 },
   );
-  const filename = `candidates-${new Date(now).toISOString().slice(0, 19).replaceAll(":", "")}Z.csv`;
+  const filename = `candidates-${isoTime(now).slice(0, 19).replaceAll(":", "")}Z.csv`;
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="${filename}"`,

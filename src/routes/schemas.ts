@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { createRoute } from "./route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
+import { isoTime } from "../domain/iso-time";
 import { ApiError } from "../errors/api-error";
 import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
@@ -29,11 +30,9 @@ import type { D1 } from "../shards";
 type SchemaView = z.infer<typeof SchemaSchema>;
 type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
 function schemaJson(row: db.SchemaRow) {
-  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
+  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: isoTime(row.created_at), updated_at: isoTime(row.updated_at) }];
   return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
 }
 

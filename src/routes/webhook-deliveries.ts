@@ -10,9 +10,10 @@ import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-d
 import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
 import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
-import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
+import { EndpointIdParam, requireEndpoint } from "./webhook-endpoint";
 import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({
@@ -73,8 +74,8 @@ function attemptView(row: AttemptRow) {
     response_status: row.response_status,
     error: row.error,
     duration_ms: row.duration_ms,
-    attempted_at: iso(row.attempted_at),
-    next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
+    attempted_at: isoTime(row.attempted_at),
+    next_attempt_at: isoTimeOrNull(row.next_attempt_at),
   };
 }
 
@@ -146,7 +147,7 @@ export const webhookDeliveriesRouter = createRouter()
         response_status: sent.responseStatus,
         error: answerProblem(sent),
         duration_ms: sent.durationMs,
-        attempted_at: iso(sent.startedAt),
+        attempted_at: isoTime(sent.startedAt),
       },
       200,
     );

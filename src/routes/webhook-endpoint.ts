@@ -9,8 +9,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const EndpointIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
 
-export const iso = (ms: number) => new Date(ms).toISOString();
-
 export const endpointNotFound = (id: string) =>
   new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);
 

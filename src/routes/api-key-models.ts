@@ -124,9 +124,6 @@ export const ListKeysQuery = z.strictObject({
 
 export const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: apiKeyExample.id }) });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isKeyId = (id: string) => UUID.test(id);
-
 export const keyNotFound = (id: string) => new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
 
 /**

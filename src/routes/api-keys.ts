@@ -9,6 +9,7 @@ import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
 import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
 import { isoTime } from "../domain/iso-time";
+import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
 import { validationError } from "../errors/api-error";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
@@ -19,7 +20,6 @@ import {
   ApiKeySchema,
   ApiKeyWithSecretSchema,
   CreateKeyBody,
-  isKeyId,
   KeyIdParam,
   keyNotFound,
   keyStatus,
@@ -119,7 +119,7 @@ const revoke = createRoute("api_keys:write", {
 
 /** The account's key with this id, or API_KEY_NOT_FOUND (also for another account's, or a malformed id). */
 async function requireKey(database: D1Database, accountId: string, id: string) {
-  const row = isKeyId(id) ? await db.getKey(database, accountId, id.toLowerCase()) : null;
+  const row = isUuid(id) ? await db.getKey(database, accountId, id.toLowerCase()) : null;
   if (!row) throw keyNotFound(id);
   return row;
 }
@@ -176,7 +176,7 @@ export const apiKeysRouter = createRouter()
     const { after, limit, status } = c.req.valid("query");
     const now = Date.now();
     // A malformed cursor names no key: refused like any other, without a query.
-    const rows = after === undefined || isKeyId(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
+    const rows = after === undefined || isUuid(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
     if (!rows) throw validationError([{ path: "after", message: "is not a cursor from this account's key list (the `next_cursor` of a page)" }]);
     const shown = rows.slice(0, limit);
     return c.json({ data: shown.map((row) => keyView(row, now)), next_cursor: rows.length > limit ? shown[shown.length - 1].id : null }, 200);

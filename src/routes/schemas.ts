@@ -4,6 +4,7 @@ import { createRoute } from "./route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { isoTime } from "../domain/iso-time";
+import { isUuid } from "../domain/uuid";
 import { ApiError } from "../errors/api-error";
 import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./examples";
@@ -89,15 +90,13 @@ async function schemaPageStream(
   }) as JsonStream<SchemaPageView>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function schemaNotFound(id: string) {
   return new ApiError("SCHEMA_NOT_FOUND", `No schema with id '${id}' exists in this account.`);
 }
 
 /** The stored form of a schema id; an id that is not a UUID names no schema (404, not 400). */
 function schemaKey(id: string): string {
-  if (!UUID.test(id)) throw schemaNotFound(id);
+  if (!isUuid(id)) throw schemaNotFound(id);
   return id.toLowerCase();
 }
 
@@ -209,7 +208,7 @@ export const schemasRouter = createRouter()
   .openapi(list, async (c) => {
     const { after, limit } = c.req.valid("query");
     // A malformed cursor names no schema: refused like any other, without a query.
-    const page = after === undefined || UUID.test(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
+    const page = after === undefined || isUuid(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
     }

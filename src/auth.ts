@@ -2,7 +2,7 @@
  * Who is asking: the one place that decides (decisions.md §5, §10). A request authenticates with
  * `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
  * cookie (session.ts); either way it gets the same `apiKey` (what it may do, checked per route by
- * routes/route.ts) and `accountId`, and the same errors.
+ * routes/shared/route.ts) and `accountId`, and the same errors.
  *
  * Abuse is bounded before it costs anything: a string that is not a well-formed token or cookie is
  * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
@@ -155,7 +155,7 @@ export async function sessionCaller(c: Context<AppEnv>, value: string, now: numb
 /**
  * Sets the request's `apiKey`, `accountId` and `shard` (where its data lives), or answers 401 (429 once an address fails too
  * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
- * route's check (routes/route.ts).
+ * route's check (routes/shared/route.ts).
  */
 export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();

@@ -10,7 +10,7 @@ import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { z } from "zod";
-import { ApiError } from "../errors/api-error";
+import { ApiError, validationError } from "../errors/api-error";
 import { authenticateKey, sessionCaller } from "../auth";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
@@ -29,7 +29,6 @@ import {
 import { sha256Hex } from "../hash";
 import { isoTime } from "../domain/iso-time";
 import { jsonBody } from "../json-body";
-import { validationError } from "../errors/api-error";
 import { zodDetails } from "../errors/zod-issues";
 import type { AppEnv } from "../app-env";
 

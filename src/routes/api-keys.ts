@@ -4,16 +4,15 @@
  */
 import { z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors/api-error";
+import { ApiError, validationError } from "../errors/api-error";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
 import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
-import { validationError } from "../errors/api-error";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
-import { createRoute } from "./route";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./shared/models";
+import { createRoute } from "./shared/route";
 import {
   apiKeyExample,
   apiKeyWithSecretExample,
@@ -28,7 +27,7 @@ import {
   noIdempotencyKey,
   RollKeyBody,
   UpdateKeyBody,
-} from "./api-key-models";
+} from "./shared/api-key-models";
 
 const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
 const secretResponse = (description: string) => jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);

@@ -4,15 +4,15 @@
  * as the reader takes it, so memory stays the same however many candidates there are.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { listCandidates, type ListedCandidate } from "../db/candidates";
 import { DecimalSum, decimalParts } from "../domain/decimal";
 import { csvLine } from "../domain/csv";
 import { isoTime } from "../domain/iso-time";
 import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
-import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
-import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder, READS_ACCOUNT_DATA } from "./models";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
+import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder, READS_ACCOUNT_DATA } from "./shared/models";
 import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */

@@ -1,19 +1,18 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
 import { candidateObject } from "../candidate/object";
 import { newestSchema, parseContract } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
-import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
-import { ApiError } from "../errors/api-error";
-import type { ErrorCode } from "../errors/codes";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
 import { validationError } from "../errors/api-error";
-import { KEY_IN_USE_MESSAGE, KEY_REUSED_MESSAGE, noteCandidateAnswer } from "../idempotency";
-import { requireSchema } from "./schemas";
-import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./examples";
+import { noteCandidateAnswer } from "../idempotency";
+import { candidateFailure } from "./shared/candidate-failure";
+import { requireSchema } from "./shared/schema-lookup";
+import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./shared/examples";
 import {
   AliasSchema,
   BODY_ERRORS,
@@ -31,25 +30,9 @@ import {
   withJsonBody,
   withPostBody,
   READS_ACCOUNT_DATA,
-} from "./models";
+} from "./shared/models";
 import { accountDb, noteBookmark } from "../account-db";
 import type { D1 } from "../shards";
-
-const FAILURE_MESSAGES = {
-  CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
-  CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
-  EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
-  INVALID_STATE: (alias: string, status?: string) =>
-    `Candidate '${alias}' is ${status ?? "final"}: only an OPEN or PENDING candidate can be resolved.`,
-  IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
-  // Only for a batch's item, which has no Retry-After of its own; a single request's has (idempotency.ts).
-  IDEMPOTENCY_KEY_IN_USE: () => KEY_IN_USE_MESSAGE,
-} satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
-
-/** The ApiError for a failure the candidate object reported (with the status it is in, if it says). */
-export function candidateFailure(code: keyof typeof FAILURE_MESSAGES, alias: string, status?: string) {
-  return new ApiError(code, FAILURE_MESSAGES[code](alias, status));
-}
 
 const CreateBody = z
   .strictObject({

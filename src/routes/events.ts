@@ -1,6 +1,6 @@
 /** /v1/events: submit events against candidates, by alias, one at a time or in batches. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
@@ -19,9 +19,9 @@ import {
   POST_ERRORS,
   sendJsonText,
   withPostBody,
-} from "./models";
-import { candidateFailure } from "./candidates";
-import { candidateExample, eventExample } from "./examples";
+} from "./shared/models";
+import { candidateFailure } from "./shared/candidate-failure";
+import { candidateExample, eventExample } from "./shared/examples";
 import { noteBookmark } from "../account-db";
 import { noteCandidateAnswer } from "../idempotency";
 

@@ -1,14 +1,14 @@
 /** /v1/notifications (decisions.md §8): the feed of the account's notifications, and resends. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import type { JsonText } from "../domain/json";
 import { ApiError } from "../errors/api-error";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
-import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { notificationExample, webhookEndpointExample } from "./examples";
-import { requireEndpoint } from "./webhook-endpoint";
+import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./shared/models";
+import { notificationExample, webhookEndpointExample } from "./shared/examples";
+import { requireEndpoint } from "./shared/webhook-endpoint";
 import { accountDb } from "../account-db";
 
 const CauseSchema = z

@@ -1,13 +1,14 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { ApiError } from "../errors/api-error";
 import * as db from "../db/schemas";
-import { contractExample, schemaExample } from "./examples";
+import { contractExample, schemaExample } from "./shared/examples";
+import { requireSchema, schemaKey, schemaNotFound } from "./shared/schema-lookup";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import {
   BODY_ERRORS,
@@ -24,7 +25,7 @@ import {
   withJsonBody,
   withPostBody,
   READS_ACCOUNT_DATA,
-} from "./models";
+} from "./shared/models";
 import { accountDb } from "../account-db";
 import type { D1 } from "../shards";
 
@@ -88,23 +89,6 @@ async function schemaPageStream(
       }
     },
   }) as JsonStream<SchemaPageView>;
-}
-
-export function schemaNotFound(id: string) {
-  return new ApiError("SCHEMA_NOT_FOUND", `No schema with id '${id}' exists in this account.`);
-}
-
-/** The stored form of a schema id; an id that is not a UUID names no schema (404, not 400). */
-function schemaKey(id: string): string {
-  if (!isUuid(id)) throw schemaNotFound(id);
-  return id.toLowerCase();
-}
-
-/** The account's schema with this id, or SCHEMA_NOT_FOUND (also for another account's id). */
-export async function requireSchema(database: D1, accountId: string, id: string) {
-  const schema = await db.getSchema(database, accountId, schemaKey(id));
-  if (!schema) throw schemaNotFound(id);
-  return schema;
 }
 
 const NameField = SchemaNameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });

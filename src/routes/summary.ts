@@ -1,11 +1,11 @@
 /** GET /v1/summary (decisions.md §9): what the account bills, exact at the request's instant. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
-import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp, READS_ACCOUNT_DATA } from "./models";
-import { summaryExample } from "./examples";
+import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp, READS_ACCOUNT_DATA } from "./shared/models";
+import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
 
 const TotalSchema = z.object({

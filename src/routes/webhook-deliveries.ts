@@ -3,7 +3,7 @@
  * (`POST /v1/webhook_endpoints/{id}/test`), decisions.md §8.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
 import { signingSecrets } from "../db/webhooks";
 import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-deliveries";
@@ -11,9 +11,9 @@ import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
-import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
-import { EndpointIdParam, requireEndpoint } from "./webhook-endpoint";
+import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./shared/models";
+import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./shared/examples";
+import { EndpointIdParam, requireEndpoint } from "./shared/webhook-endpoint";
 import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({

@@ -3,20 +3,19 @@
  * delivery log and test sends are in webhook-deliveries.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors/api-error";
+import { ApiError, validationError } from "../errors/api-error";
 import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
-import { validationError } from "../errors/api-error";
 import type { JsonText } from "../domain/json";
 import { isoTime } from "../domain/iso-time";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { webhookEndpointExample } from "./examples";
-import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./webhook-endpoint";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/models";
+import { webhookEndpointExample } from "./shared/examples";
+import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/webhook-endpoint";
 import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */

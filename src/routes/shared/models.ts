@@ -6,16 +6,16 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
-import type { JsonStream, JsonText } from "../domain/json";
-import { ContractSchema } from "../domain/contract";
-import { JsonValueSchema } from "../domain/json";
-import { STATUSES } from "../domain/timeline";
-import { ERROR_CODES, ERROR_CODE_NAMES, ERROR_TYPES, type ErrorCode } from "../errors/codes";
-import { jsonBody } from "../json-body";
-import { received, validationHook } from "../errors/zod-issues";
-import { validationError } from "../errors/api-error";
-import { idempotency, type IdempotencyOptions } from "../idempotency";
-import type { AppEnv } from "../app-env";
+import type { JsonStream, JsonText } from "../../domain/json";
+import { ContractSchema } from "../../domain/contract";
+import { JsonValueSchema } from "../../domain/json";
+import { STATUSES } from "../../domain/timeline";
+import { ERROR_CODES, ERROR_CODE_NAMES, ERROR_TYPES, type ErrorCode } from "../../errors/codes";
+import { jsonBody } from "../../json-body";
+import { received, validationHook } from "../../errors/zod-issues";
+import { validationError } from "../../errors/api-error";
+import { idempotency, type IdempotencyOptions } from "../../idempotency";
+import type { AppEnv } from "../../app-env";
 
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

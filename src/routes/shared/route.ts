@@ -6,9 +6,9 @@
  */
 import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors/api-error";
-import type { Permission } from "../domain/permissions";
-import type { AppEnv } from "../app-env";
+import { ApiError } from "../../errors/api-error";
+import type { Permission } from "../../domain/permissions";
+import type { AppEnv } from "../../app-env";
 import { errorResponses } from "./models";
 
 /** `GET /v1/schemas/{id}`, as the document and the message name an operation. */

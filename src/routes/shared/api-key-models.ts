@@ -1,13 +1,12 @@
 /** The shapes of /v1/api_keys (decisions.md §5): the key as the API shows it, bodies and queries. */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors/api-error";
-import type { KeyRow, KeyStatus } from "../db/tokens";
-import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../domain/permissions";
-import { isoTime, isoTimeOrNull } from "../domain/iso-time";
-import { TOKEN_PREFIX } from "../tokens";
-import { validationError } from "../errors/api-error";
-import type { AppEnv } from "../app-env";
+import { ApiError, validationError } from "../../errors/api-error";
+import type { KeyRow, KeyStatus } from "../../db/tokens";
+import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
+import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
+import { TOKEN_PREFIX } from "../../tokens";
+import type { AppEnv } from "../../app-env";
 import { DefaultPageLimitSchema, timestamp } from "./models";
 
 export const MAX_KEY_NAME = 100;

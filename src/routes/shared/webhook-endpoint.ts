@@ -1,10 +1,10 @@
 /** What the webhook routes share: the endpoint id parameter and the lookup of the account's endpoint by it. */
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../errors/api-error";
-import { getEndpoint } from "../db/webhooks";
-import { isUuid } from "../domain/uuid";
+import { ApiError } from "../../errors/api-error";
+import { getEndpoint } from "../../db/webhooks";
+import { isUuid } from "../../domain/uuid";
 import { webhookEndpointExample } from "./examples";
-import type { D1 } from "../shards";
+import type { D1 } from "../../shards";
 
 export const EndpointIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
 

@@ -23,7 +23,7 @@ import { eventsRouter } from "./routes/events";
 import { docsRouter, OPENAPI_PATH } from "./routes/docs";
 import { webhooksRouter } from "./routes/webhooks";
 import { webhookDeliveriesRouter } from "./routes/webhook-deliveries";
-import { HEADER_COMPONENTS } from "./routes/shared/models";
+import { HEADER_COMPONENTS } from "./routes/shared/openapi";
 import { notificationsRouter } from "./routes/notifications";
 import { summaryRouter } from "./routes/summary";
 import { apiKeysRouter } from "./routes/api-keys";

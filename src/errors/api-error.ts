@@ -4,6 +4,7 @@
  * carries its extension.
  */
 import { ERROR_CODES, type ErrorCode } from "./codes.ts";
+import type { ErrorBody } from "./error-body.ts";
 
 export interface ErrorDetail {
   path: string;
@@ -41,7 +42,7 @@ export const docsBaseUrl = (configured: string, requestUrl: string) =>
   (configured || `${new URL(requestUrl).origin}/docs`).replace(/\/+$/, "");
 
 /** The `error` object of an error response (also of a failed batch item). */
-export function errorObject(error: ApiError, docsUrl: string) {
+export function errorObject(error: ApiError, docsUrl: string): ErrorBody["error"] {
   const info = ERROR_CODES[error.code];
   return {
     type: info.type,
@@ -54,6 +55,6 @@ export function errorObject(error: ApiError, docsUrl: string) {
 }
 
 /** The JSON body of every error response. */
-export function errorBody(error: ApiError, docsUrl: string, requestId: string) {
+export function errorBody(error: ApiError, docsUrl: string, requestId: string): ErrorBody {
   return { error: errorObject(error, docsUrl), request_id: requestId };
 }

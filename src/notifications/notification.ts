@@ -6,7 +6,7 @@
 import type { JsonText } from "../domain/json";
 import type { Transition } from "../domain/timeline";
 import { isoTime } from "../domain/iso-time";
-import type { CandidateView } from "../candidate/record";
+import type { CandidateView } from "../models";
 
 export const NOTIFICATION_TYPES = ["candidate.pending", "candidate.confirmed", "candidate.failed"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

@@ -11,7 +11,7 @@ import { escalation, grantOfStored, inOrder, outranks, type Permission } from ".
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./shared/models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./shared/openapi";
 import { createRoute } from "./shared/route";
 import {
   apiKeyExample,

@@ -12,7 +12,8 @@ import { isoTime } from "../domain/iso-time";
 import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
-import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder, READS_ACCOUNT_DATA } from "./shared/models";
+import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { statusSinceRangeInOrder } from "./shared/params";
 import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */

@@ -13,24 +13,9 @@ import { noteCandidateAnswer } from "../idempotency";
 import { candidateFailure } from "./shared/candidate-failure";
 import { requireSchema } from "./shared/schema-lookup";
 import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./shared/examples";
-import {
-  AliasSchema,
-  BODY_ERRORS,
-  CursorSchema,
-  unknownCursor,
-  statusSinceRangeInOrder,
-  POST_ERRORS,
-  CandidateSchema,
-  CandidateWithEventsSchema,
-  createRouter,
-  errorResponses,
-  jsonResponse,
-  DefaultPageLimitSchema,
-  sendJsonText,
-  withJsonBody,
-  withPostBody,
-  READS_ACCOUNT_DATA,
-} from "./shared/models";
+import { AliasSchema, CursorSchema, unknownCursor, statusSinceRangeInOrder, DefaultPageLimitSchema } from "./shared/params";
+import { BODY_ERRORS, POST_ERRORS, createRouter, errorResponses, jsonResponse, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CandidateView, CandidateWithEvents } from "../models";
 import { accountDb, noteBookmark } from "../account-db";
 import type { D1 } from "../shards";
 
@@ -68,7 +53,7 @@ const UpdateBody = z
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true, bookmark: true });
+const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateView, example, { replayable: true, bookmark: true });
 
 const create = createRoute("candidates:write", {
   method: "post",
@@ -91,7 +76,7 @@ const get = createRoute("candidates:read", {
   summary: "Get a candidate with its events",
   request: { params: AliasParam },
   responses: {
-    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEventsSchema, candidateWithEventsExample),
+    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEvents, candidateWithEventsExample),
     ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -108,7 +93,7 @@ const list = createRoute("candidates:read", {
   responses: {
     200: jsonResponse(
       "A page of candidates; pass `next_cursor` as `after` for the next one.",
-      z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
+      z.object({ data: z.array(CandidateView), next_cursor: z.string().uuid().nullable() }),
       { data: [candidateExample], next_cursor: candidateExample.id },
       { bookmark: true },
     ),
@@ -125,7 +110,7 @@ const update = createRoute("candidates:write", {
   description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
   ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
   responses: {
-    200: jsonResponse("The candidate, with its metadata as changed.", CandidateSchema, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
+    200: jsonResponse("The candidate, with its metadata as changed.", CandidateView, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
     ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });

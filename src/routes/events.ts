@@ -8,18 +8,10 @@ import { candidateObject, type CandidateRpc, type EventItem, type EventResult, t
 import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
 import { sha256Hex } from "../hash";
 import { MAX_BATCH_BODY_BYTES } from "../json-body";
-import {
-  AliasSchema,
-  CandidateSchema,
-  createRouter,
-  ErrorBodySchema,
-  errorResponses,
-  EventSchema,
-  jsonResponse,
-  POST_ERRORS,
-  sendJsonText,
-  withPostBody,
-} from "./shared/models";
+import { AliasSchema } from "./shared/params";
+import { CandidateView, EventView } from "../models";
+import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody } from "./shared/openapi";
+import { ErrorBodySchema } from "../errors/error-body";
 import { candidateFailure } from "./shared/candidate-failure";
 import { candidateExample, eventExample } from "./shared/examples";
 import { noteBookmark } from "../account-db";
@@ -78,7 +70,7 @@ const BatchBody = z
     },
   });
 
-const RecordedEventSchema = z.object({ event: EventSchema, candidate: CandidateSchema });
+const RecordedEventSchema = z.object({ event: EventView, candidate: CandidateView });
 
 const BatchResultSchema = z
   .union([

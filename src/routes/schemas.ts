@@ -10,26 +10,12 @@ import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./shared/examples";
 import { requireSchema, schemaKey, schemaNotFound } from "./shared/schema-lookup";
 import { changeOnce, unlessAnswered } from "../idempotency";
-import {
-  BODY_ERRORS,
-  createRouter,
-  CursorSchema,
-  DefaultPageLimitSchema,
-  errorResponses,
-  jsonResponse,
-  POST_ERRORS,
-  SchemaNameSchema,
-  SchemaSchema,
-  sendJsonText,
-  unknownCursor,
-  withJsonBody,
-  withPostBody,
-  READS_ACCOUNT_DATA,
-} from "./shared/models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
+import { SchemaView } from "../models";
 import { accountDb } from "../account-db";
 import type { D1 } from "../shards";
 
-type SchemaView = z.infer<typeof SchemaSchema>;
 type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
 
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
@@ -91,14 +77,31 @@ async function schemaPageStream(
   }) as JsonStream<SchemaPageView>;
 }
 
-const NameField = SchemaNameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
+const MAX_SCHEMA_NAME = 100;
+/** What a JSON value is, in the API's words, for a message about a value of the wrong type. */
+const jsonKind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`);
+
+/**
+ * A schema's name: 1 to 100 characters, counted as Unicode code points (as JSON Schema's
+ * `maxLength` counts them, so an emoji is one), or null for none.
+ */
+const NameSchema = z
+  .string({ error: (issue) => `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}` })
+  .min(1, { error: "must not be empty: send null for no name" })
+  .refine((name) => [...name].length <= MAX_SCHEMA_NAME, {
+    error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${[...(issue.input as string)].length}`,
+  })
+  .nullable()
+  .openapi({ minLength: 1, maxLength: MAX_SCHEMA_NAME, example: "Purchase of 100 or more" });
+
+const NameField = NameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
 const SchemaBody = z
   .strictObject({ contract: ContractSchema, name: NameField })
   .openapi("SchemaBody", { example: { contract: contractExample, name: schemaExample.name } });
 const UpdateSchemaBody = z
   .strictObject({
     contract: ContractSchema.optional().openapi({ description: "Replaces the contract; left out, it stays as it is." }),
-    name: SchemaNameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
+    name: NameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
   })
   .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
@@ -107,7 +110,7 @@ const ListQuery = z.strictObject({
   limit: DefaultPageLimitSchema,
 });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
-const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable, bookmark: true });
+const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaView, schemaExample, { replayable, bookmark: true });
 
 const create = createRoute("schemas:write", {
   method: "post",
@@ -133,7 +136,7 @@ const list = createRoute("schemas:read", {
   responses: {
     200: jsonResponse(
       "A page of schemas; pass `next_cursor` as `after` for the next one.",
-      z.object({ data: z.array(SchemaSchema), next_cursor: z.string().uuid().nullable() }),
+      z.object({ data: z.array(SchemaView), next_cursor: z.string().uuid().nullable() }),
       { data: [schemaExample], next_cursor: schemaExample.id },
       { bookmark: true },
     ),
@@ -171,7 +174,7 @@ const remove = createRoute("schemas:write", {
   summary: "Delete a schema (extension)",
   description: "Existing candidates keep the contract they were created with.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaSchema, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaView, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
 });
 
 export const schemasRouter = createRouter()

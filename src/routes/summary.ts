@@ -4,7 +4,9 @@ import { createRoute } from "./shared/route";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
-import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp, READS_ACCOUNT_DATA } from "./shared/models";
+import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, InstantSchema, PageLimitSchema, statusSinceRangeInOrder } from "./shared/params";
+import { timestamp } from "../models";
 import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
 

@@ -7,7 +7,8 @@ import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from
 import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
 import { TOKEN_PREFIX } from "../../tokens";
 import type { AppEnv } from "../../app-env";
-import { DefaultPageLimitSchema, timestamp } from "./models";
+import { DefaultPageLimitSchema } from "./params";
+import { timestamp } from "../../models";
 
 export const MAX_KEY_NAME = 100;
 export const MAX_ROLL_OVERLAP_SECONDS = 86_400;

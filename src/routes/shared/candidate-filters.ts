@@ -8,7 +8,7 @@ import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "
 import { STATUSES } from "../../domain/timeline";
 import type { CandidateListQuery } from "../../db/candidates";
 import type { AppEnv } from "../../app-env";
-import { InstantSchema } from "./models";
+import { InstantSchema } from "./params";
 
 /** At most this many `metadata[KEY]=VALUE` filters on one list. */
 export const MAX_METADATA_FILTERS = 10;

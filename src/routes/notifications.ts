@@ -10,7 +10,7 @@ import { CandidateView, timestamp } from "../models";
 import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { notificationExample, webhookEndpointExample } from "./shared/examples";
-import { requireEndpoint } from "./shared/webhook-endpoint";
+import { requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 const CauseSchema = z

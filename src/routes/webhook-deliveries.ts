@@ -15,7 +15,7 @@ import { createRouter, errorResponses, jsonResponse, POST_ERRORS, withPostBody, 
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { timestamp } from "../models";
 import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./shared/examples";
-import { EndpointIdParam, requireEndpoint } from "./shared/webhook-endpoint";
+import { EndpointIdParam, requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({

@@ -16,7 +16,7 @@ import { webhookUrlProblem } from "../notifications/webhook-url";
 import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
 import { timestamp } from "../models";
 import { webhookEndpointExample } from "./shared/examples";
-import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/webhook-endpoint";
+import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */

@@ -21,7 +21,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { shardDb, type ShardName } from "./shards";
 import { isSafeMethod } from "./same-origin";
-import { validationError } from "./validation";
+import { validationError } from "./errors/api-error";
 import type { AppEnv } from "./app-env";
 
 export const BOOKMARK_HEADER = "Bookmark";

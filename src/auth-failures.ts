@@ -4,7 +4,7 @@
  * operator secret) counts here, and an address past the limit is refused before any lookup.
  */
 import type { Context } from "hono";
-import type { ApiError } from "./errors";
+import type { ApiError } from "./errors/api-error";
 import { rateLimited, secondsToReset, type LimitPolicy } from "./rate-limit";
 import type { AppEnv } from "./app-env";
 

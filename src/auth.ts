@@ -2,7 +2,7 @@
  * Who is asking: the one place that decides (docs/keys-and-permissions.md). A request authenticates
  * with `Authorization: Bearer <key>` when it sends that header, else with the dashboard's session
  * cookie (session.ts); either way it gets the same `apiKey` (what it may do, checked per route by
- * routes/route.ts) and `accountId`, and the same errors.
+ * routes/shared/route.ts) and `accountId`, and the same errors.
  *
  * Abuse is bounded before it costs anything: a string that is not a well-formed token or cookie is
  * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
@@ -12,12 +12,14 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors/api-error";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
 import { failure, refuseIfBlocked } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
-import { isWellFormedToken, sha256Hex } from "./tokens";
+import { isWellFormedToken } from "./tokens";
+import { sha256Hex } from "./hash";
 import { grantOfStored } from "./domain/permissions";
+import { isoTime } from "./domain/iso-time";
 import { forgetSessionsOfKey, recordSeen, sessionCookie, sessionCookieHeader, sessionOf } from "./session";
 import { isSafeMethod, requireSameOrigin } from "./same-origin";
 import { knownShard } from "./shards";
@@ -101,7 +103,7 @@ export async function authenticateKey(c: Context<AppEnv>, token: string, now: nu
   if (key.expiresAt !== null && key.expiresAt <= now) {
     throw await failure(
       c,
-      new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${new Date(key.expiresAt).toISOString()}.`, undefined, {
+      new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${isoTime(key.expiresAt)}.`, undefined, {
         "WWW-Authenticate": 'Bearer error="invalid_token", error_description="The API key expired"',
       }),
     );
@@ -153,7 +155,7 @@ export async function sessionCaller(c: Context<AppEnv>, value: string, now: numb
 /**
  * Sets the request's `apiKey`, `accountId` and `shard` (where its data lives), or answers 401 (429 once an address fails too
  * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
- * route's check (routes/route.ts).
+ * route's check (routes/shared/route.ts).
  */
 export const requireAccount = createMiddleware<AppEnv>(async (c, next) => {
   const now = Date.now();

@@ -14,9 +14,8 @@
 import canonicalize from "canonicalize";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "./errors";
-import { sha256Hex } from "./tokens";
-import { validationError } from "./validation";
+import { ApiError, validationError } from "./errors/api-error";
+import { sha256Hex } from "./hash";
 import { answerStatement, noAnswerYet, storedAnswerStatement, type SqlFragment, type StoredAnswer } from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";
 import { noteBookmark, responseBookmark } from "./account-db";

@@ -13,7 +13,7 @@
  * this isolate's view.
  */
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors/api-error";
 import type { AppEnv } from "./app-env";
 
 export interface LimitPolicy {

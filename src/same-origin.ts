@@ -6,7 +6,7 @@
  * sent by a browser on its own, so they need no such check.
  */
 import type { Context } from "hono";
-import { ApiError } from "./errors";
+import { ApiError } from "./errors/api-error";
 import type { AppEnv } from "./app-env";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -11,7 +11,9 @@ import { getCookie } from "hono/cookie";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
 import * as db from "./db/sessions";
 import { FULL_ACCESS, grantOfStored } from "./domain/permissions";
-import { randomBase64url, sha256Hex, TOKEN_PREFIX } from "./tokens";
+import { isoTime } from "./domain/iso-time";
+import { randomBase64url, TOKEN_PREFIX } from "./tokens";
+import { sha256Hex } from "./hash";
 import type { AppEnv, Session } from "./app-env";
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600_000;
@@ -48,7 +50,6 @@ const cache = new CredentialCache<Session>(CREDENTIAL_CACHE_TTL_MS, 1024 * 1024)
 /** Drops this isolate's cached sessions signed in with a key just revoked or rolled. */
 export const forgetSessionsOfKey = (keyId: string) => cache.deleteWhere((s) => s.key?.id === keyId);
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Why a session found in D1 cannot authenticate, or null when it can (checked before caching). */
 function endedInStore(row: db.SessionRow): string | null {
@@ -61,12 +62,12 @@ function endedInStore(row: db.SessionRow): string | null {
 
 /** Why a live session has ended by `now`, or null: checked on every request, cached or not. */
 function endedBy(session: Session, now: number): string | null {
-  if (session.expiresAt <= now) return `The session ended at ${iso(session.expiresAt)}, 7 days after sign-in.`;
+  if (session.expiresAt <= now) return `The session ended at ${isoTime(session.expiresAt)}, 7 days after sign-in.`;
   if (session.lastSeenAt + SESSION_IDLE_MS <= now) {
-    return `The session ended at ${iso(session.lastSeenAt + SESSION_IDLE_MS)}, after 12 hours without use.`;
+    return `The session ended at ${isoTime(session.lastSeenAt + SESSION_IDLE_MS)}, after 12 hours without use.`;
   }
   const keyExpiry = session.key?.expiresAt ?? null;
-  if (keyExpiry !== null && keyExpiry <= now) return `The session ended when the API key it signed in with expired at ${iso(keyExpiry)}.`;
+  if (keyExpiry !== null && keyExpiry <= now) return `The session ended when the API key it signed in with expired at ${isoTime(keyExpiry)}.`;
   return null;
 }
 

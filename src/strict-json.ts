@@ -6,7 +6,7 @@
  * and accepts `"\ud800"`. Each of those would store something other than what was sent, so each
  * is refused at its path. One pass over the text, iterative (nesting depth is untrusted).
  */
-import type { ErrorDetail } from "./errors";
+import type { ErrorDetail } from "./errors/api-error";
 
 export const MAX_JSON_DEPTH = 64;
 /** More than this many problems in one body are not all listed. */

@@ -1,7 +1,9 @@
 /**
  * API token format, shared by the Worker (to check tokens) and the accounts CLI (to mint them).
- * No imports, so Node can load this file directly.
+ * Node loads this file directly, so its one import carries its extension.
  */
+import { sha256Hex } from "./hash.ts";
+
 export const TOKEN_PREFIX = "cct_";
 /** Base64url characters after the prefix: 256 random bits. */
 const TOKEN_SECRET_CHARS = 43;
@@ -12,11 +14,6 @@ export const isWellFormedToken = (text: string) => TOKEN_FORMAT.test(text);
 
 /** Characters of a token kept in clear (with the prefix) so people can tell their tokens apart. */
 const VISIBLE_CHARS = 8;
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** `bytes` random bytes as base64url text (no padding). */
 export function randomBase64url(bytes: number): string {

@@ -7,7 +7,7 @@
  */
 import { readdirSync } from "node:fs";
 import type { z } from "zod";
-import { ApiError } from "../../src/errors.ts";
+import { ApiError } from "../../src/errors/api-error.ts";
 import * as store from "../../src/operator/store.ts";
 import { PRIMARY, shardNames, type Shards } from "../../src/shards.ts";
 import { d1Bindings } from "./d1-bindings.ts";

@@ -40,10 +40,8 @@ import {
   contractJson,
   recordedEventJson,
   type CandidateRecord,
-  type CandidateView,
-  type CandidateWithEvents,
-  type EventView,
 } from "./record";
+import type { CandidateView, CandidateWithEvents, EventView } from "../models";
 import { asStored, CandidateStore, recordOf, type OutboxRow } from "./storage";
 import { shardDb, shardNamed, type ShardName } from "../shards";
 import { bookmarkOn } from "../account-db";

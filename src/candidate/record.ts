@@ -4,11 +4,12 @@
  */
 import { holds, type CompiledCondition } from "../domain/condition";
 import type { Contract } from "../domain/contract";
-import type { Json, JsonText } from "../domain/json";
+import type { JsonText } from "../domain/json";
 import type { Metadata } from "../domain/metadata";
 import { statusAt, type Timeline } from "../domain/timeline";
 import type { ShardName } from "../shards";
 import { isoTime } from "../domain/iso-time";
+import type { CandidateView, CandidateWithEvents, ConditionProgress, EventView } from "../models";
 
 export interface CandidateRecord {
   id: string;
@@ -24,14 +25,6 @@ export interface CandidateRecord {
   shard?: ShardName;
   /** Bumped on every change the D1 index shows (timeline, metadata); orders writes to the index. */
   version: number;
-}
-
-export interface EventView {
-  id: string;
-  type: string;
-  value?: Json;
-  received_at: string;
-  matched: boolean;
 }
 
 /** A contract's JSON text, made once per candidate and spliced into every view of it. */
@@ -52,7 +45,7 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
 export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata">;
 
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
-export function candidateFields(record: CandidateBasics, now: number) {
+export function candidateFields(record: CandidateBasics, now: number): Omit<CandidateView, "contract"> {
   const { status, since, scheduledOutcome } = statusAt(record.timeline, now);
   return {
     id: record.id,
@@ -69,19 +62,10 @@ export function candidateFields(record: CandidateBasics, now: number) {
   };
 }
 
-export type CandidateView = ReturnType<typeof candidateFields> & { contract: Contract };
-
-/** Which leaves of the condition are met, and by which event (the first to meet each). */
-export interface ConditionProgress {
-  fulfilled: boolean;
-  leaves: { path: string; event: string; satisfied: boolean; event_id: string | null; satisfied_at: string | null }[];
-}
-
-export type CandidateWithEvents = CandidateView & { condition_progress: ConditionProgress; events: EventView[] };
-
 /**
- * The progress view: every leaf in contract order, satisfied as the mask says, with the event that
- * first satisfied it where that is known.
+ * Which leaves of the condition are met, and by which event (the first to meet each): every
+ * leaf in contract order, satisfied as the mask says, with the event that first satisfied it
+ * where that is known.
  */
 export function conditionProgress(
   condition: CompiledCondition,

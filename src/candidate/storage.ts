@@ -5,7 +5,8 @@
 import type { JsonText } from "../domain/json";
 import type { Status } from "../domain/timeline";
 import type { NotificationType } from "../notifications/notification";
-import { EVENT_JSON_SQL, type CandidateRecord, type EventView } from "./record";
+import { EVENT_JSON_SQL, type CandidateRecord } from "./record";
+import type { EventView } from "../models";
 
 const TABLES = `
   CREATE TABLE IF NOT EXISTS candidate (

@@ -9,7 +9,7 @@
  */
 import { Hono, type Context } from "hono";
 import { html } from "hono/html";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { refuseIfBlocked } from "../auth-failures";
 import { sessionCookie, sessionOf, type Session } from "../session";
 import { sessionView } from "./session-routes";

@@ -10,7 +10,7 @@ import { every } from "hono/combine";
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { z } from "zod";
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors/api-error";
 import { authenticateKey, sessionCaller } from "../auth";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
@@ -26,11 +26,12 @@ import {
   storedSession,
   type Session,
 } from "../session";
-import { sha256Hex } from "../tokens";
-import { jsonBody, validationError, zodDetails } from "../validation";
+import { sha256Hex } from "../hash";
+import { isoTime } from "../domain/iso-time";
+import { jsonBody } from "../json-body";
+import { zodDetails } from "../errors/zod-issues";
 import type { AppEnv } from "../app-env";
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** What the dashboard shows of its session, and hides what the session may not do by. */
 export function sessionView(session: Session) {
@@ -41,9 +42,9 @@ export function sessionView(session: Session) {
     signed_in_with: session.key ? "api_key" : "sign_in_link",
     api_key: session.key && { id: session.key.id, name: session.key.name, redacted: session.key.redacted },
     permissions: listedPermissions(session.grant),
-    created_at: iso(session.createdAt),
+    created_at: isoTime(session.createdAt),
     /** The earlier of 7 days after sign-in and the signing key's own expiry (12 hours idle aside). */
-    expires_at: iso(keyExpiry === null ? session.expiresAt : Math.min(session.expiresAt, keyExpiry)),
+    expires_at: isoTime(keyExpiry === null ? session.expiresAt : Math.min(session.expiresAt, keyExpiry)),
   };
 }
 
@@ -60,7 +61,7 @@ const CODE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 function linkRefusal(link: SignInLinkRow | null): string {
   if (link === null) return "This sign-in link is unknown.";
   if (link.used_at !== null) return "This sign-in link was already used: a link signs in once.";
-  return `This sign-in link expired at ${iso(link.expires_at)}, ${SIGN_IN_LINK_TTL_MS / 60_000} minutes after it was made.`;
+  return `This sign-in link expired at ${isoTime(link.expires_at)}, ${SIGN_IN_LINK_TTL_MS / 60_000} minutes after it was made.`;
 }
 
 /** Spends a sign-in link's code for a session of its account with full access; the 401 else. */

@@ -1,8 +1,11 @@
 /**
  * Epoch milliseconds as ISO 8601 text, exactly as `Date.prototype.toISOString` writes them
- * (`2026-11-22T01:02:03.456Z`). Every candidate view carries four such instants and a list page
- * fifty views: the runtime's Date spends about twice this on each, in a Date object and the C++
- * builtin. Outside years 1970 to 9999 (or for a fraction of a millisecond) the builtin answers.
+ * (`2026-11-22T01:02:03.456Z`): every instant the service writes, in answers, payloads and
+ * messages, is written here. No imports: Node loads this file too.
+ *
+ * Every candidate view carries four such instants and a list page fifty views: the runtime's Date
+ * spends about twice this on each, in a Date object and the C++ builtin. Outside years 1970 to
+ * 9999 (or for a fraction of a millisecond) the builtin answers.
  */
 const DAY_MS = 86_400_000;
 /** 10000-01-01T00:00:00.000Z: the first instant toISOString writes with a six-digit year. */
@@ -40,3 +43,6 @@ export function isoTime(ms: number): string {
     ZERO + Math.floor(milli / 100), ZERO + (Math.floor(milli / 10) % 10), ZERO + (milli % 10), 90, // Z
   );
 }
+
+/** The same for an instant that may be absent (a key that never expires, a range left open): null. */
+export const isoTimeOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : isoTime(ms));

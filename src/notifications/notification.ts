@@ -5,7 +5,8 @@
  */
 import type { JsonText } from "../domain/json";
 import type { Transition } from "../domain/timeline";
-import type { CandidateView } from "../candidate/record";
+import { isoTime } from "../domain/iso-time";
+import type { CandidateView } from "../models";
 
 export const NOTIFICATION_TYPES = ["candidate.pending", "candidate.confirmed", "candidate.failed"] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
@@ -52,7 +53,7 @@ export function causeOf(transition: Transition, requestCause: Cause | undefined,
 
 /** The notification as JSON text, with the candidate (as of the instant) spliced in. */
 export function notificationJson(id: string, transition: Transition, candidate: JsonText<CandidateView>, cause: Cause) {
-  const head = JSON.stringify({ id, type: notificationType(transition.status), timestamp: new Date(transition.at).toISOString() });
+  const head = JSON.stringify({ id, type: notificationType(transition.status), timestamp: isoTime(transition.at) });
   return `${head.slice(0, -1)},"data":{"candidate":${candidate},"cause":${JSON.stringify(cause)}}}` as JsonText<Notification>;
 }
 
@@ -61,5 +62,5 @@ export const TEST_EVENT_TYPE = "webhook.test";
 
 /** A test event for an endpoint: its id (a fresh one each time: it is no transition) and JSON. */
 export function testEventJson(eventId: string, endpointId: string, at: number) {
-  return JSON.stringify({ id: eventId, type: TEST_EVENT_TYPE, timestamp: new Date(at).toISOString(), data: { webhook_endpoint_id: endpointId } });
+  return JSON.stringify({ id: eventId, type: TEST_EVENT_TYPE, timestamp: isoTime(at), data: { webhook_endpoint_id: endpointId } });
 }

@@ -4,7 +4,7 @@
  * per client address on the same limit as failed API-key authentication (429 past it).
  */
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import type { AppEnv } from "../app-env";
 

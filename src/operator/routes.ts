@@ -6,7 +6,9 @@
 import { Hono } from "hono";
 import { every } from "hono/combine";
 import type { z } from "zod";
-import { jsonBody, validationError, zodDetails } from "../validation";
+import { jsonBody } from "../json-body";
+import { validationError } from "../errors/api-error";
+import { zodDetails } from "../errors/zod-issues";
 import { forgetKey } from "../auth";
 import type { AppEnv } from "../app-env";
 import { shardsOf } from "../shards";

@@ -6,9 +6,11 @@
  */
 import { uuidv7 } from "uuidv7";
 import { z } from "zod";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../errors/api-error.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
-import { mintToken, randomBase64url, sha256Hex, TOKEN_PREFIX } from "../tokens.ts";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
+import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
+import { sha256Hex } from "../hash.ts";
 import { MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
 import { placeAccount } from "../db/accounts.ts";
 import type { Shards } from "../shards.ts";
@@ -63,9 +65,6 @@ export interface KeyView {
 export type IssuedKey = KeyView & { token: string };
 
 
-const iso = (ms: number) => new Date(ms).toISOString();
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
-
 function keyView(row: KeyRow, now: number): KeyView {
   return {
     token_id: row.id,
@@ -73,10 +72,10 @@ function keyView(row: KeyRow, now: number): KeyView {
     name: row.name,
     redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
     permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as Permission[]),
-    created_at: iso(row.created_at),
-    expires_at: isoOrNull(row.expires_at),
-    last_used_at: isoOrNull(row.last_used_at),
-    revoked_at: isoOrNull(row.revoked_at),
+    created_at: isoTime(row.created_at),
+    expires_at: isoTimeOrNull(row.expires_at),
+    last_used_at: isoTimeOrNull(row.last_used_at),
+    revoked_at: isoTimeOrNull(row.revoked_at),
     status: row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active",
   };
 }
@@ -96,7 +95,7 @@ async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInpu
   const row: KeyRow = {
     id: uuidv7(),
     account_id: accountId,
-    name: input.name ?? `Key created ${iso(now).slice(0, 10)}`,
+    name: input.name ?? `Key created ${isoTime(now).slice(0, 10)}`,
     prefix,
     last4,
     permissions: input.permissions ? JSON.stringify(input.permissions) : null,
@@ -128,7 +127,7 @@ export async function createAccount(db: D1Database, shards: Shards, name: string
   const key = await keyInsert(db, accountId, { name: "First key" }, now);
   const placed = await placeAccount(db, shards, { id: accountId, name, createdAt: now });
   await db.batch([placed.statement, key.statement]);
-  return { account_id: accountId, name, created_at: iso(now), key: key.issued };
+  return { account_id: accountId, name, created_at: isoTime(now), key: key.issued };
 }
 
 /** Accounts oldest first, a page at a time; `next` is the `starting_after` of the next page. */
@@ -147,7 +146,7 @@ export async function listAccounts(
     )
     .bind(after?.created_at ?? null, after?.id ?? null, limit + 1)
     .all<{ id: string; name: string; created_at: number }>();
-  const page = results.slice(0, limit).map((r) => ({ account_id: r.id, name: r.name, created_at: iso(r.created_at) }));
+  const page = results.slice(0, limit).map((r) => ({ account_id: r.id, name: r.name, created_at: isoTime(r.created_at) }));
   return { data: page, next: results.length > limit ? page[page.length - 1].account_id : null };
 }
 
@@ -191,5 +190,5 @@ export async function createSignInLink(db: D1Database, accountId: string, origin
     .bind(await sha256Hex(code), now, expiresAt, accountId)
     .run();
   if (inserted.meta.changes !== 1) throw accountNotFound(accountId);
-  return { account_id: accountId, url: `${origin}/dashboard/sign-in#code=${code}`, expires_at: iso(expiresAt) };
+  return { account_id: accountId, url: `${origin}/dashboard/sign-in#code=${code}`, expires_at: isoTime(expiresAt) };
 }

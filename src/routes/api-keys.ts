@@ -5,21 +5,21 @@
  */
 import { z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors/api-error";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
 import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
+import { isoTime } from "../domain/iso-time";
+import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
-import { validationError } from "../validation";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./models";
-import { createRoute } from "./route";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./shared/openapi";
+import { createRoute } from "./shared/route";
 import {
   apiKeyExample,
   apiKeyWithSecretExample,
   ApiKeySchema,
   ApiKeyWithSecretSchema,
   CreateKeyBody,
-  isKeyId,
   KeyIdParam,
   keyNotFound,
   keyStatus,
@@ -28,7 +28,7 @@ import {
   noIdempotencyKey,
   RollKeyBody,
   UpdateKeyBody,
-} from "./api-key-models";
+} from "./shared/api-key-models";
 
 const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
 const secretResponse = (description: string) => jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);
@@ -119,7 +119,7 @@ const revoke = createRoute("api_keys:write", {
 
 /** The account's key with this id, or API_KEY_NOT_FOUND (also for another account's, or a malformed id). */
 async function requireKey(database: D1Database, accountId: string, id: string) {
-  const row = isKeyId(id) ? await db.getKey(database, accountId, id.toLowerCase()) : null;
+  const row = isUuid(id) ? await db.getKey(database, accountId, id.toLowerCase()) : null;
   if (!row) throw keyNotFound(id);
   return row;
 }
@@ -140,7 +140,7 @@ function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | nul
   if (holderExpiresAt === null || (expiresAt !== null && expiresAt <= holderExpiresAt)) return;
   throw new ApiError(
     "PERMISSION_DENIED",
-    `This API key expires at ${new Date(holderExpiresAt).toISOString()}: a key it makes must expire no later (set \`expires_at\`).`,
+    `This API key expires at ${isoTime(holderExpiresAt)}: a key it makes must expire no later (set \`expires_at\`).`,
   );
 }
 
@@ -148,7 +148,7 @@ function notActive(row: db.KeyRow) {
   const [status, since] = row.revoked_at !== null ? ["revoked", row.revoked_at] : ["expired", row.expires_at!];
   return new ApiError(
     "INVALID_STATE",
-    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${new Date(since).toISOString()}: only an active key can be rolled. Create a new key instead.`,
+    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${isoTime(since)}: only an active key can be rolled. Create a new key instead.`,
   );
 }
 
@@ -176,7 +176,7 @@ export const apiKeysRouter = createRouter()
     const { after, limit, status } = c.req.valid("query");
     const now = Date.now();
     // A malformed cursor names no key: refused like any other, without a query.
-    const rows = after === undefined || isKeyId(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
+    const rows = after === undefined || isUuid(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
     if (!rows) throw validationError([{ path: "after", message: "is not a cursor from this account's key list (the `next_cursor` of a page)" }]);
     const shown = rows.slice(0, limit);
     return c.json({ data: shown.map((row) => keyView(row, now)), next_cursor: rows.length > limit ? shown[shown.length - 1].id : null }, 200);

@@ -4,14 +4,16 @@
  * memory stays the same however many candidates there are.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { listCandidates, type ListedCandidate } from "../db/candidates";
 import { DecimalSum, decimalParts } from "../domain/decimal";
 import { csvLine } from "../domain/csv";
+import { isoTime } from "../domain/iso-time";
 import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
-import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
-import { createRouter, errorResponses, jsonResponse, statusSinceRangeInOrder, READS_ACCOUNT_DATA } from "./models";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
+import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { statusSinceRangeInOrder } from "./shared/params";
 import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */
@@ -110,7 +112,7 @@ export const candidatesExportRouter = createRouter().openapi(exportRoute, async 
     },
     { highWaterMark: 0 },
   );
-  const filename = `candidates-${new Date(now).toISOString().slice(0, 19).replaceAll(":", "")}Z.csv`;
+  const filename = `candidates-${isoTime(now).slice(0, 19).replaceAll(":", "")}Z.csv`;
   return c.body(body, 200, {
     "Content-Type": "text/csv; charset=utf-8",
     "Content-Disposition": `attachment; filename="${filename}"`,

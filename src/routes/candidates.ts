@@ -1,54 +1,23 @@
 /** /v1/candidates: create, read, list and resolve candidates. Each lives in its own object. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
 import { candidateObject } from "../candidate/object";
 import { newestSchema, parseContract } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
-import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./candidate-filters";
-import { ApiError, type ErrorCode } from "../errors";
-import { validationError } from "../validation";
-import { KEY_IN_USE_MESSAGE, KEY_REUSED_MESSAGE, noteCandidateAnswer } from "../idempotency";
-import { requireSchema } from "./schemas";
-import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./examples";
-import {
-  AliasSchema,
-  BODY_ERRORS,
-  CursorSchema,
-  unknownCursor,
-  statusSinceRangeInOrder,
-  POST_ERRORS,
-  CandidateSchema,
-  CandidateWithEventsSchema,
-  createRouter,
-  errorResponses,
-  jsonResponse,
-  DefaultPageLimitSchema,
-  sendJsonText,
-  withJsonBody,
-  withPostBody,
-  READS_ACCOUNT_DATA,
-} from "./models";
+import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
+import { validationError } from "../errors/api-error";
+import { noteCandidateAnswer } from "../idempotency";
+import { candidateFailure } from "./shared/candidate-failure";
+import { requireSchema } from "./shared/schema-lookup";
+import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./shared/examples";
+import { AliasSchema, CursorSchema, unknownCursor, statusSinceRangeInOrder, DefaultPageLimitSchema } from "./shared/params";
+import { BODY_ERRORS, POST_ERRORS, createRouter, errorResponses, jsonResponse, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CandidateView, CandidateWithEvents } from "../models";
 import { accountDb, noteBookmark } from "../account-db";
 import type { D1 } from "../shards";
-
-const FAILURE_MESSAGES = {
-  CANDIDATE_NOT_FOUND: (alias: string) => `No candidate with alias '${alias}' exists in this account.`,
-  CANDIDATE_ALIAS_TAKEN: (alias: string) => `The alias '${alias}' is already in use.`,
-  EVENT_LIMIT_REACHED: (alias: string) => `Candidate '${alias}' already holds the maximum number of events.`,
-  INVALID_STATE: (alias: string, status?: string) =>
-    `Candidate '${alias}' is ${status ?? "final"}: only an OPEN or PENDING candidate can be resolved.`,
-  IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
-  // Only for a batch's item, which has no Retry-After of its own; a single request's has (idempotency.ts).
-  IDEMPOTENCY_KEY_IN_USE: () => KEY_IN_USE_MESSAGE,
-} satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
-
-/** The ApiError for a failure the candidate object reported (with the status it is in, if it says). */
-export function candidateFailure(code: keyof typeof FAILURE_MESSAGES, alias: string, status?: string) {
-  return new ApiError(code, FAILURE_MESSAGES[code](alias, status));
-}
 
 const CreateBody = z
   .strictObject({
@@ -84,7 +53,7 @@ const UpdateBody = z
 
 const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateSchema, example, { replayable: true, bookmark: true });
+const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateView, example, { replayable: true, bookmark: true });
 
 const create = createRoute("candidates:write", {
   method: "post",
@@ -107,7 +76,7 @@ const get = createRoute("candidates:read", {
   summary: "Get a candidate with its events",
   request: { params: AliasParam },
   responses: {
-    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEventsSchema, candidateWithEventsExample),
+    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEvents, candidateWithEventsExample),
     ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -124,7 +93,7 @@ const list = createRoute("candidates:read", {
   responses: {
     200: jsonResponse(
       "A page of candidates; pass `next_cursor` as `after` for the next one.",
-      z.object({ data: z.array(CandidateSchema), next_cursor: z.string().uuid().nullable() }),
+      z.object({ data: z.array(CandidateView), next_cursor: z.string().uuid().nullable() }),
       { data: [candidateExample], next_cursor: candidateExample.id },
       { bookmark: true },
     ),
@@ -141,7 +110,7 @@ const update = createRoute("candidates:write", {
   description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
   ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
   responses: {
-    200: jsonResponse("The candidate, with its metadata as changed.", CandidateSchema, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
+    200: jsonResponse("The candidate, with its metadata as changed.", CandidateView, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
     ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });

@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { html, raw } from "hono/html";
 import { Scalar } from "@scalar/hono-api-reference";
-import { ERROR_CODES, isErrorCode } from "../errors";
-import { ApiError } from "../errors";
+import { ERROR_CODES, isErrorCode } from "../errors/codes";
+import { ApiError } from "../errors/api-error";
 import type { AppEnv } from "../app-env";
 
 export const OPENAPI_PATH = "/v1/openapi.json";

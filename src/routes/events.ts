@@ -1,27 +1,19 @@
 /** /v1/events: submit events against candidates, by alias, one at a time or in batches. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
 import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
-import { ApiError, docsBaseUrl, errorObject } from "../errors";
-import { sha256Hex } from "../tokens";
-import { MAX_BATCH_BODY_BYTES } from "../validation";
-import {
-  AliasSchema,
-  CandidateSchema,
-  createRouter,
-  ErrorBodySchema,
-  errorResponses,
-  EventSchema,
-  jsonResponse,
-  POST_ERRORS,
-  sendJsonText,
-  withPostBody,
-} from "./models";
-import { candidateFailure } from "./candidates";
-import { candidateExample, eventExample } from "./examples";
+import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
+import { sha256Hex } from "../hash";
+import { MAX_BATCH_BODY_BYTES } from "../json-body";
+import { AliasSchema } from "./shared/params";
+import { CandidateView, EventView } from "../models";
+import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody } from "./shared/openapi";
+import { ErrorBodySchema } from "../errors/error-body";
+import { candidateFailure } from "./shared/candidate-failure";
+import { candidateExample, eventExample } from "./shared/examples";
 import { noteBookmark } from "../account-db";
 import { noteCandidateAnswer } from "../idempotency";
 
@@ -78,7 +70,7 @@ const BatchBody = z
     },
   });
 
-const RecordedEventSchema = z.object({ event: EventSchema, candidate: CandidateSchema });
+const RecordedEventSchema = z.object({ event: EventView, candidate: CandidateView });
 
 const BatchResultSchema = z
   .union([

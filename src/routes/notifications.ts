@@ -3,15 +3,17 @@
  * resends.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import type { JsonText } from "../domain/json";
-import { ApiError } from "../errors";
+import { ApiError } from "../errors/api-error";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
-import { CandidateSchema, createRouter, CursorSchema, errorResponses, jsonResponse, DefaultPageLimitSchema, POST_ERRORS, sendJsonText, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { notificationExample, webhookEndpointExample } from "./examples";
-import { requireEndpoint } from "./webhook-endpoint";
+import { CandidateView, timestamp } from "../models";
+import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
+import { notificationExample, webhookEndpointExample } from "./shared/examples";
+import { requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 const CauseSchema = z
@@ -29,7 +31,7 @@ export const NotificationSchema = z
     type: z.enum(NOTIFICATION_TYPES),
     timestamp: timestamp("The transition's instant: the candidate's `status_since`."),
     data: z.object({
-      candidate: CandidateSchema.openapi({ description: "The candidate as of that instant, without events." }),
+      candidate: CandidateView.openapi({ description: "The candidate as of that instant, without events." }),
       cause: CauseSchema,
     }),
   })

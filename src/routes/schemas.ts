@@ -1,39 +1,26 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
 import type { JsonStream, JsonText } from "../domain/json";
-import { ApiError } from "../errors";
+import { isoTime } from "../domain/iso-time";
+import { isUuid } from "../domain/uuid";
+import { ApiError } from "../errors/api-error";
 import * as db from "../db/schemas";
-import { contractExample, schemaExample } from "./examples";
+import { contractExample, schemaExample } from "./shared/examples";
+import { requireSchema, schemaKey, schemaNotFound } from "./shared/schema-lookup";
 import { changeOnce, unlessAnswered } from "../idempotency";
-import {
-  BODY_ERRORS,
-  createRouter,
-  CursorSchema,
-  DefaultPageLimitSchema,
-  errorResponses,
-  jsonResponse,
-  POST_ERRORS,
-  SchemaNameSchema,
-  SchemaSchema,
-  sendJsonText,
-  unknownCursor,
-  withJsonBody,
-  withPostBody,
-  READS_ACCOUNT_DATA,
-} from "./models";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
+import { SchemaView } from "../models";
 import { accountDb } from "../account-db";
 import type { D1 } from "../shards";
 
-type SchemaView = z.infer<typeof SchemaSchema>;
 type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
 function schemaJson(row: db.SchemaRow) {
-  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: iso(row.created_at), updated_at: iso(row.updated_at) }];
+  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: isoTime(row.created_at), updated_at: isoTime(row.updated_at) }];
   return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
 }
 
@@ -90,33 +77,31 @@ async function schemaPageStream(
   }) as JsonStream<SchemaPageView>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_SCHEMA_NAME = 100;
+/** What a JSON value is, in the API's words, for a message about a value of the wrong type. */
+const jsonKind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`);
 
-export function schemaNotFound(id: string) {
-  return new ApiError("SCHEMA_NOT_FOUND", `No schema with id '${id}' exists in this account.`);
-}
+/**
+ * A schema's name: 1 to 100 characters, counted as Unicode code points (as JSON Schema's
+ * `maxLength` counts them, so an emoji is one), or null for none.
+ */
+const NameSchema = z
+  .string({ error: (issue) => `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}` })
+  .min(1, { error: "must not be empty: send null for no name" })
+  .refine((name) => [...name].length <= MAX_SCHEMA_NAME, {
+    error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${[...(issue.input as string)].length}`,
+  })
+  .nullable()
+  .openapi({ minLength: 1, maxLength: MAX_SCHEMA_NAME, example: "Purchase of 100 or more" });
 
-/** The stored form of a schema id; an id that is not a UUID names no schema (404, not 400). */
-function schemaKey(id: string): string {
-  if (!UUID.test(id)) throw schemaNotFound(id);
-  return id.toLowerCase();
-}
-
-/** The account's schema with this id, or SCHEMA_NOT_FOUND (also for another account's id). */
-export async function requireSchema(database: D1, accountId: string, id: string) {
-  const schema = await db.getSchema(database, accountId, schemaKey(id));
-  if (!schema) throw schemaNotFound(id);
-  return schema;
-}
-
-const NameField = SchemaNameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
+const NameField = NameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
 const SchemaBody = z
   .strictObject({ contract: ContractSchema, name: NameField })
   .openapi("SchemaBody", { example: { contract: contractExample, name: schemaExample.name } });
 const UpdateSchemaBody = z
   .strictObject({
     contract: ContractSchema.optional().openapi({ description: "Replaces the contract; left out, it stays as it is." }),
-    name: SchemaNameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
+    name: NameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
   })
   .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
@@ -125,7 +110,7 @@ const ListQuery = z.strictObject({
   limit: DefaultPageLimitSchema,
 });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
-const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaSchema, schemaExample, { replayable, bookmark: true });
+const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaView, schemaExample, { replayable, bookmark: true });
 
 const create = createRoute("schemas:write", {
   method: "post",
@@ -151,7 +136,7 @@ const list = createRoute("schemas:read", {
   responses: {
     200: jsonResponse(
       "A page of schemas; pass `next_cursor` as `after` for the next one.",
-      z.object({ data: z.array(SchemaSchema), next_cursor: z.string().uuid().nullable() }),
+      z.object({ data: z.array(SchemaView), next_cursor: z.string().uuid().nullable() }),
       { data: [schemaExample], next_cursor: schemaExample.id },
       { bookmark: true },
     ),
@@ -189,7 +174,7 @@ const remove = createRoute("schemas:write", {
   summary: "Delete a schema (extension)",
   description: "Existing candidates keep the contract they were created with.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaSchema, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaView, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
 });
 
 export const schemasRouter = createRouter()
@@ -210,7 +195,7 @@ export const schemasRouter = createRouter()
   .openapi(list, async (c) => {
     const { after, limit } = c.req.valid("query");
     // A malformed cursor names no schema: refused like any other, without a query.
-    const page = after === undefined || UUID.test(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
+    const page = after === undefined || isUuid(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
     }

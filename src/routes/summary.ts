@@ -1,10 +1,13 @@
 /** GET /v1/summary (docs/billing.md): what the account bills, exact at the request's instant. */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
-import { createRouter, CursorSchema, errorResponses, InstantSchema, jsonResponse, PageLimitSchema, statusSinceRangeInOrder, timestamp, READS_ACCOUNT_DATA } from "./models";
-import { summaryExample } from "./examples";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time";
+import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, InstantSchema, PageLimitSchema, statusSinceRangeInOrder } from "./shared/params";
+import { timestamp } from "../models";
+import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
 
 const TotalSchema = z.object({
@@ -63,8 +66,6 @@ const summary = createRoute("billing:read", {
   },
 });
 
-const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
-
 /** SQLite's order of text (its UTF-8 bytes), which is code point order; JS `<` compares UTF-16 units. */
 function byCodePoint(a: string, b: string): number {
   const [x, y] = [[...a], [...b]];
@@ -101,7 +102,7 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
   const totals = tally(counted, lagging, { countedIncludesLagging: !ranged, range, now });
 
   if (!grouped) {
-    return c.json({ as_of: iso(now)!, customer_uuid: q.customer_uuid ?? null, status_since_gte: iso(range.gte), status_since_lt: iso(range.lt), ...(totals.get("") ?? EMPTY_SUMMARY) }, 200);
+    return c.json({ as_of: isoTime(now), customer_uuid: q.customer_uuid ?? null, status_since_gte: isoTimeOrNull(range.gte), status_since_lt: isoTimeOrNull(range.lt), ...(totals.get("") ?? EMPTY_SUMMARY) }, 200);
   }
   const customers = [...totals.keys()]
     .filter((customer) => !ranged || Object.values(totals.get(customer)!).some((t) => t.count > 0))

@@ -3,16 +3,19 @@
  * (`POST /v1/webhook_endpoints/{id}/test`): docs/notifications.md.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
 import { signingSecrets } from "../db/webhooks";
 import { ATTEMPT_STATUSES, attemptsPage, type AttemptRow } from "../db/webhook-deliveries";
 import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
-import { createRouter, CursorSchema, DefaultPageLimitSchema, errorResponses, jsonResponse, POST_ERRORS, timestamp, unknownCursor, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./examples";
-import { EndpointIdParam, iso, requireEndpoint } from "./webhook-endpoint";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time";
+import { createRouter, errorResponses, jsonResponse, POST_ERRORS, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
+import { timestamp } from "../models";
+import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./shared/examples";
+import { EndpointIdParam, requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({
@@ -73,8 +76,8 @@ function attemptView(row: AttemptRow) {
     response_status: row.response_status,
     error: row.error,
     duration_ms: row.duration_ms,
-    attempted_at: iso(row.attempted_at),
-    next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
+    attempted_at: isoTime(row.attempted_at),
+    next_attempt_at: isoTimeOrNull(row.next_attempt_at),
   };
 }
 
@@ -146,7 +149,7 @@ export const webhookDeliveriesRouter = createRouter()
         response_status: sent.responseStatus,
         error: answerProblem(sent),
         duration_ms: sent.durationMs,
-        attempted_at: iso(sent.startedAt),
+        attempted_at: isoTime(sent.startedAt),
       },
       200,
     );

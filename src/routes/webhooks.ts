@@ -3,19 +3,20 @@
  * Their delivery log and test sends are in webhook-deliveries.ts.
  */
 import { z } from "@hono/zod-openapi";
-import { createRoute } from "./route";
+import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors/api-error";
 import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
-import { validationError } from "../validation";
 import type { JsonText } from "../domain/json";
+import { isoTime } from "../domain/iso-time";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, timestamp, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./models";
-import { webhookEndpointExample } from "./examples";
-import { EndpointIdParam, endpointNotFound, iso, requireEndpoint } from "./webhook-endpoint";
+import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import { timestamp } from "../models";
+import { webhookEndpointExample } from "./shared/examples";
+import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
@@ -75,8 +76,8 @@ function endpointView(row: db.EndpointRow) {
     description: row.description,
     enabled_events: JSON.parse(row.enabled_events) as NotificationType[],
     status: row.status,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
   };
 }
 
@@ -216,7 +217,7 @@ export const webhooksRouter = createRouter()
     const rotate = db.rotateSecretStatement(accountDb(c), endpoint, secret, now + ROTATION_OVERLAP_MS, now, unlessAnswered(c.var.accountId, c.var.idempotency));
     // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
     // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
-    const answer = db.endpointWithSecretJson(endpoint.id, secret, iso(endpoint.created_at), iso(now));
+    const answer = db.endpointWithSecretJson(endpoint.id, secret, isoTime(endpoint.created_at), isoTime(now));
     const madeIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
     const done = await changeOnce<db.EndpointRow>(c, accountDb(c), rotate, { body: answer, madeIf });
     if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<z.infer<typeof WithSecretSchema>>, 200);

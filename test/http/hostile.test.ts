@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
-import { ERROR_CODES } from "../../src/errors";
+import { ERROR_CODES } from "../../src/errors/codes";
 
 let victim: TestAccount;
 let alias: string;

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { en } from "zod/v4/locales";
 import { call, createAccount, type TestAccount } from "../support/api";
-import { ERROR_CODES } from "../../src/errors";
+import { ERROR_CODES } from "../../src/errors/codes";
 import { fillPath, openApiDocument, operations, requestExample, resolve, type Document, type Schema } from "../support/openapi";
 
 /** What validation libraries say (zod 3 and 4, Hono, JSON Schema validators): none of it may reach a caller. */

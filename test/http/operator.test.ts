@@ -4,7 +4,7 @@ import { call, type ApiResponse } from "../support/api";
 import { useClock } from "../support/clock";
 import { createApp } from "../../src/app";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
-import { sha256Hex } from "../../src/tokens";
+import { sha256Hex } from "../../src/hash";
 import { PERMISSIONS } from "../../src/domain/permissions";
 import { SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
 import { MAX_KEYS_PER_ACCOUNT } from "../../src/db/tokens";

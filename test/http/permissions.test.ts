@@ -76,7 +76,7 @@ describe("the OpenAPI document", () => {
     expect(operations.length).toBeGreaterThan(25);
     for (const { method, path, op } of operations) {
       const permission = op["x-permission"];
-      expect(PERMISSIONS, `${method} ${path} declares no permission (declare it with routes/route.ts)`).toContain(permission);
+      expect(PERMISSIONS, `${method} ${path} declares no permission (declare it with routes/shared/route.ts)`).toContain(permission);
       expect(op.description, `${method} ${path}`).toContain(`Needs the \`${permission}\` permission`);
       expect(op.responses["403"]?.description, `${method} ${path}`).toContain("PERMISSION_DENIED");
     }

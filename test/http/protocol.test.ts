@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { call, client, contract, createAccount } from "../support/api";
 import { env } from "cloudflare:test";
-import { ERROR_CODES } from "../../src/errors";
+import { ERROR_CODES } from "../../src/errors/codes";
 import { createApp } from "../../src/app";
 
 const ERROR_KEYS = ["code", "doc_url", "message", "status", "type"];

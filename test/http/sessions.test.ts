@@ -10,7 +10,7 @@ import { iso, useClock } from "../support/clock";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { PERMISSIONS } from "../../src/domain/permissions";
 import { createSignInLink, SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
-import { sha256Hex } from "../../src/tokens";
+import { sha256Hex } from "../../src/hash";
 import { purgeExpired } from "../../src/purge";
 import { MAX_LIVE_SESSIONS } from "../../src/db/sessions";
 

@@ -10,7 +10,7 @@ import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
 import { client, createAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
-import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/examples";
+import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/shared/examples";
 import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
 import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { isoTime } from "../../src/domain/iso-time";
+import { isoTime, isoTimeOrNull } from "../../src/domain/iso-time";
 
 const DAY_MS = 86_400_000;
 const builtin = (ms: number) => new Date(ms).toISOString();
@@ -31,5 +31,11 @@ describe("isoTime", () => {
       { numRuns: 20_000 },
     );
     for (const ms of [-1, Date.UTC(10_000, 0, 1) - 1, Date.UTC(10_000, 0, 1), 1.5, 1e12 + 0.25]) expect(isoTime(ms), String(ms)).toBe(builtin(ms));
+  });
+
+  it("writes an absent instant as null, and any other as isoTime does", () => {
+    expect(isoTimeOrNull(null)).toBeNull();
+    expect(isoTimeOrNull(undefined)).toBeNull();
+    for (const ms of [0, 1_700_000_000_123, -1]) expect(isoTimeOrNull(ms)).toBe(builtin(ms));
   });
 });

@@ -4,19 +4,18 @@
  */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
-import type { KeyRow, KeyStatus } from "../db/tokens";
-import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../domain/permissions";
-import { TOKEN_PREFIX } from "../tokens";
-import { validationError } from "../validation";
-import type { AppEnv } from "../app-env";
-import { DefaultPageLimitSchema, timestamp } from "./models";
+import { ApiError, validationError } from "../../errors/api-error";
+import type { KeyRow, KeyStatus } from "../../db/tokens";
+import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
+import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
+import { TOKEN_PREFIX } from "../../tokens";
+import type { AppEnv } from "../../app-env";
+import { DefaultPageLimitSchema } from "./params";
+import { timestamp } from "../../models";
 
 export const MAX_KEY_NAME = 100;
 export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
 const STATUSES = ["active", "expired", "revoked"] as const satisfies readonly KeyStatus[];
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const keyStatus = (row: KeyRow, now: number): KeyStatus =>
   row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active";
@@ -28,10 +27,10 @@ export const keyView = (row: KeyRow, now: number) => ({
   // Keys from before 0010 kept only their first characters.
   redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
   permissions: listedPermissions(grantOfStored(row.permissions)),
-  created_at: iso(row.created_at)!,
-  expires_at: iso(row.expires_at),
-  last_used_at: iso(row.last_used_at),
-  revoked_at: iso(row.revoked_at),
+  created_at: isoTime(row.created_at),
+  expires_at: isoTimeOrNull(row.expires_at),
+  last_used_at: isoTimeOrNull(row.last_used_at),
+  revoked_at: isoTimeOrNull(row.revoked_at),
   status: keyStatus(row, now),
 });
 
@@ -127,9 +126,6 @@ export const ListKeysQuery = z.strictObject({
 });
 
 export const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: apiKeyExample.id }) });
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isKeyId = (id: string) => UUID.test(id);
 
 export const keyNotFound = (id: string) => new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
 

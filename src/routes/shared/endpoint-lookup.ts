@@ -1,22 +1,19 @@
 /** What the webhook routes share: the endpoint id parameter and the lookup of the account's endpoint by it. */
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../errors";
-import { getEndpoint } from "../db/webhooks";
+import { ApiError } from "../../errors/api-error";
+import { getEndpoint } from "../../db/webhooks";
+import { isUuid } from "../../domain/uuid";
 import { webhookEndpointExample } from "./examples";
-import type { D1 } from "../shards";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import type { D1 } from "../../shards";
 
 export const EndpointIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
-
-export const iso = (ms: number) => new Date(ms).toISOString();
 
 export const endpointNotFound = (id: string) =>
   new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);
 
 /** The account's endpoint with this id, or WEBHOOK_ENDPOINT_NOT_FOUND (also for another account's, or a malformed id). */
 export async function requireEndpoint(database: D1, accountId: string, id: string) {
-  const endpoint = UUID.test(id) ? await getEndpoint(database, accountId, id.toLowerCase()) : null;
+  const endpoint = isUuid(id) ? await getEndpoint(database, accountId, id.toLowerCase()) : null;
   if (!endpoint) throw endpointNotFound(id);
   return endpoint;
 }

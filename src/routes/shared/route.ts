@@ -7,10 +7,10 @@
  */
 import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors";
-import type { Permission } from "../domain/permissions";
-import type { AppEnv } from "../app-env";
-import { errorResponses } from "./models";
+import { ApiError } from "../../errors/api-error";
+import type { Permission } from "../../domain/permissions";
+import type { AppEnv } from "../../app-env";
+import { errorResponses } from "./openapi";
 
 /** `GET /v1/schemas/{id}`, as the document and the message name an operation. */
 const operationName = (method: string, routePath: string) =>

@@ -4,11 +4,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../domain/metadata";
-import { STATUSES } from "../domain/timeline";
-import type { CandidateListQuery } from "../db/candidates";
-import type { AppEnv } from "../app-env";
-import { InstantSchema } from "./models";
+import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../../domain/metadata";
+import { STATUSES } from "../../domain/timeline";
+import type { CandidateListQuery } from "../../db/candidates";
+import type { AppEnv } from "../../app-env";
+import { InstantSchema } from "./params";
 
 /** At most this many `metadata[KEY]=VALUE` filters on one list. */
 export const MAX_METADATA_FILTERS = 10;

@@ -1,15 +1,12 @@
 /**
  * The one error vocabulary of the API: every code the service can answer with, its HTTP status,
  * its `type`, and the text of its documentation page. Responses, the OpenAPI document and the
- * /docs pages are all generated from this table.
+ * /docs pages are all generated from this table. No imports: Node loads this file too.
  */
 
-export type ErrorType =
-  | "invalid_request_error"
-  | "authentication_error"
-  | "permission_error"
-  | "rate_limit_error"
-  | "api_error";
+/** The kinds of error, each code's `type`: what the caller can do about it, at a glance. */
+export const ERROR_TYPES = ["invalid_request_error", "authentication_error", "permission_error", "rate_limit_error", "api_error"] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
 
 interface ErrorCodeInfo {
   status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500;
@@ -200,53 +197,6 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
-
-/**
- * The one exception the app throws for an expected failure; `onError` turns it into the body.
- * Fields assigned by hand, not as parameter properties: Node loads this file too (the operator
- * store, from the accounts CLI), and its type stripping takes only erasable syntax.
- */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly code: ErrorCode;
-  readonly details?: ErrorDetail[];
-  readonly headers?: Record<string, string>;
-  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
-    super(message);
-    this.name = "ApiError";
-    this.code = code;
-    this.details = details;
-    this.headers = headers;
-    this.status = ERROR_CODES[code].status;
-  }
-}
-
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.hasOwn(ERROR_CODES, value);
-}
-
-/** Where error pages live: `DOCS_URL` when configured, else this service's own /docs. */
-export const docsBaseUrl = (configured: string, requestUrl: string) =>
-  (configured || `${new URL(requestUrl).origin}/docs`).replace(/\/+$/, "");
-
-/** The `error` object of an error response (also of a failed batch item). */
-export function errorObject(error: ApiError, docsUrl: string) {
-  const info = ERROR_CODES[error.code];
-  return {
-    type: info.type,
-    code: error.code,
-    message: error.message,
-    status: info.status,
-    doc_url: `${docsUrl}/errors/${error.code}`,
-    ...(error.details ? { details: error.details } : {}),
-  };
-}
-
-/** The JSON body of every error response. */
-export function errorBody(error: ApiError, docsUrl: string, requestId: string) {
-  return { error: errorObject(error, docsUrl), request_id: requestId };
 }

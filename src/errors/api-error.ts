@@ -1,0 +1,60 @@
+/**
+ * ApiError, the one exception the app throws for an expected failure, and the body it becomes (the
+ * codes, with their statuses and types, are in codes.ts). Node loads this file too, so its import
+ * carries its extension.
+ */
+import { ERROR_CODES, type ErrorCode } from "./codes.ts";
+import type { ErrorBody } from "./error-body.ts";
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one exception the app throws for an expected failure; `onError` turns it into the body.
+ * Fields assigned by hand, not as parameter properties: Node loads this file too (the operator
+ * store, from the accounts CLI), and its type stripping takes only erasable syntax.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetail[];
+  readonly headers?: Record<string, string>;
+  constructor(code: ErrorCode, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+/** VALIDATION_ERROR for the problems found, each with its dotted path: its message lists them all. */
+export function validationError(details: ErrorDetail[]): ApiError {
+  const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
+  return new ApiError("VALIDATION_ERROR", `The request is invalid: ${summary}`, details);
+}
+
+/** Where error pages live: `DOCS_URL` when configured, else this service's own /docs. */
+export const docsBaseUrl = (configured: string, requestUrl: string) =>
+  (configured || `${new URL(requestUrl).origin}/docs`).replace(/\/+$/, "");
+
+/** The `error` object of an error response (also of a failed batch item). */
+export function errorObject(error: ApiError, docsUrl: string): ErrorBody["error"] {
+  const info = ERROR_CODES[error.code];
+  return {
+    type: info.type,
+    code: error.code,
+    message: error.message,
+    status: info.status,
+    doc_url: `${docsUrl}/errors/${error.code}`,
+    ...(error.details ? { details: error.details } : {}),
+  };
+}
+
+/** The JSON body of every error response. */
+export function errorBody(error: ApiError, docsUrl: string, requestId: string): ErrorBody {
+  return { error: errorObject(error, docsUrl), request_id: requestId };
+}

@@ -1,0 +1,67 @@
+/**
+ * The guards every JSON body passes before the route's own schema sees it, as route middleware:
+ * media type, size, JSON syntax, then strict-json.ts (nesting depth, Unicode, numbers kept
+ * exactly, no duplicate keys).
+ */
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import type { Context, Next } from "hono";
+import { ApiError, validationError } from "./errors/api-error";
+import { strictJsonProblems } from "./strict-json";
+import type { AppEnv } from "./app-env";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+/** POST /v1/events/batch: up to 100 events of up to 8 KiB each. */
+export const MAX_BATCH_BODY_BYTES = 1024 * 1024;
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+/** JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced with U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+const unsupportedMediaType = () => new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
+
+/**
+ * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
+ * order. An `optional` body may be left out: an empty body (whatever a proxy on the way made of
+ * it: no body, or a stream of no bytes) reads as `{}`.
+ */
+export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxBytes?: number; optional?: boolean } = {}) => [
+  createMiddleware<AppEnv>(async (c, next) => {
+    const contentType = c.req.header("Content-Type");
+    // Without a Content-Type, an optional body is judged once read: empty, or refused.
+    if (contentType === undefined ? !optional : !JSON_MEDIA_TYPE.test(contentType)) throw unsupportedMediaType();
+    await next();
+  }),
+  bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBytes} bytes (${maxBytes / 1024} KiB).`);
+    },
+  }),
+  createMiddleware<AppEnv>(async (c, next) => {
+    const bytes = c.req.raw.body === null ? new ArrayBuffer(0) : await c.req.arrayBuffer();
+    if (bytes.byteLength === 0 && optional) return parsed(c, {}, next);
+    if (c.req.header("Content-Type") === undefined) throw unsupportedMediaType();
+    let text: string;
+    let body: unknown;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      throw new ApiError("INVALID_JSON", "The request body is not valid JSON: it is not UTF-8.");
+    }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError("INVALID_JSON", "The request body is not valid JSON.");
+    }
+    const problems = strictJsonProblems(text);
+    if (problems.length > 0) throw validationError(problems);
+    return parsed(c, body, next);
+  }),
+];
+
+/** Parsed once: the route's validator and the idempotency middleware read it from here. */
+function parsed(c: Context<AppEnv>, body: unknown, next: Next) {
+  c.req.json = <T>() => Promise.resolve(body as T);
+  return next();
+}

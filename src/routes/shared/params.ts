@@ -1,0 +1,56 @@
+/**
+ * Request fields several routes take: a candidate's alias, a list's page size and cursor, and an
+ * instant in a query.
+ */
+import { z } from "@hono/zod-openapi";
+import { validationError } from "../../errors/api-error";
+import { received } from "../../errors/zod-issues";
+
+export const AliasSchema = z.string().min(8).max(255).openapi({ example: "order-2026-0001" });
+
+const limitMessage = (issue: { input?: unknown }) => `must be a whole number from 1 to 100; received ${received(issue.input)}`;
+/** A list's `limit` query parameter: items per page, 1 to 100, in digits (`1e2` is refused). */
+export const PageLimitSchema = z
+  .string({ error: limitMessage })
+  .regex(/^[0-9]{1,3}$/)
+  .transform(Number)
+  .pipe(z.number({ error: limitMessage }).min(1).max(100))
+  .openapi({ type: "integer", minimum: 1, maximum: 100, example: 50 });
+/** The same, 50 when left out (the summary's applies only with group_by, so it has none). */
+export const DefaultPageLimitSchema = PageLimitSchema.default(50).openapi({ default: 50 });
+
+/**
+ * A list's `after`: the `next_cursor` of the previous page. Whatever is wrong with one, the caller
+ * needs to hear what a cursor is and where it comes from, not how long a string may be.
+ */
+export const CursorSchema = z
+  .string({ error: (issue) => `is not a cursor: pass the \`next_cursor\` of the previous page; received ${received(issue.input)}` })
+  .min(1)
+  .max(255);
+
+/** The refusal of an `after` that is well formed but is no cursor of this list (`list`: whose it is). */
+export const unknownCursor = (after: string, list: string) =>
+  validationError([{ path: "after", message: `is not a cursor of ${list}: pass the \`next_cursor\` of its previous page; received ${received(after)}` }]);
+
+/**
+ * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
+ * bound finer than a millisecond is rounded up: instants here are whole milliseconds, so a status
+ * that began at .005 is before `.0055` (and so included by `lt`, excluded by `gte`) as it should be.
+ * A `+` left unescaped in a query string arrives as a space, so the message says how to write it.
+ */
+export const InstantSchema = z.iso
+  .datetime({
+    offset: true,
+    error: (issue) =>
+      "must be an ISO 8601 date and time with a time zone, like `2026-11-01T00:00:00Z`; in a query, write an offset's " +
+      `\`+\` as \`%2B\` (\`2026-11-01T00:00:00%2B01:00\`); received ${received(issue.input)}`,
+  })
+  .transform((text) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0))
+  .openapi({ type: "string", format: "date-time" });
+
+/** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
+export function statusSinceRangeInOrder(query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) {
+  if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
+    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte" });
+  }
+}

@@ -30,8 +30,8 @@ import { insertAccountWithToken } from "../src/db/accounts.ts";
 import { PRIMARY, type ShardName } from "../src/shards.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "./lib/miniflare.ts";
 import { startCpuProfile, topSelfTime } from "./lib/cpu-profile.ts";
-import { benchNotifications, type NotificationBench } from "./lib/notification-bench.ts";
-import { benchListReads, type ListReadsBench } from "./lib/list-bench.ts";
+import { benchNotifications, type NotificationBench } from "./lib/bench/notifications.ts";
+import { benchListReads, type ListReadsBench } from "./lib/bench/list-reads.ts";
 import { BENCH_CONTRACT, RARE_PENDING, seedIndex } from "./lib/seed-index.ts";
 import { d1Bindings } from "./lib/d1-bindings.ts";
 

@@ -5,7 +5,7 @@
  * it streams (10,000 rows against 100,000: the same growth means constant memory).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { seedIndex } from "./seed-index.ts";
+import { seedIndex } from "../seed-index.ts";
 
 export interface ListReadsBench {
   list_page_100k_ms: number;

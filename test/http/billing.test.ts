@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, objectOf, okBody, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** Exact decimal sum of JSON number literals, written independently of the service (scaled BigInts). */
@@ -26,12 +26,12 @@ async function candidate(account: TestAccount, price: number | string, over: Rec
   const alias = freshAlias("bill");
   const body = JSON.stringify({ customer_uuid: customer, candidate_alias: alias, contract: contract({ price: 0, ...over }) }).replace('"price":0', `"price":${price}`);
   const res = await call("POST", "/v1/candidates", { token: account.token, raw: body, headers: { "Content-Type": "application/json" } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201, JSON.stringify(res.body));
   return alias;
 }
 
-const summary = async (account: TestAccount, query = "") => (await client(account).get(`/v1/summary${query}`)).body;
-const listed = async (account: TestAccount, query: string) => (await client(account).get(`/v1/candidates?${query}`)).body.data.map((c: any) => c.candidate_alias);
+const summary = async (account: TestAccount, query = "") => okBody(await client(account).get(`/v1/summary${query}`));
+const listed = async (account: TestAccount, query: string) => okBody(await client(account).get(`/v1/candidates?${query}`)).data.map((c: any) => c.candidate_alias);
 
 describe("GET /v1/summary", () => {
   it("sums prices exactly, per status, with PENDING split by scheduled outcome", async () => {
@@ -153,11 +153,11 @@ describe("GET /v1/summary", () => {
     ];
     for (const [query, path] of cases) {
       const res = await api.get(`/v1/summary?${query}`);
-      expect(res.status, query).toBe(400);
+      expectStatus(res, 400, query);
       expect(res.body.error.details.map((d: any) => d.path), query).toContain(path);
     }
     const list = await api.get("/v1/candidates?status_since_gte=soon");
-    expect(list.status).toBe(400);
+    expectStatus(list, 400);
     expect(list.body.error.details[0].path).toBe("status_since_gte");
   });
 });
@@ -166,7 +166,7 @@ describe("list filters status_since_gte and status_since_lt", () => {
   it("round bounds finer than a millisecond up, as instants are whole milliseconds", async () => {
     const account = await createAccount();
     const alias = await candidate(account, "1");
-    const since = (await client(account).get(`/v1/candidates/${alias}`)).body.status_since as string; // ....sssZ
+    const since = okBody(await client(account).get(`/v1/candidates/${alias}`)).status_since as string; // ....sssZ
     const finer = since.replace("Z", "5Z"); // half a millisecond later
     expect(await listed(account, `status_since_lt=${finer}`)).toEqual([alias]);
     expect(await listed(account, `status_since_gte=${finer}`)).toEqual([]);
@@ -184,7 +184,7 @@ describe("list filters status_since_gte and status_since_lt", () => {
     const window = `status_since_gte=${iso(t0 + 1000)}&status_since_lt=${iso(t0 + 5000)}`;
     expect(await listed(account, window)).toEqual([aliases[4], aliases[3], aliases[2], aliases[1]]);
     expect(await listed(account, `status=OPEN&${window}&customer_uuid=odd`)).toEqual([aliases[3], aliases[1]]);
-    const page = (await client(account).get(`/v1/candidates?${window}&limit=3`)).body;
+    const page = okBody(await client(account).get(`/v1/candidates?${window}&limit=3`));
     expect(page.data).toHaveLength(3);
     expect(await listed(account, `${window}&after=${page.next_cursor}`)).toEqual([aliases[1]]);
   });

@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
-import { client, createAccount, dbOf } from "../support/api";
+import { client, createAccount, dbOf, expectStatus, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/examples";
 import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
@@ -79,7 +79,7 @@ describe("deliveries", () => {
     await pendingCandidate(account);
     await waitForReceived(hook.name, 1);
     const state = await vi.waitUntil(async () => {
-      const e = (await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body;
+      const e = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
       return e.status === "disabled" && e;
     });
     expect(state.status).toBe("disabled");
@@ -99,10 +99,10 @@ describe("deliveries", () => {
     clock.advance(5 * DAY - 60_000);
     await runAttempts(hook.id);
     expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 2, status: "failed", next_attempt_at: expect.any(String) });
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
     clock.advance(120_000);
     await runAttempts(hook.id);
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("disabled");
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("disabled");
     expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 3, status: "failed", next_attempt_at: null, error: expect.stringMatching(/5 days/) });
     // Enabling it again starts a new streak.
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
@@ -258,7 +258,7 @@ describe("resends", () => {
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] }); // not the pending type
     const { notification } = await pendingCandidate(account);
     const res = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(res.status).toBe(202);
+    expectStatus(res, 202);
     expect(res.body).toEqual({ delivery_id: expect.any(String), notification_id: notification.id, webhook_endpoint_id: hook.id });
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(new Webhook(hook.secret).verify(delivery.body, delivery.headers)).toEqual(notification);
@@ -276,12 +276,12 @@ describe("resends", () => {
     ];
     for (const [id, body, code] of cases) {
       const refused = await client(account).post(`/v1/notifications/${id}/resend`, body);
-      expect(refused.status).toBe(404);
+      expectStatus(refused, 404);
       expect(refused.body.error.code).toBe(code);
     }
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
     const disabled = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(disabled.status).toBe(409);
+    expectStatus(disabled, 409);
     expect(disabled.body.error.code).toBe("INVALID_STATE");
   });
 });
@@ -328,7 +328,7 @@ describe("the delivery log", () => {
       ["type=candidate.pending", "type"],
     ]) {
       const res = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?${query}`);
-      expect(res.status, query).toBe(400);
+      expectStatus(res, 400, query);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
       const detail = res.body.error.details.find((d: any) => d.path === path);
       expect(detail, query).toBeDefined();

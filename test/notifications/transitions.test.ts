@@ -6,14 +6,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, createAccount, createCandidate, inCandidate, objectOf, type TestAccount, dbOf } from "../support/api";
+import { client, createAccount, createCandidate, expectStatus, inCandidate, objectOf, okBody, type TestAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** A candidate whose windows end a minute and then half a minute on. */
 const candidate = (account: TestAccount, over: Record<string, unknown> = {}) =>
   createCandidate(account, { activity_window: 60, review_window: 30, ...over });
 
-const feed = async (account: TestAccount, query = "") => (await client(account).get(`/v1/notifications${query}`)).body;
+const feed = async (account: TestAccount, query = "") => okBody(await client(account).get(`/v1/notifications${query}`));
 const feedOf = async (account: TestAccount, alias: string) => (await feed(account, `?candidate_alias=${alias}`)).data;
 
 /** The faults below are logged by the service; capture the log to check it and keep output clean. */
@@ -42,7 +42,7 @@ describe("a notification per status entered", () => {
     clock.advance(30_000);
     await runDurableObjectAlarm(objectOf(alias));
     const [, confirmed] = await feedOf(account, alias);
-    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     const { events: _events, condition_progress: _progress, ...candidateNow } = read;
     expect(confirmed).toEqual({
       id: pending.id.replace(/_pending$/, "_confirmed"),
@@ -119,7 +119,7 @@ describe("a transition recorded late", () => {
     const { alias } = await candidate(account, { timeout_outcome: "confirm", review_window: 600 });
     clock.set(t0 + 61_000); // the activity window ended a second ago; its alarm has not run
     const resolved = await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
-    expect(resolved.status).toBe(200);
+    expectStatus(resolved, 200);
     const [pending, failed] = await feedOf(account, alias);
     expect(pending).toMatchObject({
       type: "candidate.pending",
@@ -183,7 +183,7 @@ describe("one id per transition", () => {
     } finally {
       await dbOf(account).exec(`ALTER TABLE notifications_offline RENAME TO notifications`);
     }
-    expect(hit.status).toBe(201);
+    expectStatus(hit, 201);
     expect(errorLog.join("\n")).toMatch(/downstream write failed; the alarm retries it/);
     expect(await feedOf(account, alias)).toEqual([]);
     clock.advance(2000);

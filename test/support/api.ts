@@ -1,5 +1,6 @@
 /** Test helpers: accounts made straight in D1 (on their shards), and a small client that calls the worker over HTTP. */
 import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { expect } from "vitest";
 import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
 import { insertAccountWithToken, insertKey, type KeyOptions, type NewAccount } from "../../src/db/accounts";
@@ -55,6 +56,17 @@ export async function call<T = any>(
 export function client(account: TestAccount) {
   const as = (method: string) => (path: string, json?: unknown) => call(method, path, { token: account.token, json });
   return { get: as("GET"), post: as("POST"), patch: as("PATCH"), delete: as("DELETE") };
+}
+
+/** Asserts the answer's status. */
+export function expectStatus(res: { status: number }, status: number, message?: string) {
+  expect(res.status, message).toBe(status);
+}
+
+/** The body of a 2xx answer; any other answer fails the test, with its status and body. */
+export function okBody<T>(res: ApiResponse<T>): T {
+  if (res.status < 200 || res.status > 299) throw new Error(`expected a 2xx answer, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 let aliasCounter = 0;

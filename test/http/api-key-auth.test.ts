@@ -1,7 +1,7 @@
 /** What a key may do over time: expiry at the instant, rolling, no escalation, last use. */
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { addKey, client, createAccount, expectStatus, okBody } from "../support/api";
+import { addKey, client, createAccount, expectStatus, okBody, type Schemas } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 const lastUsed = async (id: string) =>
@@ -20,7 +20,7 @@ describe("expiry", () => {
     expectStatus(created, 201);
     const key = { ...account, token: created.body.secret };
     expect((await client(key).get("/v1/schemas")).status).toBe(200); // now cached
-    const expiresAt = Date.parse(created.body.expires_at);
+    const expiresAt = Date.parse(created.body.expires_at!);
     clock.set(expiresAt - MARGIN);
     expect((await client(key).get("/v1/schemas")).status).toBe(200);
     clock.set(expiresAt);
@@ -55,12 +55,14 @@ describe("rolling", () => {
     expect(rolled.body.id).not.toBe(old.tokenId);
     const fresh = { ...account, token: rolled.body.secret };
     const { expires_at } = okBody(await client(account).get(`/v1/api_keys/${old.tokenId}`));
-    expect(Date.parse(expires_at) - Date.parse(rolled.body.created_at)).toBe(60_000);
-    const oldExpiry = Date.parse(okBody(await client(account).get(`/v1/api_keys/${old.tokenId}`)).expires_at);
+    expect(Date.parse(expires_at!) - Date.parse(rolled.body.created_at)).toBe(60_000);
+    const oldExpiry = Date.parse(okBody(await client(account).get(`/v1/api_keys/${old.tokenId}`)).expires_at!);
     clock.set(oldExpiry - MARGIN);
     expect((await client(old).get("/v1/schemas")).status).toBe(200);
     clock.set(oldExpiry);
-    expect((await client(old).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    const ended = await client(old).get("/v1/schemas");
+    expectStatus(ended, 401);
+    expect(ended.body.error.code).toBe("EXPIRED_API_TOKEN");
     expect((await client(fresh).get("/v1/schemas")).status).toBe(200);
     expect((await client(fresh).get("/v1/summary")).status).toBe(403);
   });
@@ -76,7 +78,9 @@ describe("rolling", () => {
     const now = await addKey(account);
     expect((await client(now).get("/v1/schemas")).status).toBe(200);
     expect((await api.post(`/v1/api_keys/${now.tokenId}/roll`)).status).toBe(201);
-    expect((await client(now).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    const ended = await client(now).get("/v1/schemas");
+    expectStatus(ended, 401);
+    expect(ended.body.error.code).toBe("EXPIRED_API_TOKEN");
     const again = await api.post(`/v1/api_keys/${now.tokenId}/roll`);
     expectStatus(again, 409);
     expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: expect.stringMatching(/expired at .*only an active key can be rolled/) });
@@ -96,7 +100,7 @@ describe("no escalation", () => {
     const account = await createAccount();
     const manager = await addKey(account, { permissions: ["api_keys:write", "schemas:write", "events:write"] });
     const api = client(manager);
-    const cases: [unknown, string][] = [
+    const cases: [Schemas["CreateApiKeyBody"], string][] = [
       [{ name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] }, "This API key lacks `webhooks:read`, so it cannot give it to a key."],
       [{ name: "all" }, "This API key lacks `candidates:read`, so it cannot give it to a key."],
     ];
@@ -106,7 +110,9 @@ describe("no escalation", () => {
       expect(res.body.error).toEqual(expect.objectContaining({ code: "PERMISSION_DENIED", type: "permission_error", message }));
     }
     const full = await addKey(account);
-    expect((await api.post(`/v1/api_keys/${full.tokenId}/roll`)).body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
+    const refused = await api.post(`/v1/api_keys/${full.tokenId}/roll`);
+    expectStatus(refused, 403);
+    expect(refused.body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
     expect((await client(full).get("/v1/schemas")).status).toBe(200); // the refused roll changed nothing
     // What it holds it may give, `write` including `read`.
     const given = await api.post("/v1/api_keys", { name: "reader", permissions: ["schemas:read", "events:write"] });
@@ -139,8 +145,8 @@ describe("keys managing keys", () => {
       }
     }
     const keys = okBody(await client(account).get("/v1/api_keys?limit=100")).data;
-    expect(keys.filter((k: any) => k.status === "revoked")).toEqual([]);
-    expect(keys.map((k: any) => k.name)).not.toContain("pwned");
+    expect(keys.filter((k) => k.status === "revoked")).toEqual([]);
+    expect(keys.map((k) => k.name)).not.toContain("pwned");
     expect((await client(limited).patch(`/v1/api_keys/${narrower.tokenId}`, { name: "ok" })).status).toBe(200);
     expect((await client(limited).post(`/v1/api_keys/${narrower.tokenId}/revoke`)).status).toBe(200);
     expect((await client(limited).post(`/v1/api_keys/${limited.tokenId}/revoke`)).status).toBe(200);
@@ -160,7 +166,7 @@ describe("keys managing keys", () => {
     const permanent = await addKey(account, { permissions: ["schemas:read"] });
     expect((await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`)).status).toBe(403);
     expect((await client(short).post(`/v1/api_keys/${sooner.body.id}/roll`)).status).toBe(201);
-    expect(okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k: any) => k.expires_at === null)).toHaveLength(2);
+    expect(okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k) => k.expires_at === null)).toHaveLength(2);
   });
 
   it("rolls one key again and again: the keys it replaced do not count toward the limit", async () => {
@@ -198,8 +204,8 @@ describe("last_used_at", () => {
     await vi.waitFor(async () => expect(await lastUsed(key.tokenId)).not.toBeNull());
     const second = (await lastUsed(key.tokenId))!;
     expect(second - (first + 60_000)).toBeLessThan(MARGIN);
-    const shown = await client(account).get(`/v1/api_keys/${key.tokenId}`);
-    expect(shown.body.last_used_at).toBe(iso(second));
+    const shown = okBody(await client(account).get(`/v1/api_keys/${key.tokenId}`));
+    expect(shown.last_used_at).toBe(iso(second));
   });
 
   it("never writes a minute twice, whatever each isolate remembers", async () => {

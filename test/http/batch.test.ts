@@ -227,7 +227,7 @@ describe("POST /v1/events/batch", () => {
       expect(read.events.map((e: any) => e.value).sort((x: number, y: number) => x - y)).toEqual(expected);
       // One transition: the first event at or over 100 matched, and nothing after it.
       expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-      const winner = read.events.find((e: any) => e.matched);
+      const winner = read.events.find((e) => e.matched)!;
       expect(read.events.slice(0, read.events.indexOf(winner)).every((e: any) => e.value < 100)).toBe(true);
       expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at });
       const index = await dbOf(account).prepare(`SELECT version FROM candidates WHERE alias = ?`).bind(alias).first<{ version: number }>();

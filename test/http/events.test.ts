@@ -41,15 +41,15 @@ describe("POST /v1/events", () => {
         ],
       },
     });
-    const send = (type: string, value: unknown) => api.post("/v1/events", { candidate_alias: alias, type, value });
-    expect((await send("order", { order: { total: 99.99 } })).body.event.matched).toBe(false);
+    const send = async (type: string, value: unknown) => okBody(await api.post("/v1/events", { candidate_alias: alias, type, value }));
+    expect((await send("order", { order: { total: 99.99 } })).event.matched).toBe(false);
     const order = await send("order", { order: { total: 100 } });
-    expect(order.body.event.matched).toBe(true);
-    expect(order.body.candidate.status).toBe("OPEN");
-    expect((await send("profile", { country: "FR", verified: "true" })).body.event.matched).toBe(false);
+    expect(order.event.matched).toBe(true);
+    expect(order.candidate.status).toBe("OPEN");
+    expect((await send("profile", { country: "FR", verified: "true" })).event.matched).toBe(false);
     const profile = await send("profile", { country: "FR", verified: true, age: 40 });
-    expect(profile.body.event.matched).toBe(true);
-    expect(profile.body.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
+    expect(profile.event.matched).toBe(true);
+    expect(profile.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
   });
 
   it.each([
@@ -62,7 +62,7 @@ describe("POST /v1/events", () => {
     [{ candidate_alias: "long-enough-alias", type: "x", value: "v".repeat(8 * 1024) }, "value"],
   ])("rejects %o at %s", async (body, path) => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/events", body);
+    const res = await api.raw.post("/v1/events", body);
     expectStatus(res, 400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
@@ -123,14 +123,15 @@ describe("POST /v1/events", () => {
       Array.from({ length: 30 }, (_, i) => api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 + i })),
     );
     expect(results.every((r) => r.status === 201)).toBe(true);
-    expect(results.filter((r) => r.body.event.matched)).toHaveLength(1);
+    const events = results.map((r) => okBody(r).event);
+    expect(events.filter((e) => e.matched)).toHaveLength(1);
     const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.events).toHaveLength(30);
-    expect(new Set(read.events.map((e: any) => e.id)).size).toBe(30);
-    expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-    const winner = results.find((r) => r.body.event.matched)!.body.event;
+    expect(new Set(read.events.map((e) => e.id)).size).toBe(30);
+    expect(read.events.filter((e) => e.matched)).toHaveLength(1);
+    const winner = events.find((e) => e.matched)!;
     expect(read.status_since).toBe(winner.received_at);
-    expect(read.events.findIndex((e: any) => e.matched)).toBe(0);
+    expect(read.events.findIndex((e) => e.matched)).toBe(0);
   });
 
   it("reads the largest candidate there can be: 1,000 events of 8 KiB", async () => {

@@ -56,7 +56,7 @@ describe("GET /v1/candidates/export", () => {
     const b = freshAlias("exp");
     await api.post("/v1/candidates", { customer_uuid: "c2", candidate_alias: b, contract: contract({ price: 49.5, review_window: 600 }) });
     clock.advance(1000);
-    const hit = await api.post("/v1/events", { candidate_alias: b, type: "purchase", value: 150 });
+    const hit = okBody(await api.post("/v1/events", { candidate_alias: b, type: "purchase", value: 150 }));
 
     const res = await exportCsv(account);
     expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
@@ -66,17 +66,17 @@ describe("GET /v1/candidates/export", () => {
     );
     const rows = await rowsOf(account);
     const listed = okBody(await api.get("/v1/candidates")).data;
-    expect(rows.map((r) => r.candidate_alias)).toEqual(listed.map((c: any) => c.candidate_alias));
+    expect(rows.map((r) => r.candidate_alias)).toEqual(listed.map((c) => c.candidate_alias));
     expect(rows[0]).toEqual({
       candidate_alias: b,
       customer_uuid: "c2",
       status: "PENDING",
-      status_since: hit.body.candidate.status_since,
+      status_since: hit.candidate.status_since,
       scheduled_outcome: "CONFIRMED",
       price: "49.5",
-      activity_ends_at: hit.body.candidate.activity_ends_at,
-      review_ends_at: hit.body.candidate.review_ends_at,
-      created_at: hit.body.candidate.created_at,
+      activity_ends_at: hit.candidate.activity_ends_at,
+      review_ends_at: hit.candidate.review_ends_at,
+      created_at: hit.candidate.created_at,
       schema_id: "",
       metadata: "{}",
     });
@@ -94,9 +94,9 @@ describe("GET /v1/candidates/export", () => {
       made.push(alias);
     }
     await api.post("/v1/events", { candidate_alias: made[0], type: "purchase", value: 150 });
-    for (const query of ["?status=PENDING", "?customer_uuid=right", "?metadata[n]=1", "?metadata[n]=0&customer_uuid=left", "?status=OPEN&metadata[n]=0"]) {
-      const listed = okBody(await api.get(`/v1/candidates${query}`)).data.map((c: any) => c.candidate_alias);
-      expect((await rowsOf(account, query)).map((r) => r.candidate_alias), query).toEqual(listed);
+    for (const query of ["status=PENDING", "customer_uuid=right", "metadata[n]=1", "metadata[n]=0&customer_uuid=left", "status=OPEN&metadata[n]=0"]) {
+      const listed = okBody(await api.get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
+      expect((await rowsOf(account, `?${query}`)).map((r) => r.candidate_alias), query).toEqual(listed);
       expect(listed.length, query).toBeGreaterThan(0);
     }
     for (const query of ["?status=open", "?limit=5", "?after=x", "?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z", "?metadata[]=x"]) {

@@ -3,10 +3,10 @@
  * read and in the list with its status filter, whether or not any alarm has run.
  */
 import { describe, expect, it } from "vitest";
-import { client, contract, createAccount, expectStatus, freshAlias, okBody } from "../support/api";
+import { client, contract, createAccount, expectStatus, freshAlias, okBody, type Contract } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
-async function setup(over: Record<string, unknown> = {}) {
+async function setup(over: Partial<Contract> = {}) {
   const api = client(await createAccount());
   const clock = useClock();
   const t0 = clock.now();
@@ -22,10 +22,10 @@ async function setup(over: Record<string, unknown> = {}) {
     const single = okBody(await api.get(`/v1/candidates/${alias}`));
     const listed: Record<string, boolean> = {};
     for (const status of ["OPEN", "PENDING", "CONFIRMED", "FAILED"]) {
-      const page = await api.get(`/v1/candidates?status=${status}`);
-      listed[status] = page.body.data.some((c: any) => c.candidate_alias === alias);
+      const page = okBody(await api.get(`/v1/candidates?status=${status}`));
+      listed[status] = page.data.some((c) => c.candidate_alias === alias);
     }
-    const inList = okBody(await api.get(`/v1/candidates`)).data.find((c: any) => c.candidate_alias === alias);
+    const inList = okBody(await api.get(`/v1/candidates`)).data.find((c) => c.candidate_alias === alias);
     return { single, listed, inList };
   };
   const expectSeen = async (status: string, since: number, scheduled: string | null) => {
@@ -94,9 +94,9 @@ describe("lifecycle", () => {
   it("accepts a fulfilling event at open_until - 1 ms", async () => {
     const { api, clock, t0, alias } = await setup();
     clock.set(t0 + 59_999);
-    const ev = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 });
-    expect(ev.body.event.matched).toBe(true);
-    expect(ev.body.candidate).toMatchObject({ status: "PENDING", status_since: iso(t0 + 59_999), scheduled_outcome: "CONFIRMED" });
+    const ev = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 }));
+    expect(ev.event.matched).toBe(true);
+    expect(ev.candidate).toMatchObject({ status: "PENDING", status_since: iso(t0 + 59_999), scheduled_outcome: "CONFIRMED" });
   });
 
   it("records but does not count an event at exactly open_until", async () => {
@@ -112,8 +112,8 @@ describe("lifecycle", () => {
   it("with review_window 0 goes from OPEN straight to CONFIRMED at the fulfilling event", async () => {
     const { api, clock, t0, alias, expectSeen } = await setup({ review_window: 0 });
     clock.set(t0 + 5_000);
-    const ev = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
-    expect(ev.body.candidate).toMatchObject({ status: "CONFIRMED", status_since: iso(t0 + 5_000), scheduled_outcome: "CONFIRMED" });
+    const ev = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
+    expect(ev.candidate).toMatchObject({ status: "CONFIRMED", status_since: iso(t0 + 5_000), scheduled_outcome: "CONFIRMED" });
     await expectSeen("CONFIRMED", t0 + 5_000, "CONFIRMED");
   });
 
@@ -128,11 +128,11 @@ describe("lifecycle", () => {
     clock.set(t0 + 1_000);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 });
     clock.set(t0 + 2_000);
-    const again = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 200 });
-    expect(again.body.event.matched).toBe(false);
-    expect(again.body.candidate).toMatchObject({ status: "PENDING", status_since: iso(t0 + 1_000) });
-    const read = await api.get(`/v1/candidates/${alias}`);
-    expect(read.body.events.map((e: any) => [e.value, e.matched])).toEqual([
+    const again = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 200 }));
+    expect(again.event.matched).toBe(false);
+    expect(again.candidate).toMatchObject({ status: "PENDING", status_since: iso(t0 + 1_000) });
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
+    expect(read.events.map((e) => [e.value, e.matched])).toEqual([
       [100, true],
       [200, false],
     ]);

@@ -174,7 +174,7 @@ describe("request bodies", () => {
 
   it("lists every validation problem with a dotted path, unknown fields at their own path", async () => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/schemas", {
+    const res = await api.raw.post("/v1/schemas", {
       contract: {
         price: -1,
         activity_window: 0,

@@ -43,7 +43,7 @@ describe("POST /v1/schemas", () => {
     [{ text: "a" }, "must be a string of 1 to 100 characters, or null; received an object"],
   ])("refuses the name %j at path name, creating nothing", async (name, message) => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/schemas", { contract: contract(), name });
+    const res = await api.raw.post("/v1/schemas", { contract: contract(), name });
     expectStatus(res, 400);
     expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "name", message }] });
     expect((await api.get("/v1/schemas")).body).toEqual({ data: [], next_cursor: null });
@@ -79,14 +79,14 @@ describe("POST /v1/schemas", () => {
     [{ contract: contract({ activity_window: 31_536_001 }) }, "contract.activity_window"],
     [{ contract: contract({ activity_window: 0 }) }, "contract.activity_window"],
     [{ contract: contract({ review_window: -1 }) }, "contract.review_window"],
-    [{ contract: contract({ timeout_outcome: "confirmed" }) }, "contract.timeout_outcome"],
+    [{ contract: { ...contract(), timeout_outcome: "confirmed" } }, "contract.timeout_outcome"],
     [{ contract: contract({ fulfillment_condition: {} }) }, "contract.fulfillment_condition.event"],
     [{ contract: contract({ fulfillment_condition: { event: "a", match: {} } }) }, "contract.fulfillment_condition.match"],
     [{ contract: contract({ fulfillment_condition: { event: "a", field: "a..b" } }) }, "contract.fulfillment_condition.field"],
     [{ contract: contract({ fulfillment_condition: { all: [] } }) }, "contract.fulfillment_condition.all"],
     [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], event: "a" } }) }, "contract.fulfillment_condition.event"],
     [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], any: [{ event: "b" }] } }) }, "contract.fulfillment_condition.any"],
-    [{ contract: contract({ fulfillment_condition: { any: [{ event: "a", gte: 1, typo: 1 }] } }) }, "contract.fulfillment_condition.any.0.typo"],
+    [{ contract: { ...contract(), fulfillment_condition: { any: [{ event: "a", gte: 1, typo: 1 }] } } }, "contract.fulfillment_condition.any.0.typo"],
     [{ contract: contract({ fulfillment_condition: { all: Array.from({ length: 33 }, () => ({ event: "a" })) } }) }, "contract.fulfillment_condition.all"],
     [{ contract: contract({ fulfillment_condition: { all: [{ all: [{ all: [{ all: [{ all: [{ event: "a" }] }] }] }] }] } }) }, "contract.fulfillment_condition"],
     [{ contract: contract({ fulfillment_condition: { any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 11 }, () => ({ event: "a" })) })) } }) }, "contract.fulfillment_condition"],
@@ -95,7 +95,7 @@ describe("POST /v1/schemas", () => {
     [{ contract: contract({ fulfillment_condition: { event: "a", eq: 7, lte: 6 } }) }, "contract.fulfillment_condition"],
   ])("rejects an invalid contract %# at %s", async (body, path) => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/schemas", body);
+    const res = await api.raw.post("/v1/schemas", body);
     expectStatus(res, 400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
@@ -104,7 +104,7 @@ describe("POST /v1/schemas", () => {
 
   it("words each refusal for a newcomer: the unit of a window, a missing field, a bad limit", async () => {
     const api = client(await createAccount());
-    const refused = async (body: unknown) => (await api.post("/v1/schemas", body)).body.error.details;
+    const refused = async (body: unknown) => (await api.raw.post("/v1/schemas", body)).body.error.details;
     expect(await refused({ contract: contract({ activity_window: 604_800_000 }) })).toEqual([
       { path: "contract.activity_window", message: "is in seconds: at most 365 days (31,536,000)" },
     ]);
@@ -113,7 +113,7 @@ describe("POST /v1/schemas", () => {
     expect(await refused({ contract: contract({ price: undefined }) })).toEqual([{ path: "contract.price", message: "is required" }]);
     for (const path of ["/v1/schemas", "/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
       for (const limit of ["abc", "0", "101", "2.5", "", "1e2", "0x10", " 5", "99999999999999999999", "-1"]) {
-        const res = await api.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
+        const res = await api.raw.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
         expectStatus(res, 400, `${path} limit=${limit}`);
         expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: expect.stringMatching(/^must be a whole number from 1 to 100; received /) }]);
       }
@@ -124,10 +124,11 @@ describe("POST /v1/schemas", () => {
     const api = client(await createAccount());
     const leaf = { event: "a", gt: 5, lt: 3 };
     const schema = await api.post("/v1/schemas", { contract: contract({ fulfillment_condition: leaf }) });
+    expectStatus(schema, 400);
     expect(schema.body.error.details).toEqual([{ path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 and < 3" }]);
     const candidate = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "never-holds-1", contract: contract({ fulfillment_condition: leaf }) });
     expectStatus(candidate, 400);
-    expect(candidate.body.error.details[0].path).toBe("contract.fulfillment_condition");
+    expect(candidate.body.error.details?.[0].path).toBe("contract.fulfillment_condition");
     expect((await api.get("/v1/candidates/never-holds-1")).status).toBe(404);
   });
 
@@ -169,8 +170,8 @@ describe("GET /v1/schemas", () => {
     await b.post("/v1/schemas", { contract: contract() });
     const res = await a.get("/v1/schemas");
     expectStatus(res, 200);
-    expect(res.body.data.map((s: any) => s.id)).toEqual([ids[2], ids[1], ids[0]]);
-    expect(res.body.data.map((s: any) => s.contract.price)).toEqual([2, 1, 0]);
+    expect(res.body.data.map((s) => s.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(res.body.data.map((s) => s.contract.price)).toEqual([2, 1, 0]);
     expect(res.body.next_cursor).toBeNull();
   });
 
@@ -189,10 +190,12 @@ describe("GET /v1/schemas", () => {
       let after: string | null = null;
       let pages = 0;
       do {
-        const res = await api.get(`/v1/schemas?limit=${limit}${after ? `&after=${after}` : ""}`);
+        // Declared a string: the query depends on `after`, which depends on the answer.
+        const query: string = `limit=${limit}${after ? `&after=${after}` : ""}`;
+        const res = await api.get(`/v1/schemas?${query}`);
         expectStatus(res, 200);
         expect(res.body.data.length).toBeLessThanOrEqual(limit);
-        seen.push(...res.body.data.map((s: any) => s.id));
+        seen.push(...res.body.data.map((s) => s.id));
         after = res.body.next_cursor;
         if (after) expect(after).toBe(seen[seen.length - 1]);
         pages++;
@@ -201,8 +204,8 @@ describe("GET /v1/schemas", () => {
       expect(pages, `limit=${limit}`).toBe(Math.ceil(7 / limit));
     }
     // The default page is 50; a cursor in capitals is the same cursor.
-    expect(okBody(await api.get("/v1/schemas")).data.map((s: any) => s.id)).toEqual(expected);
-    expect(okBody(await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).data.map((s: any) => s.id)).toEqual(expected.slice(3));
+    expect(okBody(await api.get("/v1/schemas")).data.map((s) => s.id)).toEqual(expected);
+    expect(okBody(await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).data.map((s) => s.id)).toEqual(expected.slice(3));
     // After the last schema: an empty last page.
     expect((await api.get(`/v1/schemas?after=${expected[6]}`)).body).toEqual({ data: [], next_cursor: null });
   });
@@ -225,7 +228,9 @@ describe("GET /v1/schemas", () => {
     }
     // Another account's schema is still not reachable through its id as a cursor, nor listed.
     expect((await mine.get("/v1/schemas")).body).toEqual({ data: [kept], next_cursor: null });
-    expect((await mine.get("/v1/schemas?sort=asc")).body.error.details).toEqual([{ path: "sort", message: "is not a known field" }]);
+    const sorted = await mine.get("/v1/schemas?sort=asc");
+    expectStatus(sorted, 400);
+    expect(sorted.body.error.details).toEqual([{ path: "sort", message: "is not a known field" }]);
   });
 });
 
@@ -254,8 +259,8 @@ describe("GET /v1/schemas at its limit", () => {
     const expected = ids.map((id, n) => ({ id, createdAt: Math.floor(n / 200) }))
       .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1))
       .map((x) => x.id);
-    expect(data.map((s: any) => s.id)).toEqual(expected);
-    expect(data.filter((s: any) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
+    expect(data.map((s) => s.id)).toEqual(expected);
+    expect(data.filter((s) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
     const first = await call("GET", "/v1/schemas", { token: account.token });
     expect(first.body.data.map((s: any) => s.id)).toEqual(expected.slice(0, 50));
     expect(first.body.next_cursor).toBe(expected[49]);
@@ -332,11 +337,11 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
       [{ name: "" }, [{ path: "name", message: "must not be empty: send null for no name" }]],
       [{ name: "n".repeat(101) }, [{ path: "name", message: "must be at most 100 characters; received 101" }]],
       [{ name: 7, contract: contract({ price: 1 }) }, [{ path: "name", message: "must be a string of 1 to 100 characters, or null; received a number" }]],
-      [{ name: "Fine", contract: contract({ price: "free" }) }, [{ path: "contract.price", message: expect.any(String) }]],
+      [{ name: "Fine", contract: { ...contract(), price: "free" } }, [{ path: "contract.price", message: expect.any(String) }]],
       [{ title: "x" }, [{ path: "title", message: "is not a known field" }]],
     ];
     for (const [body, details] of refused) {
-      const res = await api.patch(`/v1/schemas/${created.id}`, body);
+      const res = await api.raw.patch(`/v1/schemas/${created.id}`, body);
       expectStatus(res, 400, JSON.stringify(body));
       expect(res.body.error, JSON.stringify(body)).toMatchObject({ code: "VALIDATION_ERROR", details: expect.arrayContaining(details) });
     }
@@ -375,7 +380,7 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
   it("validates a PATCH body like a create", async () => {
     const api = client(await createAccount());
     const { id } = okBody(await api.post("/v1/schemas", { contract: contract() }));
-    const res = await api.patch(`/v1/schemas/${id}`, { contract: contract({ price: "free" }) });
+    const res = await api.raw.patch(`/v1/schemas/${id}`, { contract: { ...contract(), price: "free" } });
     expectStatus(res, 400);
     expect(res.body.error.details).toEqual([{ path: "contract.price", message: expect.any(String) }]);
     expect(okBody(await api.get(`/v1/schemas/${id}`)).contract.price).toBe(10);

@@ -79,7 +79,7 @@ describe("webhook endpoints", () => {
       ),
     ];
     for (const [body, path] of refused) {
-      const res = await api.post("/v1/webhook_endpoints", body);
+      const res = await api.raw.post("/v1/webhook_endpoints", body);
       expectStatus(res, 400, JSON.stringify(body).slice(0, 80));
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }

@@ -69,7 +69,7 @@ describe("a burst of events with crashes and an abort midway", () => {
     const values = read.events.map((e: any) => e.value).sort((a: number, b: number) => a - b);
     expect(values).toEqual(Array.from({ length: count }, (_, i) => i));
     expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-    const winner = read.events.find((e: any) => e.matched);
+    const winner = read.events.find((e) => e.matched)!;
     expect(winner.value).toBeGreaterThanOrEqual(10);
     expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at, scheduled_outcome: "CONFIRMED" });
     // A retried request answers with the event the crashed attempt recorded.
@@ -206,13 +206,13 @@ describe("a transaction that fails", () => {
     expectStatus(keyed, 200);
     expect(keyed.body.data.map((r: any) => [r.status, r.error?.code])).toEqual([[500, "INTERNAL_ERROR"]]);
     // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.
-    const next = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 });
-    expect(next.body.event.matched).toBe(true);
-    expect(next.body.candidate.status).toBe("PENDING");
+    const next = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 }));
+    expect(next.event.matched).toBe(true);
+    expect(next.candidate.status).toBe("PENDING");
     const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     expect(read.events.map((e: any) => e.value)).toEqual([60]);
     const [pending] = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
-    expect(pending.data.cause).toEqual({ kind: "event", event_id: next.body.event.id });
+    expect(pending.data.cause).toEqual({ kind: "event", event_id: next.event.id });
   });
 });
 

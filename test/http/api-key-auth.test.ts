@@ -1,7 +1,7 @@
 /** What a key may do over time: expiry at the instant, rolling, no escalation, last use. */
 import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
-import { addKey, client, createAccount } from "../support/api";
+import { addKey, client, createAccount, expectStatus, okBody, type Schemas } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 const lastUsed = async (id: string) =>
@@ -17,22 +17,22 @@ describe("expiry", () => {
     const account = await createAccount();
     const clock = useClock();
     const created = await client(account).post("/v1/api_keys", { name: "short", expires_at: iso(clock.now() + 5_000) });
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const key = { ...account, token: created.body.secret };
     expect((await client(key).get("/v1/schemas")).status).toBe(200); // now cached
-    const expiresAt = Date.parse(created.body.expires_at);
+    const expiresAt = Date.parse(created.body.expires_at!);
     clock.set(expiresAt - MARGIN);
     expect((await client(key).get("/v1/schemas")).status).toBe(200);
     clock.set(expiresAt);
     const res = await client(key).get("/v1/schemas");
-    expect(res.status).toBe(401);
+    expectStatus(res, 401);
     expect(res.body.error).toMatchObject({
       type: "authentication_error",
       code: "EXPIRED_API_TOKEN",
       message: `The API key expired at ${created.body.expires_at}.`,
     });
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
-    expect((await client(account).get(`/v1/api_keys/${created.body.id}`)).body.status).toBe("expired");
+    expect(okBody(await client(account).get(`/v1/api_keys/${created.body.id}`)).status).toBe("expired");
   });
 });
 
@@ -44,7 +44,7 @@ describe("rolling", () => {
     const old = await addKey(account, { name: "CI", permissions: ["schemas:write"], expiresAt: start + 3_600_000 });
     expect((await client(old).get("/v1/schemas")).status).toBe(200);
     const rolled = await client(account).post(`/v1/api_keys/${old.tokenId}/roll`, { expires_in: 60 });
-    expect(rolled.status).toBe(201);
+    expectStatus(rolled, 201);
     expect(rolled.body).toMatchObject({
       name: "CI",
       permissions: ["schemas:write"],
@@ -54,13 +54,15 @@ describe("rolling", () => {
     });
     expect(rolled.body.id).not.toBe(old.tokenId);
     const fresh = { ...account, token: rolled.body.secret };
-    const { expires_at } = (await client(account).get(`/v1/api_keys/${old.tokenId}`)).body;
-    expect(Date.parse(expires_at) - Date.parse(rolled.body.created_at)).toBe(60_000);
-    const oldExpiry = Date.parse((await client(account).get(`/v1/api_keys/${old.tokenId}`)).body.expires_at);
+    const { expires_at } = okBody(await client(account).get(`/v1/api_keys/${old.tokenId}`));
+    expect(Date.parse(expires_at!) - Date.parse(rolled.body.created_at)).toBe(60_000);
+    const oldExpiry = Date.parse(okBody(await client(account).get(`/v1/api_keys/${old.tokenId}`)).expires_at!);
     clock.set(oldExpiry - MARGIN);
     expect((await client(old).get("/v1/schemas")).status).toBe(200);
     clock.set(oldExpiry);
-    expect((await client(old).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    const ended = await client(old).get("/v1/schemas");
+    expectStatus(ended, 401);
+    expect(ended.body.error.code).toBe("EXPIRED_API_TOKEN");
     expect((await client(fresh).get("/v1/schemas")).status).toBe(200);
     expect((await client(fresh).get("/v1/summary")).status).toBe(403);
   });
@@ -70,24 +72,26 @@ describe("rolling", () => {
     const api = client(account);
     const soon = await addKey(account, { expiresAt: Date.now() + 30_000 });
     const rolled = await api.post(`/v1/api_keys/${soon.tokenId}/roll`, { expires_in: 86_400 });
-    expect(rolled.status).toBe(201);
-    expect((await api.get(`/v1/api_keys/${soon.tokenId}`)).body.expires_at).toBe(rolled.body.expires_at); // unchanged
+    expectStatus(rolled, 201);
+    expect(okBody(await api.get(`/v1/api_keys/${soon.tokenId}`)).expires_at).toBe(rolled.body.expires_at); // unchanged
 
     const now = await addKey(account);
     expect((await client(now).get("/v1/schemas")).status).toBe(200);
     expect((await api.post(`/v1/api_keys/${now.tokenId}/roll`)).status).toBe(201);
-    expect((await client(now).get("/v1/schemas")).body.error.code).toBe("EXPIRED_API_TOKEN");
+    const ended = await client(now).get("/v1/schemas");
+    expectStatus(ended, 401);
+    expect(ended.body.error.code).toBe("EXPIRED_API_TOKEN");
     const again = await api.post(`/v1/api_keys/${now.tokenId}/roll`);
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
     expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: expect.stringMatching(/expired at .*only an active key can be rolled/) });
 
     const revoked = await addKey(account);
     await api.post(`/v1/api_keys/${revoked.tokenId}/revoke`);
-    const before = (await api.get("/v1/api_keys")).body.data.length;
+    const before = okBody(await api.get("/v1/api_keys")).data.length;
     const refused = await api.post(`/v1/api_keys/${revoked.tokenId}/roll`, { expires_in: 10 });
-    expect(refused.status).toBe(409);
+    expectStatus(refused, 409);
     expect(refused.body.error.message).toMatch(/was revoked at .*only an active key can be rolled/);
-    expect((await api.get("/v1/api_keys")).body.data.length).toBe(before);
+    expect(okBody(await api.get("/v1/api_keys")).data.length).toBe(before);
   });
 });
 
@@ -96,22 +100,24 @@ describe("no escalation", () => {
     const account = await createAccount();
     const manager = await addKey(account, { permissions: ["api_keys:write", "schemas:write", "events:write"] });
     const api = client(manager);
-    const cases: [unknown, string][] = [
+    const cases: [Schemas["CreateApiKeyBody"], string][] = [
       [{ name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] }, "This API key lacks `webhooks:read`, so it cannot give it to a key."],
       [{ name: "all" }, "This API key lacks `candidates:read`, so it cannot give it to a key."],
     ];
     for (const [body, message] of cases) {
       const res = await api.post("/v1/api_keys", body);
-      expect(res.status).toBe(403);
+      expectStatus(res, 403);
       expect(res.body.error).toEqual(expect.objectContaining({ code: "PERMISSION_DENIED", type: "permission_error", message }));
     }
     const full = await addKey(account);
-    expect((await api.post(`/v1/api_keys/${full.tokenId}/roll`)).body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
+    const refused = await api.post(`/v1/api_keys/${full.tokenId}/roll`);
+    expectStatus(refused, 403);
+    expect(refused.body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
     expect((await client(full).get("/v1/schemas")).status).toBe(200); // the refused roll changed nothing
     // What it holds it may give, `write` including `read`.
     const given = await api.post("/v1/api_keys", { name: "reader", permissions: ["schemas:read", "events:write"] });
-    expect(given.status).toBe(201);
-    expect((await client(account).get("/v1/api_keys")).body.data.length).toBe(4);
+    expectStatus(given, 201);
+    expect(okBody(await client(account).get("/v1/api_keys")).data.length).toBe(4);
   });
 
   it("keeps full access to full-access keys, even from a key that lists every permission", async () => {
@@ -119,7 +125,7 @@ describe("no escalation", () => {
     const { PERMISSIONS } = await import("../../src/domain/permissions");
     const listed = await addKey(account, { permissions: [...PERMISSIONS] });
     const res = await client(listed).post("/v1/api_keys", { name: "all" });
-    expect(res.status).toBe(403);
+    expectStatus(res, 403);
     expect(res.body.error.message).toMatch(/Only a full-access key can make a full-access key/);
     expect((await client(listed).post("/v1/api_keys", { name: "all, listed", permissions: [...PERMISSIONS] })).status).toBe(201);
   });
@@ -134,13 +140,13 @@ describe("keys managing keys", () => {
     for (const target of [account.tokenId, wider.tokenId]) {
       for (const [path, body] of [[`/v1/api_keys/${target}`, { name: "pwned" }], [`/v1/api_keys/${target}/revoke`, undefined]] as const) {
         const res = body ? await client(limited).patch(path, body) : await client(limited).post(path);
-        expect(res.status, path).toBe(403);
+        expectStatus(res, 403, path);
         expect(res.body.error.code).toBe("PERMISSION_DENIED");
       }
     }
-    const keys = (await client(account).get("/v1/api_keys?limit=100")).body.data;
-    expect(keys.filter((k: any) => k.status === "revoked")).toEqual([]);
-    expect(keys.map((k: any) => k.name)).not.toContain("pwned");
+    const keys = okBody(await client(account).get("/v1/api_keys?limit=100")).data;
+    expect(keys.filter((k) => k.status === "revoked")).toEqual([]);
+    expect(keys.map((k) => k.name)).not.toContain("pwned");
     expect((await client(limited).patch(`/v1/api_keys/${narrower.tokenId}`, { name: "ok" })).status).toBe(200);
     expect((await client(limited).post(`/v1/api_keys/${narrower.tokenId}/revoke`)).status).toBe(200);
     expect((await client(limited).post(`/v1/api_keys/${limited.tokenId}/revoke`)).status).toBe(200);
@@ -151,16 +157,16 @@ describe("keys managing keys", () => {
     const expiresAt = Date.now() + 3_600_000;
     const short = await addKey(account, { permissions: ["api_keys:write", "schemas:read"], expiresAt });
     const forever = await client(short).post("/v1/api_keys", { name: "forever", permissions: ["schemas:read"] });
-    expect(forever.status).toBe(403);
+    expectStatus(forever, 403);
     expect(forever.body.error.message).toContain(new Date(expiresAt).toISOString());
     expect((await client(short).post("/v1/api_keys", { name: "later", permissions: ["schemas:read"], expires_at: iso(expiresAt + 1) })).status).toBe(403);
     const sooner = await client(short).post("/v1/api_keys", { name: "sooner", permissions: ["schemas:read"], expires_at: iso(expiresAt - 1000) });
-    expect(sooner.status).toBe(201);
+    expectStatus(sooner, 201);
     // Rolling a key that never expires would make another that never expires.
     const permanent = await addKey(account, { permissions: ["schemas:read"] });
     expect((await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`)).status).toBe(403);
     expect((await client(short).post(`/v1/api_keys/${sooner.body.id}/roll`)).status).toBe(201);
-    expect((await client(account).get("/v1/api_keys?limit=100")).body.data.filter((k: any) => k.expires_at === null)).toHaveLength(2);
+    expect(okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k) => k.expires_at === null)).toHaveLength(2);
   });
 
   it("rolls one key again and again: the keys it replaced do not count toward the limit", async () => {
@@ -168,11 +174,11 @@ describe("keys managing keys", () => {
     let id = account.tokenId;
     for (let i = 0; i < 105; i++) {
       const rolled = await client(account).post(`/v1/api_keys/${id}/roll`);
-      expect(rolled.status, `roll ${i + 1}`).toBe(201);
+      expectStatus(rolled, 201, `roll ${i + 1}`);
       id = rolled.body.id;
       account.token = rolled.body.secret;
     }
-    expect((await client(account).get("/v1/api_keys?status=active")).body.data).toHaveLength(1);
+    expect(okBody(await client(account).get("/v1/api_keys?status=active")).data).toHaveLength(1);
   });
 });
 
@@ -198,8 +204,8 @@ describe("last_used_at", () => {
     await vi.waitFor(async () => expect(await lastUsed(key.tokenId)).not.toBeNull());
     const second = (await lastUsed(key.tokenId))!;
     expect(second - (first + 60_000)).toBeLessThan(MARGIN);
-    const shown = await client(account).get(`/v1/api_keys/${key.tokenId}`);
-    expect(shown.body.last_used_at).toBe(iso(second));
+    const shown = okBody(await client(account).get(`/v1/api_keys/${key.tokenId}`));
+    expect(shown.last_used_at).toBe(iso(second));
   });
 
   it("never writes a minute twice, whatever each isolate remembers", async () => {

@@ -1,6 +1,6 @@
 /** POST /v1/events/batch: per-item results, order, item keys (docs/idempotency.md), limits. */
 import { describe, expect, it, vi } from "vitest";
-import { call, client, createAccount, createCandidate, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
+import { call, client, createAccount, createCandidate, expectStatus, freshAlias, inCandidate, okBody, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 type Item = { candidate_alias: string; type: string; value?: unknown; idempotency_key?: string };
@@ -10,13 +10,13 @@ const batch = (account: TestAccount, events: Item[], headers: Record<string, str
 
 const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) => (await createCandidate(account, over)).alias;
 
-const events = async (account: TestAccount, alias: string) => (await client(account).get(`/v1/candidates/${alias}`)).body.events;
+const events = async (account: TestAccount, alias: string) => okBody(await client(account).get(`/v1/candidates/${alias}`)).events;
 
 /** Fills a candidate to its 1,000-event cap, ten batches of 100. */
 async function fill(account: TestAccount, alias: string) {
   for (let b = 0; b < 10; b++) {
     const res = await batch(account, Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: "fill", value: b * 100 + i })));
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
   }
 }
 
@@ -41,7 +41,7 @@ describe("POST /v1/events/batch", () => {
       { candidate_alias: b, type: "purchase", value: 150 },
       { candidate_alias: a, type: "purchase", value: 100 },
     ]);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const d = res.body.data;
     expect(d.map((r: any) => r.status)).toEqual([201, 404, 404, 409, 201, 409, 201, 201]);
     expect(Object.keys(d[0]).sort()).toEqual(["candidate", "event", "status"]);
@@ -89,7 +89,7 @@ describe("POST /v1/events/batch", () => {
     ];
     const first = await batch(account, items);
     const again = await batch(account, items);
-    expect(again.status).toBe(200);
+    expectStatus(again, 200);
     expect(again.headers.get("Idempotent-Replayed")).toBeNull(); // no header key: replayed per item
     expect(again.body).toEqual(first.body);
     expect(await events(account, a)).toHaveLength(2);
@@ -155,7 +155,7 @@ describe("POST /v1/events/batch", () => {
     ];
     const header = { "Idempotency-Key": `batch-${crypto.randomUUID()}` };
     const first = await batch(account, items, header);
-    expect(first.status).toBe(200);
+    expectStatus(first, 200);
     expect(first.body.data.map((r: any) => r.status)).toEqual([201, 500, 201, 500]);
     for (const result of [first.body.data[1], first.body.data[3]]) {
       expect(result.error).toMatchObject({ type: "api_error", code: "INTERNAL_ERROR", status: 500, doc_url: expect.stringContaining("/errors/INTERNAL_ERROR") });
@@ -168,7 +168,7 @@ describe("POST /v1/events/batch", () => {
 
     // Another body under the same key is still refused, and records nothing.
     const other = await batch(account, [{ candidate_alias: healthy, type: "z" }], header);
-    expect(other.status).toBe(409);
+    expectStatus(other, 409);
     expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     // The same batch again, same keys: the failed items are recorded now, the others not twice.
     const retry = await batch(account, items, header);
@@ -195,7 +195,7 @@ describe("POST /v1/events/batch", () => {
     ];
     for (const [body, path] of cases) {
       const res = await call("POST", "/v1/events/batch", { token: account.token, json: body });
-      expect(res.status, path).toBe(400);
+      expectStatus(res, 400, path);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
@@ -207,10 +207,10 @@ describe("POST /v1/events/batch", () => {
     const alias = await candidate(account);
     const items = Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: "big", value: `${i}`.padEnd(8000, "x") }));
     const res = await batch(account, items);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body.data.every((r: any) => r.status === 201)).toBe(true);
     const tooBig = await call("POST", "/v1/events/batch", { token: account.token, raw: `{"events":[],"pad":"${"p".repeat(1024 * 1024)}"}`, headers: { "Content-Type": "application/json" } });
-    expect(tooBig.status).toBe(413);
+    expectStatus(tooBig, 413);
   });
 
   it("loses nothing under 50 concurrent batches on overlapping aliases, and transitions each candidate once", async () => {
@@ -222,12 +222,12 @@ describe("POST /v1/events/batch", () => {
     const answers = await Promise.all(sent.map((items) => batch(account, items)));
     for (const res of answers) expect(res.body.data.every((r: any) => r.status === 201)).toBe(true);
     for (const alias of aliases) {
-      const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+      const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
       const expected = sent.flat().filter((i) => i.candidate_alias === alias).map((i) => i.value).sort((x, y) => x - y);
       expect(read.events.map((e: any) => e.value).sort((x: number, y: number) => x - y)).toEqual(expected);
       // One transition: the first event at or over 100 matched, and nothing after it.
       expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-      const winner = read.events.find((e: any) => e.matched);
+      const winner = read.events.find((e) => e.matched)!;
       expect(read.events.slice(0, read.events.indexOf(winner)).every((e: any) => e.value < 100)).toBe(true);
       expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at });
       const index = await dbOf(account).prepare(`SELECT version FROM candidates WHERE alias = ?`).bind(alias).first<{ version: number }>();

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { call, client, contract, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, objectOf, okBody, type Schemas, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** Exact decimal sum of JSON number literals, written independently of the service (scaled BigInts). */
@@ -26,12 +26,19 @@ async function candidate(account: TestAccount, price: number | string, over: Rec
   const alias = freshAlias("bill");
   const body = JSON.stringify({ customer_uuid: customer, candidate_alias: alias, contract: contract({ price: 0, ...over }) }).replace('"price":0', `"price":${price}`);
   const res = await call("POST", "/v1/candidates", { token: account.token, raw: body, headers: { "Content-Type": "application/json" } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201, JSON.stringify(res.body));
   return alias;
 }
 
-const summary = async (account: TestAccount, query = "") => (await client(account).get(`/v1/summary${query}`)).body;
-const listed = async (account: TestAccount, query: string) => (await client(account).get(`/v1/candidates?${query}`)).body.data.map((c: any) => c.candidate_alias);
+type Summary = Schemas["Summary"];
+/** The body of GET /v1/summary with `query` (without its "?"); `group_by` decides which of its two shapes it is. */
+const summaryBody = async (account: TestAccount, query?: string) =>
+  okBody(await client(account).get(query === undefined ? "/v1/summary" : `/v1/summary?${query}`));
+/** The account's totals: the answer without `group_by`. */
+const summary = async (account: TestAccount, query?: string) => (await summaryBody(account, query)) as Summary;
+/** The totals per customer: the answer to `group_by=customer_uuid`. */
+const perCustomer = async (account: TestAccount, query: string) => (await summaryBody(account, query)) as Exclude<Awaited<ReturnType<typeof summaryBody>>, Summary>;
+const listed = async (account: TestAccount, query: string) => okBody(await client(account).get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
 
 describe("GET /v1/summary", () => {
   it("sums prices exactly, per status, with PENDING split by scheduled outcome", async () => {
@@ -61,19 +68,19 @@ describe("GET /v1/summary", () => {
     const account = await createAccount();
     const clock = useClock();
     const alias = await candidate(account, "10.5", { review_window: 60 });
-    const hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
-    const t = Date.parse(hit.body.candidate.review_ends_at);
+    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
+    const t = Date.parse(hit.candidate.review_ends_at!);
     const month = `status_since_gte=${iso(t - 1000)}&status_since_lt=${iso(t + 1000)}`;
 
     clock.set(t - 1);
     expect((await summary(account)).PENDING).toEqual({ count: 1, amount: "10.5", scheduled_confirmed: { count: 1, amount: "10.5" } });
-    expect((await summary(account, `?${month}`)).CONFIRMED).toEqual({ count: 0, amount: "0" });
+    expect((await summary(account, month)).CONFIRMED).toEqual({ count: 0, amount: "0" });
     expect(await listed(account, `status=CONFIRMED&${month}`)).toEqual([]);
     expect(await listed(account, `status=PENDING&status_since_gte=${iso(t - 60_000)}&status_since_lt=${iso(t - 60_000 + 1)}`)).toEqual([alias]);
 
     clock.set(t); // the alarm has not run: the stored status still says PENDING
     for (const stage of ["before the alarm", "after the alarm"]) {
-      const ranged = await summary(account, `?${month}`);
+      const ranged = await summary(account, month);
       expect(ranged.CONFIRMED, stage).toEqual({ count: 1, amount: "10.5" });
       expect(ranged.PENDING.count, stage).toBe(0);
       expect(await listed(account, `status=CONFIRMED&${month}`), stage).toEqual([alias]);
@@ -89,8 +96,8 @@ describe("GET /v1/summary", () => {
     const account = await createAccount();
     const clock = useClock();
     const alias = await candidate(account, "7", { review_window: 60 });
-    const hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
-    const end = Date.parse(hit.body.candidate.review_ends_at);
+    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
+    const end = Date.parse(hit.candidate.review_ends_at!);
     clock.set(end);
     await runDurableObjectAlarm(objectOf(alias)); // CONFIRMED is stored...
     clock.set(end - 1); // ...and a request's instant falls just before it (clocks a moment apart)
@@ -98,7 +105,7 @@ describe("GET /v1/summary", () => {
     expect(await listed(account, "status=CONFIRMED")).toEqual([]);
     const now = await summary(account);
     expect([now.PENDING.count, now.CONFIRMED.count]).toEqual([1, 0]);
-    expect((await summary(account, `?status_since_gte=${iso(end - 60_000)}`)).PENDING.count).toBe(1);
+    expect((await summary(account, `status_since_gte=${iso(end - 60_000)}`)).PENDING.count).toBe(1);
   });
 
   it("filters by customer, and groups by customer in pages", async () => {
@@ -107,13 +114,13 @@ describe("GET /v1/summary", () => {
     for (const [i, customer] of customers.entries()) {
       for (let j = 0; j <= i; j++) await candidate(account, "1.1", {}, customer);
     }
-    expect((await summary(account, "?customer_uuid=charlie")).OPEN).toEqual({ count: 3, amount: "3.3" });
-    expect((await summary(account, "?customer_uuid=nobody")).OPEN).toEqual({ count: 0, amount: "0" });
-    const first = await summary(account, "?group_by=customer_uuid&limit=2");
-    expect(first.data.map((c: any) => [c.customer_uuid, c.OPEN.count, c.OPEN.amount])).toEqual([["acme", 1, "1.1"], ["bravo", 2, "2.2"]]);
+    expect((await summary(account, "customer_uuid=charlie")).OPEN).toEqual({ count: 3, amount: "3.3" });
+    expect((await summary(account, "customer_uuid=nobody")).OPEN).toEqual({ count: 0, amount: "0" });
+    const first = await perCustomer(account, "group_by=customer_uuid&limit=2");
+    expect(first.data.map((c) => [c.customer_uuid, c.OPEN.count, c.OPEN.amount])).toEqual([["acme", 1, "1.1"], ["bravo", 2, "2.2"]]);
     expect(first.next_cursor).toBe("bravo");
-    const rest = await summary(account, `?group_by=customer_uuid&limit=10&after=${first.next_cursor}`);
-    expect(rest.data.map((c: any) => c.customer_uuid)).toEqual(["charlie", "délta", "echo"]);
+    const rest = await perCustomer(account, `group_by=customer_uuid&limit=10&after=${first.next_cursor}`);
+    expect(rest.data.map((c) => c.customer_uuid)).toEqual(["charlie", "délta", "echo"]);
     expect(rest.next_cursor).toBeNull();
     expect(rest.data[2]).toMatchObject({ OPEN: { count: 5, amount: "5.5" }, PENDING: { count: 0, scheduled_confirmed: { count: 0 } } });
   });
@@ -125,8 +132,8 @@ describe("GET /v1/summary", () => {
     await candidate(account, "1", { activity_window: 10, review_window: 0, timeout_outcome: "confirm" }, "zulu");
     await candidate(account, "2", { activity_window: 10, review_window: 0, timeout_outcome: "confirm" }, "alpha");
     clock.set(t0 + 20_000); // both CONFIRMED now; no alarm has run
-    const body = await summary(account, `?group_by=customer_uuid&status_since_gte=${iso(t0 + 5_000)}`);
-    expect(body.data.map((c: any) => [c.customer_uuid, c.CONFIRMED.amount])).toEqual([["alpha", "2"], ["zulu", "1"]]);
+    const body = await perCustomer(account, `group_by=customer_uuid&status_since_gte=${iso(t0 + 5_000)}`);
+    expect(body.data.map((c) => [c.customer_uuid, c.CONFIRMED.amount])).toEqual([["alpha", "2"], ["zulu", "1"]]);
   });
 
   it("shows only the account's own candidates", async () => {
@@ -134,8 +141,8 @@ describe("GET /v1/summary", () => {
     await candidate(owner, "99", {}, "shared-customer");
     const other = await createAccount();
     expect((await summary(other)).OPEN).toEqual({ count: 0, amount: "0" });
-    expect((await summary(other, "?customer_uuid=shared-customer")).OPEN).toEqual({ count: 0, amount: "0" });
-    expect((await summary(other, "?group_by=customer_uuid")).data).toEqual([]);
+    expect((await summary(other, "customer_uuid=shared-customer")).OPEN).toEqual({ count: 0, amount: "0" });
+    expect((await perCustomer(other, "group_by=customer_uuid")).data).toEqual([]);
   });
 
   it("refuses bad parameters at their path", async () => {
@@ -153,12 +160,12 @@ describe("GET /v1/summary", () => {
     ];
     for (const [query, path] of cases) {
       const res = await api.get(`/v1/summary?${query}`);
-      expect(res.status, query).toBe(400);
-      expect(res.body.error.details.map((d: any) => d.path), query).toContain(path);
+      expectStatus(res, 400, query);
+      expect(res.body.error.details?.map((d) => d.path), query).toContain(path);
     }
     const list = await api.get("/v1/candidates?status_since_gte=soon");
-    expect(list.status).toBe(400);
-    expect(list.body.error.details[0].path).toBe("status_since_gte");
+    expectStatus(list, 400);
+    expect(list.body.error.details?.[0].path).toBe("status_since_gte");
   });
 });
 
@@ -166,7 +173,7 @@ describe("list filters status_since_gte and status_since_lt", () => {
   it("round bounds finer than a millisecond up, as instants are whole milliseconds", async () => {
     const account = await createAccount();
     const alias = await candidate(account, "1");
-    const since = (await client(account).get(`/v1/candidates/${alias}`)).body.status_since as string; // ....sssZ
+    const since = okBody(await client(account).get(`/v1/candidates/${alias}`)).status_since as string; // ....sssZ
     const finer = since.replace("Z", "5Z"); // half a millisecond later
     expect(await listed(account, `status_since_lt=${finer}`)).toEqual([alias]);
     expect(await listed(account, `status_since_gte=${finer}`)).toEqual([]);
@@ -184,7 +191,7 @@ describe("list filters status_since_gte and status_since_lt", () => {
     const window = `status_since_gte=${iso(t0 + 1000)}&status_since_lt=${iso(t0 + 5000)}`;
     expect(await listed(account, window)).toEqual([aliases[4], aliases[3], aliases[2], aliases[1]]);
     expect(await listed(account, `status=OPEN&${window}&customer_uuid=odd`)).toEqual([aliases[3], aliases[1]]);
-    const page = (await client(account).get(`/v1/candidates?${window}&limit=3`)).body;
+    const page = okBody(await client(account).get(`/v1/candidates?${window}&limit=3`));
     expect(page.data).toHaveLength(3);
     expect(await listed(account, `${window}&after=${page.next_cursor}`)).toEqual([aliases[1]]);
   });

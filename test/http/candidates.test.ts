@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
-import { client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
+import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, okBody, type CreateCandidateBody } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
-const newCandidate = (over: Record<string, unknown> = {}) => ({
+const newCandidate = (over: Partial<CreateCandidateBody> = {}): CreateCandidateBody => ({
   customer_uuid: "cust-1",
   candidate_alias: freshAlias(),
   contract: contract(),
@@ -14,21 +14,21 @@ describe("POST /v1/candidates: where the contract comes from", () => {
   it("takes the contract inline (schema_id null)", async () => {
     const api = client(await createAccount());
     const res = await api.post("/v1/candidates", newCandidate());
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({ contract: contract(), schema_id: null, status: "OPEN", scheduled_outcome: null });
   });
 
   it("takes the contract from schema_id, as a snapshot that later schema changes do not touch", async () => {
     const api = client(await createAccount());
-    const schema = (await api.post("/v1/schemas", { contract: contract({ price: 7 }) })).body;
+    const schema = okBody(await api.post("/v1/schemas", { contract: contract({ price: 7 }) }));
     await api.post("/v1/schemas", { contract: contract({ price: 8 }) });
     const body = newCandidate({ contract: undefined, schema_id: schema.id });
     const res = await api.post("/v1/candidates", body);
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({ schema_id: schema.id, contract: contract({ price: 7 }) });
 
     await api.patch(`/v1/schemas/${schema.id}`, { contract: contract({ price: 1000 }) });
-    expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).body.contract.price).toBe(7);
+    expect(okBody(await api.get(`/v1/candidates/${body.candidate_alias}`)).contract.price).toBe(7);
     await api.delete(`/v1/schemas/${schema.id}`);
     const after = await api.get(`/v1/candidates/${body.candidate_alias}`);
     expect(after.body).toMatchObject({ schema_id: schema.id, contract: contract({ price: 7 }) });
@@ -37,9 +37,9 @@ describe("POST /v1/candidates: where the contract comes from", () => {
   it("takes the account's newest schema when the body names none", async () => {
     const api = client(await createAccount());
     await api.post("/v1/schemas", { contract: contract({ price: 1 }) });
-    const newest = (await api.post("/v1/schemas", { contract: contract({ price: 2 }) })).body;
+    const newest = okBody(await api.post("/v1/schemas", { contract: contract({ price: 2 }) }));
     const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: freshAlias() });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body).toMatchObject({ schema_id: newest.id, contract: { price: 2 } });
   });
 
@@ -47,7 +47,7 @@ describe("POST /v1/candidates: where the contract comes from", () => {
     const api = client(await createAccount());
     const alias = freshAlias();
     const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias });
-    expect(res.status).toBe(400);
+    expectStatus(res, 400);
     expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "schema_id", message: expect.any(String) }] });
     expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(404);
   });
@@ -55,11 +55,11 @@ describe("POST /v1/candidates: where the contract comes from", () => {
   it("answers 404 SCHEMA_NOT_FOUND for an unknown or another account's schema_id", async () => {
     const api = client(await createAccount());
     const other = client(await createAccount());
-    const foreign = (await other.post("/v1/schemas", { contract: contract() })).body.id;
+    const foreign = okBody(await other.post("/v1/schemas", { contract: contract() })).id;
     for (const schema_id of [uuidv7(), "nope", foreign]) {
       const body = newCandidate({ contract: undefined, schema_id });
       const res = await api.post("/v1/candidates", body);
-      expect(res.status).toBe(404);
+      expectStatus(res, 404);
       expect(res.body.error.code).toBe("SCHEMA_NOT_FOUND");
       expect((await api.get(`/v1/candidates/${body.candidate_alias}`)).status).toBe(404);
     }
@@ -67,10 +67,10 @@ describe("POST /v1/candidates: where the contract comes from", () => {
 
   it("refuses both schema_id and contract", async () => {
     const api = client(await createAccount());
-    const schema = (await api.post("/v1/schemas", { contract: contract() })).body;
+    const schema = okBody(await api.post("/v1/schemas", { contract: contract() }));
     const res = await api.post("/v1/candidates", newCandidate({ schema_id: schema.id }));
-    expect(res.status).toBe(400);
-    expect(res.body.error.details.map((d: any) => d.path)).toEqual(["contract"]);
+    expectStatus(res, 400);
+    expect(res.body.error.details?.map((d) => d.path)).toEqual(["contract"]);
   });
 });
 
@@ -87,10 +87,10 @@ describe("POST /v1/candidates: validation and aliases", () => {
     [{ contract: contract({ price: -5 }) }, "contract.price"],
   ])("rejects %o at %s", async (over, path) => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/candidates", newCandidate(over));
-    expect(res.status).toBe(400);
+    const res = await api.raw.post("/v1/candidates", { ...newCandidate(), ...over });
+    expectStatus(res, 400);
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
-    expect((await api.get("/v1/candidates")).body.data).toEqual([]);
+    expect(okBody(await api.get("/v1/candidates")).data).toEqual([]);
   });
 
   it("accepts aliases of exactly 8 and 255 characters, and any characters", async () => {
@@ -98,9 +98,9 @@ describe("POST /v1/candidates: validation and aliases", () => {
     const suffix = uuidv7().slice(-6);
     for (const alias of [`a8-${suffix}`.slice(0, 8), "y".repeat(240) + uuidv7().slice(-15), `ünï/cødé ${suffix}`]) {
       const res = await api.post("/v1/candidates", newCandidate({ candidate_alias: alias }));
-      expect(res.status, alias).toBe(201);
+      expectStatus(res, 201, alias);
       const read = await api.get(`/v1/candidates/${encodeURIComponent(alias)}`);
-      expect(read.status).toBe(200);
+      expectStatus(read, 200);
       expect(read.body.candidate_alias).toBe(alias);
     }
   });
@@ -112,11 +112,11 @@ describe("POST /v1/candidates: validation and aliases", () => {
     expect((await first.post("/v1/candidates", body)).status).toBe(201);
     for (const api of [first, second]) {
       const res = await api.post("/v1/candidates", { ...body, customer_uuid: "someone-else" });
-      expect(res.status).toBe(409);
+      expectStatus(res, 409);
       expect(res.body.error.code).toBe("CANDIDATE_ALIAS_TAKEN");
     }
-    expect((await first.get(`/v1/candidates/${body.candidate_alias}`)).body.customer_uuid).toBe("cust-1");
-    expect((await second.get("/v1/candidates")).body.data).toEqual([]);
+    expect(okBody(await first.get(`/v1/candidates/${body.candidate_alias}`)).customer_uuid).toBe("cust-1");
+    expect(okBody(await second.get("/v1/candidates")).data).toEqual([]);
   });
 
   it("creates exactly one candidate when many accounts race for one alias", async () => {
@@ -128,9 +128,9 @@ describe("POST /v1/candidates: validation and aliases", () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(11).fill(409)]);
     const winner = results.findIndex((r) => r.status === 201);
-    const listed = await Promise.all(apis.map(async (api) => (await api.get("/v1/candidates")).body.data.length));
+    const listed = await Promise.all(apis.map(async (api) => okBody(await api.get("/v1/candidates")).data.length));
     expect(listed.reduce((a, b) => a + b)).toBe(1);
-    expect((await apis[winner % 4].get(`/v1/candidates/${alias}`)).body.customer_uuid).toBe(`c${winner}`);
+    expect(okBody(await apis[winner % 4].get(`/v1/candidates/${alias}`)).customer_uuid).toBe(`c${winner}`);
   });
 });
 
@@ -138,12 +138,12 @@ describe("GET /v1/candidates/{alias}", () => {
   it("returns the candidate with its events, oldest first, value omitted when none was sent", async () => {
     const api = client(await createAccount());
     const body = newCandidate({ contract: contract({ fulfillment_condition: { event: "done" } }) });
-    const created = (await api.post("/v1/candidates", body)).body;
-    const e1 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: { a: [1, null] } })).body.event;
-    const e2 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: null })).body.event;
-    const e3 = (await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping" })).body.event;
+    const created = okBody(await api.post("/v1/candidates", body));
+    const e1 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: { a: [1, null] } })).event;
+    const e2 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: null })).event;
+    const e3 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping" })).event;
     const res = await api.get(`/v1/candidates/${body.candidate_alias}`);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       ...created,
       condition_progress: { fulfilled: false, leaves: [{ path: "fulfillment_condition", event: "done", satisfied: false, event_id: null, satisfied_at: null }] },
@@ -158,7 +158,7 @@ describe("GET /v1/candidates/{alias}", () => {
     expect((await api.get(`/v1/candidates/short`)).status).toBe(400);
     expect((await api.get(`/v1/candidates/${"x".repeat(256)}`)).status).toBe(400);
     const res = await api.get(`/v1/candidates/unknown-alias-1`);
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: "No candidate with alias 'unknown-alias-1' exists in this account." });
   });
 
@@ -169,7 +169,8 @@ describe("GET /v1/candidates/{alias}", () => {
     await owner.post("/v1/candidates", body);
     const foreign = await other.get(`/v1/candidates/${body.candidate_alias}`);
     const missing = await other.get(`/v1/candidates/${body.candidate_alias}-x`);
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
+    expectStatus(missing, 404);
     expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
     expect(foreign.body.error.message).toBe(missing.body.error.message.replace(`${body.candidate_alias}-x`, body.candidate_alias));
   });
@@ -186,13 +187,13 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     const alias = body.candidate_alias;
     await api.post("/v1/candidates", body);
     clock.advance(1000);
-    const signup = (await api.post("/v1/events", { candidate_alias: alias, type: "signup" })).body;
+    const signup = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "signup" }));
     expect(signup).toMatchObject({ event: { matched: true }, candidate: { status: "OPEN" } });
     clock.advance(1000);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 99 } }); // matches nothing
     await api.post("/v1/events", { candidate_alias: alias, type: "signup" }); // the leaf keeps its first event
     const met = (path: string, event: string, by: { id: string; received_at: string }) => ({ path, event, satisfied: true, event_id: by.id, satisfied_at: by.received_at });
-    const open = (await api.get(`/v1/candidates/${alias}`)).body;
+    const open = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(open.status).toBe("OPEN");
     expect(open.condition_progress).toEqual({
       fulfilled: false,
@@ -205,15 +206,17 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
 
     // The rest arrives in a batch: the first item meets the condition, the second comes too late.
     clock.advance(1000);
-    const batch = (await api.post("/v1/events/batch", { events: [{ candidate_alias: alias, type: "purchase", value: { total: 150 } }, { candidate_alias: alias, type: "referral" }] })).body;
+    const batch = okBody(await api.post("/v1/events/batch", { events: [{ candidate_alias: alias, type: "purchase", value: { total: 150 } }, { candidate_alias: alias, type: "referral" }] }));
     expect(batch.data.map((r: any) => r.event.matched)).toEqual([true, false]);
-    const pending = (await api.get(`/v1/candidates/${alias}`)).body;
+    const [purchase] = batch.data;
+    expectStatus(purchase, 201);
+    const pending = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(pending.status).toBe("PENDING");
     expect(pending.condition_progress).toEqual({
       fulfilled: true,
       leaves: [
         met("fulfillment_condition.all.0", "signup", signup.event),
-        met("fulfillment_condition.all.1.any.0", "purchase", batch.data[0].event),
+        met("fulfillment_condition.all.1.any.0", "purchase", purchase.event),
         unmet("fulfillment_condition.all.1.any.1", "referral"),
       ],
     });
@@ -226,14 +229,14 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     const alias = body.candidate_alias;
     await api.post("/v1/candidates", body);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 5 } });
-    const referral = (await api.post("/v1/events", { candidate_alias: alias, type: "referral" })).body.event;
-    const before = (await api.get(`/v1/candidates/${alias}`)).body.condition_progress;
+    const referral = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "referral" })).event;
+    const before = okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress;
     // As an object created by the previous version: no progress table, and a fresh instance.
     await inCandidate(alias, (instance, state) => {
       state.storage.sql.exec("DROP TABLE condition_progress");
       (instance as unknown as { state: undefined }).state = undefined;
     });
-    const after = (await api.get(`/v1/candidates/${alias}`)).body.condition_progress;
+    const after = okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress;
     expect(after).toEqual(before);
     expect(after.leaves[2]).toMatchObject({ satisfied: true, event_id: referral.id });
     // Found once, then stored.
@@ -247,7 +250,7 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
       state.storage.sql.exec("UPDATE candidate SET satisfied_mask = satisfied_mask | 2");
       (instance as unknown as { state: undefined }).state = undefined;
     });
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.status).toBe("OPEN");
     expect(read.condition_progress.fulfilled).toBe(false); // signup is still unmet
     expect(read.condition_progress.leaves[1]).toEqual({ path: "fulfillment_condition.all.1.any.0", event: "purchase", satisfied: true, event_id: null, satisfied_at: null });
@@ -274,11 +277,13 @@ describe("GET /v1/candidates", () => {
     let after: string | null = null;
     let pages = 0;
     do {
-      const res: any = await api.get(`/v1/candidates?limit=3${after ? `&after=${after}` : ""}`);
-      expect(res.status).toBe(200);
+      // Declared a string: the query depends on `after`, which depends on the answer.
+      const query: string = `limit=3${after ? `&after=${after}` : ""}`;
+      const res = await api.get(`/v1/candidates?${query}`);
+      expectStatus(res, 200);
       expect(res.body.data.length).toBeLessThanOrEqual(3);
       for (const c of res.body.data) expect(c).not.toHaveProperty("events");
-      seen.push(...res.body.data.map((c: any) => c.candidate_alias));
+      seen.push(...res.body.data.map((c) => c.candidate_alias));
       after = res.body.next_cursor;
       if (after) expect(after).toBe(res.body.data[2].id);
       pages++;
@@ -289,21 +294,21 @@ describe("GET /v1/candidates", () => {
 
   it("returns next_cursor null when the page is exactly the rest", async () => {
     const { api } = await seed(3);
-    const res = await api.get(`/v1/candidates?limit=3`);
-    expect(res.body.data).toHaveLength(3);
-    expect(res.body.next_cursor).toBeNull();
+    const page = okBody(await api.get(`/v1/candidates?limit=3`));
+    expect(page.data).toHaveLength(3);
+    expect(page.next_cursor).toBeNull();
   });
 
   it("defaults to 50 and filters by customer_uuid and status together", async () => {
     const { api, newestFirst } = await seed(6);
-    const all = await api.get(`/v1/candidates`);
-    expect(all.body.data).toHaveLength(6);
-    const odd = await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2`);
-    expect(odd.body.data.map((c: any) => c.candidate_alias)).toEqual([newestFirst[0], newestFirst[2]]);
-    const rest = await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2&after=${odd.body.next_cursor}`);
-    expect(rest.body.data.map((c: any) => c.candidate_alias)).toEqual([newestFirst[4]]);
-    expect(rest.body.next_cursor).toBeNull();
-    expect((await api.get(`/v1/candidates?status=CONFIRMED`)).body.data).toEqual([]);
+    const all = okBody(await api.get(`/v1/candidates`));
+    expect(all.data).toHaveLength(6);
+    const odd = okBody(await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2`));
+    expect(odd.data.map((c) => c.candidate_alias)).toEqual([newestFirst[0], newestFirst[2]]);
+    const rest = okBody(await api.get(`/v1/candidates?customer_uuid=odd&status=OPEN&limit=2&after=${odd.next_cursor}`));
+    expect(rest.data.map((c) => c.candidate_alias)).toEqual([newestFirst[4]]);
+    expect(rest.next_cursor).toBeNull();
+    expect(okBody(await api.get(`/v1/candidates?status=CONFIRMED`)).data).toEqual([]);
     expect((await api.get(`/v1/candidates?customer_uuid=nobody`)).body).toEqual({ data: [], next_cursor: null });
   });
 
@@ -320,17 +325,17 @@ describe("GET /v1/candidates", () => {
   ])("rejects the query %s at %s", async (query, path) => {
     const api = client(await createAccount());
     const res = await api.get(`/v1/candidates?${query}`);
-    expect(res.status).toBe(400);
-    expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
+    expectStatus(res, 400);
+    expect(res.body.error.details?.map((d) => d.path)).toContain(path);
   });
 
   it("rejects an `after` that is not one of the account's cursors", async () => {
     const { api } = await seed(1);
     const other = await seed(1);
-    const foreignCursor = (await other.api.get(`/v1/candidates`)).body.data[0].id;
+    const foreignCursor = okBody(await other.api.get(`/v1/candidates`)).data[0].id;
     for (const after of [uuidv7(), foreignCursor, "not-a-cursor-at-all"]) {
       const res = await api.get(`/v1/candidates?after=${after}`);
-      expect(res.status).toBe(400);
+      expectStatus(res, 400);
       expect(res.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
     }
   });
@@ -338,9 +343,9 @@ describe("GET /v1/candidates", () => {
   it("never lists another account's candidates", async () => {
     const a = await seed(2);
     const b = client(await createAccount());
-    expect((await b.get(`/v1/candidates`)).body.data).toEqual([]);
-    expect((await b.get(`/v1/candidates?customer_uuid=odd`)).body.data).toEqual([]);
-    expect((await a.api.get(`/v1/candidates`)).body.data).toHaveLength(2);
+    expect(okBody(await b.get(`/v1/candidates`)).data).toEqual([]);
+    expect(okBody(await b.get(`/v1/candidates?customer_uuid=odd`)).data).toEqual([]);
+    expect(okBody(await a.api.get(`/v1/candidates`)).data).toHaveLength(2);
   });
 });
 
@@ -357,9 +362,10 @@ describe("GET /v1/candidates?candidate_alias_prefix=", () => {
       const seen: string[] = [];
       let after: string | null = null;
       do {
-        const res: any = await api.get(`/v1/candidates?limit=2&${query}${after ? `&after=${after}` : ""}`);
-        expect(res.status, JSON.stringify(res.body)).toBe(200);
-        seen.push(...res.body.data.map((c: any) => c.candidate_alias));
+        const page: string = `limit=2&${query}${after ? `&after=${after}` : ""}`;
+        const res = await api.get(`/v1/candidates?${page}`);
+        expectStatus(res, 200, JSON.stringify(res.body));
+        seen.push(...res.body.data.map((c) => c.candidate_alias));
         after = res.body.next_cursor;
       } while (after);
       return seen;
@@ -374,10 +380,10 @@ describe("GET /v1/candidates?candidate_alias_prefix=", () => {
     expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=OPEN`)).toEqual(newestFirst(`${stem}-a`));
     expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=PENDING`)).toEqual([]);
     // Another account's candidate is never listed, whatever the prefix.
-    expect((await other.get(`/v1/candidates?candidate_alias_prefix=${encodeURIComponent(stem)}`)).body.data.map((c: any) => c.candidate_alias)).toEqual([`${stem}-a-other`]);
+    expect(okBody(await other.get(`/v1/candidates?candidate_alias_prefix=${encodeURIComponent(stem)}`)).data.map((c) => c.candidate_alias)).toEqual([`${stem}-a-other`]);
     // The export selects the same.
     const csv = await api.get(`/v1/candidates/export?candidate_alias_prefix=${encodeURIComponent(`${stem}-a_`)}`);
-    expect(csv.status).toBe(200);
+    expectStatus(csv, 200);
     expect(String(csv.body).trim().split("\n")).toHaveLength(2);
     expect(String(csv.body)).toContain(`${stem}-a_2`);
   });
@@ -386,7 +392,7 @@ describe("GET /v1/candidates?candidate_alias_prefix=", () => {
     const api = client(await createAccount());
     for (const prefix of ["", "x".repeat(256)]) {
       const res = await api.get(`/v1/candidates?candidate_alias_prefix=${prefix}`);
-      expect(res.status).toBe(400);
+      expectStatus(res, 400);
       expect(res.body.error.details).toEqual([{ path: "candidate_alias_prefix", message: expect.any(String) }]);
     }
   });
@@ -403,14 +409,14 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 });
     clock.advance(1000);
     const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: "FAILED", scheduled_outcome: "FAILED", status_since: new Date(clock.now()).toISOString() });
     expect(res.body).not.toHaveProperty("events");
     clock.advance(3_600_000);
-    expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("FAILED");
-    expect((await api.get(`/v1/candidates?status=FAILED`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).status).toBe("FAILED");
+    expect(okBody(await api.get(`/v1/candidates?status=FAILED`)).data.map((c) => c.candidate_alias)).toEqual([alias]);
     const again = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
-    expect(again.status).toBe(409);
+    expectStatus(again, 409);
     expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: `Candidate '${alias}' is FAILED: only an OPEN or PENDING candidate can be resolved.` });
   });
 
@@ -418,19 +424,19 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     const account = await createAccount();
     const api = client(account);
     const clock = useClock();
-    for (const outcome of ["FAILED", "CONFIRMED"]) {
+    for (const outcome of ["FAILED", "CONFIRMED"] as const) {
       const body = newCandidate();
       await api.post("/v1/candidates", body);
       clock.advance(1000);
       const now = new Date(clock.now()).toISOString();
       const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome });
-      expect(res.status).toBe(200);
+      expectStatus(res, 200);
       expect(res.body).toMatchObject({ status: outcome, status_since: now, scheduled_outcome: outcome, activity_ends_at: now, review_ends_at: now });
       const later = await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "purchase", value: 1000 });
       expect(later.body).toMatchObject({ event: { matched: false }, candidate: { status: outcome } });
-      const notes = (await api.get(`/v1/notifications?candidate_alias=${body.candidate_alias}`)).body.data;
-      expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause])).toEqual([[`candidate.${outcome.toLowerCase()}`, now, { kind: "resolved" }]]);
-      expect((await api.get(`/v1/candidates?status=${outcome}`)).body.data.map((c: any) => c.candidate_alias)).toContain(body.candidate_alias);
+      const notes = okBody(await api.get(`/v1/notifications?candidate_alias=${body.candidate_alias}`)).data;
+      expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([[`candidate.${outcome.toLowerCase()}`, now, { kind: "resolved" }]]);
+      expect(okBody(await api.get(`/v1/candidates?status=${outcome}`)).data.map((c) => c.candidate_alias)).toContain(body.candidate_alias);
     }
   });
 
@@ -441,12 +447,12 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     const body = newCandidate({ contract: contract({ activity_window: 1 }) });
     await owner.post("/v1/candidates", body);
     clock.advance(1000);
-    const bad = await owner.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "confirmed" });
-    expect(bad.status).toBe(400);
+    const bad = await owner.raw.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "confirmed" });
+    expectStatus(bad, 400);
     expect(bad.body.error.details[0].path).toBe("outcome");
     const foreign = await other.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome: "CONFIRMED" });
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
     expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
-    expect((await owner.get(`/v1/candidates/${body.candidate_alias}`)).body.status).toBe("PENDING");
+    expect(okBody(await owner.get(`/v1/candidates/${body.candidate_alias}`)).status).toBe("PENDING");
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
-import { client, contract, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
+import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/object";
 
@@ -10,7 +10,7 @@ async function candidate(over: Record<string, unknown> = {}) {
   const api = client(account);
   const alias = freshAlias();
   const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
-  expect(res.status).toBe(201);
+  expectStatus(res, 201);
   return { api, alias, account };
 }
 
@@ -19,7 +19,7 @@ describe("POST /v1/events", () => {
     const { api, alias } = await candidate();
     const clock = useClock();
     const res = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 50 });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(Object.keys(res.body).sort()).toEqual(["candidate", "event"]);
     expect(res.body.event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -41,15 +41,15 @@ describe("POST /v1/events", () => {
         ],
       },
     });
-    const send = (type: string, value: unknown) => api.post("/v1/events", { candidate_alias: alias, type, value });
-    expect((await send("order", { order: { total: 99.99 } })).body.event.matched).toBe(false);
+    const send = async (type: string, value: unknown) => okBody(await api.post("/v1/events", { candidate_alias: alias, type, value }));
+    expect((await send("order", { order: { total: 99.99 } })).event.matched).toBe(false);
     const order = await send("order", { order: { total: 100 } });
-    expect(order.body.event.matched).toBe(true);
-    expect(order.body.candidate.status).toBe("OPEN");
-    expect((await send("profile", { country: "FR", verified: "true" })).body.event.matched).toBe(false);
+    expect(order.event.matched).toBe(true);
+    expect(order.candidate.status).toBe("OPEN");
+    expect((await send("profile", { country: "FR", verified: "true" })).event.matched).toBe(false);
     const profile = await send("profile", { country: "FR", verified: true, age: 40 });
-    expect(profile.body.event.matched).toBe(true);
-    expect(profile.body.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
+    expect(profile.event.matched).toBe(true);
+    expect(profile.candidate).toMatchObject({ status: "PENDING", scheduled_outcome: "CONFIRMED" });
   });
 
   it.each([
@@ -62,8 +62,8 @@ describe("POST /v1/events", () => {
     [{ candidate_alias: "long-enough-alias", type: "x", value: "v".repeat(8 * 1024) }, "value"],
   ])("rejects %o at %s", async (body, path) => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/events", body);
-    expect(res.status).toBe(400);
+    const res = await api.raw.post("/v1/events", body);
+    expectStatus(res, 400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
   });
@@ -84,14 +84,14 @@ describe("POST /v1/events", () => {
           const res = await api.post("/v1/events", { candidate_alias: alias, ...event });
           // Compared as JSON carries it: -0 is 0 once serialised.
           if (value !== undefined) event.value = JSON.parse(JSON.stringify(value));
-          expect(res.status).toBe(201);
+          expectStatus(res, 201);
           expect(res.body.event).toEqual({ id: expect.any(String), ...event, received_at: iso(start + offsetMs), matched: false });
           sent.push(res.body.event);
         },
       ),
       { numRuns: 40 },
     );
-    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual(sent);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).events).toEqual(sent);
   });
 
   it("counts the 8 KiB of a value in UTF-8 bytes, accepting exactly 8 KiB", async () => {
@@ -102,17 +102,17 @@ describe("POST /v1/events", () => {
     expect((await send("é".repeat(4096))).status).toBe(400); // 4,098 characters, 8,194 bytes
     expect((await send("😀".repeat(2047) + "ab")).status).toBe(201); // 4 bytes per pair: 8,188 + 2 + quotes
     expect((await send("😀".repeat(2048))).status).toBe(400);
-    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toHaveLength(3);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).events).toHaveLength(3);
   });
 
   it("answers 404 for an unknown alias and for another account's candidate, recording nothing", async () => {
     const { api, alias } = await candidate();
     const other = client(await createAccount());
     const foreign = await other.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 1000 });
-    expect(foreign.status).toBe(404);
+    expectStatus(foreign, 404);
     expect(foreign.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: `No candidate with alias '${alias}' exists in this account.` });
     const unknown = await api.post("/v1/events", { candidate_alias: `${alias}-nope`, type: "purchase" });
-    expect(unknown.status).toBe(404);
+    expectStatus(unknown, 404);
     const read = await api.get(`/v1/candidates/${alias}`);
     expect(read.body).toMatchObject({ status: "OPEN", events: [] });
   });
@@ -123,14 +123,15 @@ describe("POST /v1/events", () => {
       Array.from({ length: 30 }, (_, i) => api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 + i })),
     );
     expect(results.every((r) => r.status === 201)).toBe(true);
-    expect(results.filter((r) => r.body.event.matched)).toHaveLength(1);
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    const events = results.map((r) => okBody(r).event);
+    expect(events.filter((e) => e.matched)).toHaveLength(1);
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.events).toHaveLength(30);
-    expect(new Set(read.events.map((e: any) => e.id)).size).toBe(30);
-    expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-    const winner = results.find((r) => r.body.event.matched)!.body.event;
+    expect(new Set(read.events.map((e) => e.id)).size).toBe(30);
+    expect(read.events.filter((e) => e.matched)).toHaveLength(1);
+    const winner = events.find((e) => e.matched)!;
     expect(read.status_since).toBe(winner.received_at);
-    expect(read.events.findIndex((e: any) => e.matched)).toBe(0);
+    expect(read.events.findIndex((e) => e.matched)).toBe(0);
   });
 
   it("reads the largest candidate there can be: 1,000 events of 8 KiB", async () => {
@@ -142,7 +143,7 @@ describe("POST /v1/events", () => {
       }
     });
     const read = await api.get(`/v1/candidates/${alias}`);
-    expect(read.status).toBe(200);
+    expectStatus(read, 200);
     expect(read.body.events).toHaveLength(MAX_EVENTS_PER_CANDIDATE);
     expect(read.body.events[999].value).toBe(JSON.parse(value));
   });
@@ -159,9 +160,9 @@ describe("POST /v1/events", () => {
     await evictDurableObject(stub);
     expect((await api.post("/v1/events", { candidate_alias: alias, type: "last" })).status).toBe(201);
     const over = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
-    expect(over.status).toBe(409);
+    expectStatus(over, 409);
     expect(over.body.error.code).toBe("EVENT_LIMIT_REACHED");
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.events).toHaveLength(MAX_EVENTS_PER_CANDIDATE);
     expect(read.status).toBe("OPEN");
   });

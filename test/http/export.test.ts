@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
 import { candidateIndexStatement } from "../../src/db/candidates";
 import type { CandidateRecord } from "../../src/candidate/record";
-import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 
 /** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
@@ -39,7 +39,7 @@ const exportCsv = (account: TestAccount, query = "") => call<string>("GET", `/v1
 
 async function rowsOf(account: TestAccount, query = "") {
   const res = await exportCsv(account, query);
-  expect(res.status, String(res.body).slice(0, 200)).toBe(200);
+  expectStatus(res, 200, String(res.body).slice(0, 200));
   const [header, ...rows] = parseCsv(res.body);
   return rows.map((row) => Object.fromEntries(header.map((name, i) => [name, row[i]])));
 }
@@ -56,7 +56,7 @@ describe("GET /v1/candidates/export", () => {
     const b = freshAlias("exp");
     await api.post("/v1/candidates", { customer_uuid: "c2", candidate_alias: b, contract: contract({ price: 49.5, review_window: 600 }) });
     clock.advance(1000);
-    const hit = await api.post("/v1/events", { candidate_alias: b, type: "purchase", value: 150 });
+    const hit = okBody(await api.post("/v1/events", { candidate_alias: b, type: "purchase", value: 150 }));
 
     const res = await exportCsv(account);
     expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
@@ -65,18 +65,18 @@ describe("GET /v1/candidates/export", () => {
       "candidate_alias,customer_uuid,status,status_since,scheduled_outcome,price,activity_ends_at,review_ends_at,created_at,schema_id,metadata",
     );
     const rows = await rowsOf(account);
-    const listed = (await api.get("/v1/candidates")).body.data;
-    expect(rows.map((r) => r.candidate_alias)).toEqual(listed.map((c: any) => c.candidate_alias));
+    const listed = okBody(await api.get("/v1/candidates")).data;
+    expect(rows.map((r) => r.candidate_alias)).toEqual(listed.map((c) => c.candidate_alias));
     expect(rows[0]).toEqual({
       candidate_alias: b,
       customer_uuid: "c2",
       status: "PENDING",
-      status_since: hit.body.candidate.status_since,
+      status_since: hit.candidate.status_since,
       scheduled_outcome: "CONFIRMED",
       price: "49.5",
-      activity_ends_at: hit.body.candidate.activity_ends_at,
-      review_ends_at: hit.body.candidate.review_ends_at,
-      created_at: hit.body.candidate.created_at,
+      activity_ends_at: hit.candidate.activity_ends_at,
+      review_ends_at: hit.candidate.review_ends_at,
+      created_at: hit.candidate.created_at,
       schema_id: "",
       metadata: "{}",
     });
@@ -94,14 +94,14 @@ describe("GET /v1/candidates/export", () => {
       made.push(alias);
     }
     await api.post("/v1/events", { candidate_alias: made[0], type: "purchase", value: 150 });
-    for (const query of ["?status=PENDING", "?customer_uuid=right", "?metadata[n]=1", "?metadata[n]=0&customer_uuid=left", "?status=OPEN&metadata[n]=0"]) {
-      const listed = (await api.get(`/v1/candidates${query}`)).body.data.map((c: any) => c.candidate_alias);
-      expect((await rowsOf(account, query)).map((r) => r.candidate_alias), query).toEqual(listed);
+    for (const query of ["status=PENDING", "customer_uuid=right", "metadata[n]=1", "metadata[n]=0&customer_uuid=left", "status=OPEN&metadata[n]=0"]) {
+      const listed = okBody(await api.get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
+      expect((await rowsOf(account, `?${query}`)).map((r) => r.candidate_alias), query).toEqual(listed);
       expect(listed.length, query).toBeGreaterThan(0);
     }
     for (const query of ["?status=open", "?limit=5", "?after=x", "?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z", "?metadata[]=x"]) {
       const res = await exportCsv(account, query);
-      expect(res.status, query).toBe(400);
+      expectStatus(res, 400, query);
       expect((res.body as any).error.code, query).toBe("VALIDATION_ERROR");
     }
     // Another account's candidates are never in it.

@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { call, client, contract, createAccount, freshAlias, inCandidate, type TestAccount, dbOf } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, inCandidate, okBody, type TestAccount, dbOf } from "../support/api";
 import { ERROR_CODES } from "../../src/errors/codes";
 
 let victim: TestAccount;
@@ -17,16 +17,16 @@ let notificationId: string;
 beforeAll(async () => {
   victim = await createAccount();
   const api = client(victim);
-  schemaId = (await api.post("/v1/schemas", { contract: contract() })).body.id;
+  schemaId = okBody(await api.post("/v1/schemas", { contract: contract() })).id;
   alias = freshAlias();
   await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: alias });
   await api.post("/v1/events", { candidate_alias: alias, type: "ping", value: { a: 1 } });
   // An endpoint nobody answers at, and a notification of another candidate to resend.
-  endpointId = (await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hostile", enabled_events: ["candidate.failed"] })).body.id;
+  endpointId = okBody(await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hostile", enabled_events: ["candidate.failed"] })).id;
   const notified = freshAlias();
   await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: notified, contract: contract({ review_window: 0 }) });
   await api.post("/v1/events", { candidate_alias: notified, type: "purchase", value: 500 });
-  notificationId = (await api.get("/v1/notifications")).body.data[0].id;
+  notificationId = okBody(await api.get("/v1/notifications")).data[0].id;
 });
 
 /**
@@ -270,7 +270,7 @@ describe("hostile input on every endpoint", () => {
         const headers = { Authorization: authorization, "CF-Connecting-IP": `198.51.100.${++client % 250}-${client}` };
         const res = await call("GET", "/v1/schemas", { headers });
         expectDocumentedResponse(res);
-        expect(res.status).toBe(401);
+        expectStatus(res, 401);
       }),
       { numRuns: 100 },
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env } from "cloudflare:test";
 import worker from "../../src/index";
-import { call, client, contract, createAccount, freshAlias, type TestAccount, dbOf } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";
 import { gate, firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { candidateHasNoResult, holderDied, holderRevived, inKeyStore } from "../support/key-store";
@@ -11,13 +11,13 @@ const post = (account: TestAccount, path: string, json: unknown, key?: string) =
   call("POST", path, { token: account.token, json, headers: key ? { "Idempotency-Key": key } : {} });
 
 const eventCount = async (account: TestAccount, alias: string) =>
-  (await client(account).get(`/v1/candidates/${alias}`)).body.events.length;
+  okBody(await client(account).get(`/v1/candidates/${alias}`)).events.length;
 
 async function withCandidate(over: Record<string, unknown> = {}) {
   const account = await createAccount();
   const alias = freshAlias();
   const res = await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
-  expect(res.status).toBe(201);
+  expectStatus(res, 201);
   return { account, alias };
 }
 
@@ -45,9 +45,9 @@ describe("Idempotency-Key", () => {
       expect(again.headers.get("Request-Id")).not.toBe(first.headers.get("Request-Id"));
     }
     const api = client(account);
-    expect((await api.get("/v1/schemas")).body.data).toHaveLength(1);
-    expect((await api.get("/v1/candidates")).body.data).toHaveLength(1);
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    expect(okBody(await api.get("/v1/schemas")).data).toHaveLength(1);
+    expect(okBody(await api.get("/v1/candidates")).data).toHaveLength(1);
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.events).toHaveLength(1);
     expect(read.status).toBe("FAILED");
   });
@@ -57,12 +57,12 @@ describe("Idempotency-Key", () => {
     const k = key();
     expect((await post(account, "/v1/events", { candidate_alias: alias, type: "a" }, k)).status).toBe(201);
     const otherBody = await post(account, "/v1/events", { candidate_alias: alias, type: "b" }, k);
-    expect(otherBody.status).toBe(409);
+    expectStatus(otherBody, 409);
     expect(otherBody.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     const otherPath = await post(account, "/v1/schemas", { contract: contract() }, k);
     expect(otherPath.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(await eventCount(account, alias)).toBe(1);
-    expect((await client(account).get("/v1/schemas")).body.data).toEqual([]);
+    expect(okBody(await client(account).get("/v1/schemas")).data).toEqual([]);
   });
 
   it("refuses a key used on one candidate for another: 409 IDEMPOTENCY_KEY_REUSED, even once the first's hold lapsed", async () => {
@@ -73,14 +73,14 @@ describe("Idempotency-Key", () => {
     for (const died of [false, true]) {
       const k = key();
       const first = await post(account, "/v1/events", { candidate_alias: alias, type: "a" }, k);
-      expect(first.status).toBe(201);
+      expectStatus(first, 201);
       if (died) {
         // The first request died before recording its response, and its lock has lapsed.
         await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() - 1, k));
         clock.advance(1000);
       }
       const elsewhere = await post(account, "/v1/events", { candidate_alias: other, type: "a" }, k);
-      expect(elsewhere.status, `died: ${died}`).toBe(409);
+      expectStatus(elsewhere, 409, `died: ${died}`);
       expect(elsewhere.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
       const again = await post(account, "/v1/events", { candidate_alias: alias, type: "a" }, k);
       expect(again.body).toEqual(first.body);
@@ -106,7 +106,7 @@ describe("Idempotency-Key", () => {
     const k = key();
     const first = await post(a, "/v1/schemas", { contract: contract() }, k);
     const second = await post(b, "/v1/schemas", { contract: contract() }, k);
-    expect(second.status).toBe(201);
+    expectStatus(second, 201);
     expect(second.headers.get("Idempotent-Replayed")).toBeNull();
     expect(second.body.id).not.toBe(first.body.id);
     expect(second.body.user_id).toBe(b.id);
@@ -116,9 +116,9 @@ describe("Idempotency-Key", () => {
     const { account, alias } = await withCandidate();
     const k = key();
     const bad = await post(account, "/v1/events", { candidate_alias: alias, type: "" }, k);
-    expect(bad.status).toBe(400);
+    expectStatus(bad, 400);
     const good = await post(account, "/v1/events", { candidate_alias: alias, type: "ok" }, k);
-    expect(good.status).toBe(201);
+    expectStatus(good, 201);
     expect(good.headers.get("Idempotent-Replayed")).toBeNull();
   });
 
@@ -130,7 +130,7 @@ describe("Idempotency-Key", () => {
     expect((await post(account, "/v1/events", body, k)).status).toBe(404);
     await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     const again = await post(account, "/v1/events", body, k);
-    expect(again.status).toBe(404);
+    expectStatus(again, 404);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await eventCount(account, alias)).toBe(0);
   });
@@ -159,7 +159,7 @@ describe("Idempotency-Key", () => {
     await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() + 20_000, k));
     await candidateHasNoResult(alias, k);
     const res = await post(account, "/v1/events", body, k);
-    expect(res.status).toBe(409);
+    expectStatus(res, 409);
     expect(res.body.error.code).toBe("IDEMPOTENCY_KEY_IN_USE");
     // When to retry: by then the first has completed, or its hold has lapsed.
     expect(res.headers.get("Retry-After")).toBe("20");
@@ -226,7 +226,7 @@ describe("Idempotency-Key", () => {
         expect(res.body.error.code, path).toBe("IDEMPOTENCY_KEY_IN_USE");
         expect(res.headers.get("Retry-After"), path).toBe("20");
       }
-      const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+      const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
       expect(read.events).toHaveLength(0);
       expect(read.status).toBe("OPEN");
       expect((await client(account).get(`/v1/candidates/${fresh}`)).status).toBe(404);
@@ -250,7 +250,7 @@ describe("Idempotency-Key", () => {
       expect(retry.status).toBe(first.status);
       expect(retry.body).toEqual(first.body);
     }
-    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     expect(read.events).toHaveLength(1);
     expect(read.status).toBe("CONFIRMED");
   });
@@ -271,14 +271,14 @@ describe("Idempotency-Key", () => {
       await holderRevived(account.id, k);
       errors.mockRestore();
     }
-    expect(first.status).toBe(500);
+    expectStatus(first, 500);
     clock.advance(31_000); // past the lock: a retry may take the key over
     const retry = await post(account, "/v1/schemas", body, k);
-    expect(retry.status).toBe(201);
+    expectStatus(retry, 201);
     const again = await post(account, "/v1/schemas", body, k);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
-    expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
+    expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 
   it("creates a schema once when a request that failed after making it freed its key", async () => {
@@ -288,14 +288,14 @@ describe("Idempotency-Key", () => {
     // D1 made the schema but its answer was lost: the request fails (500), and a 500 frees the key.
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => post(account, "/v1/schemas", body, k)).finally(() => errors.mockRestore());
-    expect(first.status).toBe(500);
+    expectStatus(first, 500);
     // The key is claimed anew, and the schema's answer, stored with it, is what the retry gets.
     const retry = await post(account, "/v1/schemas", body, k);
-    expect(retry.status).toBe(201);
+    expectStatus(retry, 201);
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
-    expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
+    expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id)).toEqual([retry.body.id]);
     const other = await post(account, "/v1/schemas", { contract: contract({ price: 9 }) }, k);
-    expect(other.status).toBe(409);
+    expectStatus(other, 409);
     expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
   });
 
@@ -328,15 +328,15 @@ describe("Idempotency-Key", () => {
         },
       );
       const [maker, other] = first === "the slow holder" ? [slow, retry] : [retry, slow];
-      expect(maker.status, first).toBe(201);
+      expectStatus(maker, 201, first);
       expect(maker.headers.get("Idempotent-Replayed"), first).toBeNull();
-      expect(other.status, first).toBe(201);
+      expectStatus(other, 201, first);
       expect(other.headers.get("Idempotent-Replayed"), first).toBe("true");
       expect(other.body, first).toEqual(maker.body);
       const again = await post(account, "/v1/schemas", body, k);
       expect(again.headers.get("Idempotent-Replayed"), first).toBe("true");
       expect(again.body, first).toEqual(maker.body);
-      expect((await client(account).get("/v1/schemas")).body.data.map((s: any) => s.id), first).toEqual([maker.body.id]);
+      expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id), first).toEqual([maker.body.id]);
     }
   });
 
@@ -350,7 +350,7 @@ describe("Idempotency-Key", () => {
     expect((await post(account, "/v1/events", body, k)).headers.get("Idempotent-Replayed")).toBe("true");
     clock.advance(2000);
     const later = await post(account, "/v1/events", body, k);
-    expect(later.status).toBe(201);
+    expectStatus(later, 201);
     expect(later.headers.get("Idempotent-Replayed")).toBeNull();
     expect(await eventCount(account, alias)).toBe(2);
   });
@@ -359,12 +359,12 @@ describe("Idempotency-Key", () => {
     const account = await createAccount();
     for (const k of ["", "k".repeat(256)]) {
       const res = await call("POST", "/v1/schemas", { token: account.token, json: { contract: contract() }, headers: { "Idempotency-Key": k } });
-      expect(res.status).toBe(400);
+      expectStatus(res, 400);
       expect(res.body.error.details).toEqual([{ path: "Idempotency-Key", message: expect.any(String) }]);
     }
-    expect((await client(account).get("/v1/schemas")).body.data).toEqual([]);
+    expect(okBody(await client(account).get("/v1/schemas")).data).toEqual([]);
     const longest = await post(account, "/v1/schemas", { contract: contract() }, "k".repeat(255));
-    expect(longest.status).toBe(201);
+    expectStatus(longest, 201);
   });
 
   it("purges the answers of keyed D1 changes older than 24 hours from the hourly cron", async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
-import { call, client, createAccount, freshAlias, objectOf, type TestAccount } from "../support/api";
+import { call, client, createAccount, expectStatus, freshAlias, objectOf, okBody, type TestAccount } from "../support/api";
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
 
@@ -19,12 +19,12 @@ async function candidateWith(account: TestAccount, fulfillmentCondition: string)
   const raw = `{"customer_uuid":"c","candidate_alias":"${alias}","contract":{"price":1,"activity_window":3600,
     "review_window":60,"timeout_outcome":"fail","fulfillment_condition":${fulfillmentCondition}}}`;
   const res = await postRaw(account, "/v1/candidates", raw);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201, JSON.stringify(res.body));
   return alias;
 }
 
 const expectRefusedAt = (res: { status: number; body: any }, path: string) => {
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
+  expectStatus(res, 400, JSON.stringify(res.body));
   expect(res.body.error.code).toBe("VALIDATION_ERROR");
   expect(res.body.error.details).toContainEqual({ path, message: expect.stringMatching(/finite number/) });
 };
@@ -42,15 +42,15 @@ describe("numbers JSON.parse cannot hold", () => {
     ];
     for (const [path, raw, at] of cases) expectRefusedAt(await postRaw(account, path, raw), at);
     const api = client(account);
-    expect((await api.get("/v1/schemas")).body.data).toEqual([]);
-    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+    expect(okBody(await api.get("/v1/schemas")).data).toEqual([]);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).events).toEqual([]);
   });
 
   it("keep the largest and smallest finite numbers exactly", async () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e","match":{"n":1.7976931348623157e308}}`);
     const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"n":1.7976931348623157E308,"m":5e-324}}`);
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.event).toMatchObject({ value: { n: 1.7976931348623157e308, m: 5e-324 }, matched: true });
   });
 });
@@ -69,19 +69,19 @@ describe("numbers a 64-bit float cannot hold exactly, and duplicate keys", () =>
     ];
     for (const [raw, path, message] of cases) {
       const res = await postRaw(account, "/v1/events", raw);
-      expect(res.status, raw).toBe(400);
+      expectStatus(res, 400, raw);
       expect(res.body.error.details).toContainEqual({ path, message: expect.stringMatching(message) });
     }
     const schema = await postRaw(account, "/v1/schemas", `{"contract":{"price":1e999,"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`);
     expect(schema.body.error.details.map((d: any) => d.path).sort()).toEqual(["contract.price", "contract.price"]);
-    expect((await client(account).get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+    expect(okBody(await client(account).get(`/v1/candidates/${alias}`)).events).toEqual([]);
   });
 
   it("keep what a float holds, in any notation", async () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e"}`);
     const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":[1.0,1E2,-0,0.1,9007199254740992,1.5e-10]}`);
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expect(res.body.event.value).toEqual([1, 100, 0, 0.1, 9007199254740992, 1.5e-10]);
   });
 });
@@ -120,7 +120,7 @@ describe("keys that name JavaScript internals", () => {
     const raw = `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail",
       "fulfillment_condition":{"event":"e","match":{"__proto__":{"x":1},"toString":"s","prototype":[]}}}}`;
     const created = await postRaw(account, "/v1/schemas", raw);
-    expect(created.status).toBe(201);
+    expectStatus(created, 201);
     const match = `{"__proto__":{"x":1},"toString":"s","prototype":[]}`;
     expect(JSON.stringify(created.body.contract.fulfillment_condition.match)).toBe(match);
     const listed = await call("GET", "/v1/schemas", { token: account.token });
@@ -134,14 +134,14 @@ describe("Idempotency-Key and key order", () => {
     const alias = await candidateWith(account, `{"event":"e"}`);
     const headers = { "Idempotency-Key": `k-${crypto.randomUUID()}` };
     const first = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":1,"d":2}]}}`, headers);
-    expect(first.status).toBe(201);
+    expectStatus(first, 201);
     const again = await postRaw(account, "/v1/events", `{"value":{"b":[{"d":2,"c":1}],"a":1.0},"type":"x","candidate_alias":"${alias}"}`, headers);
-    expect(again.status).toBe(201);
+    expectStatus(again, 201);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
     const other = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":2,"d":1}]}}`, headers);
-    expect(other.status).toBe(409);
-    expect((await client(account).get(`/v1/candidates/${alias}`)).body.events).toHaveLength(1);
+    expectStatus(other, 409);
+    expect(okBody(await client(account).get(`/v1/candidates/${alias}`)).events).toHaveLength(1);
   });
 });
 
@@ -216,11 +216,11 @@ describe("random JSON with edge keys and numbers", () => {
       fc.asyncProperty(doc, async (value) => {
         const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"t","value":${value.text}}`);
         if (!value.keepable) {
-          expect(res.status).toBe(400);
+          expectStatus(res, 400);
           expect(res.body.error.code).toBe("VALIDATION_ERROR");
           return;
         }
-        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expectStatus(res, 201, JSON.stringify(res.body));
         expect(jsonEqual(res.body.event.value, value.value), `${value.text} came back as ${JSON.stringify(res.body.event.value)}`).toBe(true);
         const read = await call("GET", `/v1/candidates/${alias}`, { token: account.token });
         const stored = read.body.events.find((e: any) => e.id === res.body.event.id);
@@ -236,10 +236,10 @@ describe("random JSON with edge keys and numbers", () => {
       fc.asyncProperty(doc, async (value) => {
         const res = await postRaw(account, "/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"k":${value.text}}}}}`);
         if (!value.keepable) {
-          expect(res.status).toBe(400);
+          expectStatus(res, 400);
           return;
         }
-        expect(res.status).toBe(201);
+        expectStatus(res, 201);
         const read = await call("GET", `/v1/schemas/${res.body.id}`, { token: account.token });
         expect(jsonEqual(read.body.contract.fulfillment_condition.match.k, value.value), value.text).toBe(true);
       }),
@@ -258,7 +258,7 @@ describe("random JSON with edge keys and numbers", () => {
         if (evict) await evictDurableObject(objectOf(alias));
         const send = (v: Doc) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"k":${v.text}}}`);
         const res = await send(actual);
-        expect(res.status).toBe(201);
+        expectStatus(res, 201);
         const equal = jsonEqual(expected.value, actual.value);
         expect(res.body.event.matched, `${expected.text} vs ${actual.text}`).toBe(equal);
         // The expected value itself always matches.

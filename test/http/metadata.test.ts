@@ -3,33 +3,35 @@
  * shown in every candidate view and notification, and filtered on by the list.
  */
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type Contract, type Schemas, type TestAccount } from "../support/api";
 
-async function create(account: TestAccount, metadata?: unknown, over: Record<string, unknown> = {}) {
+type Metadata = Schemas["CreateCandidateBody"]["metadata"];
+
+async function create(account: TestAccount, metadata?: Metadata, over: Partial<Contract> = {}) {
   const alias = freshAlias("meta");
   const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over), ...(metadata === undefined ? {} : { metadata }) });
   return { alias, res };
 }
 
-const list = async (account: TestAccount, query: string) => call("GET", `/v1/candidates?${query}`, { token: account.token });
-const aliases = (res: { body: any }) => res.body.data.map((c: any) => c.candidate_alias);
+const list = async (account: TestAccount, query: string) => client(account).get(`/v1/candidates?${query}`);
+const aliases = (res: Awaited<ReturnType<typeof list>>) => okBody(res).data.map((c) => c.candidate_alias);
 
 describe("candidate metadata", () => {
   it("is set at creation and shown in every view: create, read, list, event answers and notifications", async () => {
     const account = await createAccount();
     const { alias, res } = await create(account, JSON.parse('{"order_id":"ord_1","note":"","__proto__":"plain data"}'), { review_window: 0 });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     // "" at creation is a key not set; __proto__ is a key like any other.
     expect(res.body.metadata).toEqual(JSON.parse('{"order_id":"ord_1","__proto__":"plain data"}'));
     const api = client(account);
-    expect((await api.get(`/v1/candidates/${alias}`)).body.metadata).toEqual(res.body.metadata);
-    expect((await api.get("/v1/candidates")).body.data.find((c: any) => c.candidate_alias === alias).metadata).toEqual(res.body.metadata);
-    const hit = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
-    expect(hit.body.candidate.metadata).toEqual(res.body.metadata);
-    const [notification] = (await api.get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).metadata).toEqual(res.body.metadata);
+    expect(okBody(await api.get("/v1/candidates")).data.find((c) => c.candidate_alias === alias)!.metadata).toEqual(res.body.metadata);
+    const hit = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
+    expect(hit.candidate.metadata).toEqual(res.body.metadata);
+    const [notification] = okBody(await api.get(`/v1/notifications?candidate_alias=${alias}`)).data;
     expect(notification.data.candidate.metadata).toEqual(res.body.metadata);
     // Without metadata: {}.
-    expect((await create(account)).res.body.metadata).toEqual({});
+    expect(okBody((await create(account)).res).metadata).toEqual({});
   });
 
   it("is merged by PATCH: keys added, changed, and removed by \"\"; the contract never changes", async () => {
@@ -37,15 +39,15 @@ describe("candidate metadata", () => {
     const { alias, res } = await create(account, { a: "1", b: "2" });
     const api = client(account);
     const patched = await api.patch(`/v1/candidates/${alias}`, { metadata: { b: "two", c: "3", a: "" } });
-    expect(patched.status).toBe(200);
+    expectStatus(patched, 200);
     expect(patched.body).toEqual({ ...res.body, metadata: { b: "two", c: "3" } });
-    expect((await api.get(`/v1/candidates/${alias}`)).body.metadata).toEqual({ b: "two", c: "3" });
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).metadata).toEqual({ b: "two", c: "3" });
     // The list reads its own write, on the new value and not the old one.
     expect(aliases(await list(account, "metadata[b]=two"))).toEqual([alias]);
     expect(aliases(await list(account, "metadata[b]=2"))).toEqual([]);
     expect(aliases(await list(account, "metadata[a]=1"))).toEqual([]);
     // A change that changes nothing answers the candidate as it is.
-    expect((await api.patch(`/v1/candidates/${alias}`, { metadata: { zzz: "" } })).body.metadata).toEqual({ b: "two", c: "3" });
+    expect(okBody(await api.patch(`/v1/candidates/${alias}`, { metadata: { zzz: "" } })).metadata).toEqual({ b: "two", c: "3" });
     expect((await api.patch(`/v1/candidates/${alias}`, { metadata: {} })).status).toBe(200);
   });
 
@@ -65,29 +67,30 @@ describe("candidate metadata", () => {
       [["v"], "metadata"],
     ];
     for (const [metadata, path] of refused) {
-      const { alias, res } = await create(account, metadata);
-      expect(res.status, JSON.stringify(metadata).slice(0, 60)).toBe(400);
+      const alias = freshAlias("meta");
+      const res = await client(account).raw.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(), metadata });
+      expectStatus(res, 400, JSON.stringify(metadata).slice(0, 60));
       expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(metadata).slice(0, 60)).toContain(path);
       expect((await client(account).get(`/v1/candidates/${alias}`)).status).toBe(404);
     }
     const { alias } = await create(account, fifty);
     const api = client(account);
     for (const [metadata, path] of refused) {
-      const res = await api.patch(`/v1/candidates/${alias}`, { metadata });
-      expect(res.status).toBe(400);
+      const res = await api.raw.patch(`/v1/candidates/${alias}`, { metadata });
+      expectStatus(res, 400);
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
     // Merged past 50 keys: refused whole.
     const over = await api.patch(`/v1/candidates/${alias}`, { metadata: { k0: "changed", extra: "v" } });
-    expect(over.status).toBe(400);
+    expectStatus(over, 400);
     expect(over.body.error.details).toEqual([{ path: "metadata", message: expect.stringContaining("51 keys") }]);
     // Replacing one key while removing another keeps 50: accepted.
     expect((await api.patch(`/v1/candidates/${alias}`, { metadata: { k0: "", extra: "v" } })).status).toBe(200);
     for (const body of [{}, { metadata: { a: "b" }, contract: contract() }, { customer_uuid: "other" }]) {
-      const res = await api.patch(`/v1/candidates/${alias}`, body);
-      expect(res.status, JSON.stringify(body)).toBe(400);
+      const res = await api.raw.patch(`/v1/candidates/${alias}`, body);
+      expectStatus(res, 400, JSON.stringify(body));
     }
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(Object.keys(read.metadata)).toHaveLength(50);
     expect(read.metadata.extra).toBe("v");
   });
@@ -97,9 +100,9 @@ describe("candidate metadata", () => {
     const { alias } = await create(owner, { a: "1" });
     const intruder = client(await createAccount());
     const res = await intruder.patch(`/v1/candidates/${alias}`, { metadata: { a: "2" } });
-    expect(res.status).toBe(404);
+    expectStatus(res, 404);
     expect(res.body.error.code).toBe("CANDIDATE_NOT_FOUND");
-    expect((await client(owner).get(`/v1/candidates/${alias}`)).body.metadata).toEqual({ a: "1" });
+    expect(okBody(await client(owner).get(`/v1/candidates/${alias}`)).metadata).toEqual({ a: "1" });
     expect(aliases(await list(await createAccount(), "metadata[a]=1"))).toEqual([]);
   });
 
@@ -121,9 +124,11 @@ describe("candidate metadata", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await list(account, `metadata[batch]=b1&limit=3${cursor ? `&after=${cursor}` : ""}`);
-      seen.push(...aliases(res));
-      cursor = res.body.next_cursor;
+      // Declared a string: the query depends on `cursor`, which depends on the answer.
+      const query: string = `metadata[batch]=b1&limit=3${cursor ? `&after=${cursor}` : ""}`;
+      const page = okBody(await list(account, query));
+      seen.push(...page.data.map((c) => c.candidate_alias));
+      cursor = page.next_cursor;
     } while (cursor);
     expect(seen).toEqual(newestFirst);
     // Keys and values are matched exactly, encoded as a query needs them.
@@ -146,8 +151,8 @@ describe("candidate metadata", () => {
     ];
     for (const [query, path] of refused) {
       const res = await list(account, query);
-      expect(res.status, query).toBe(400);
-      expect(res.body.error.details.map((d: any) => d.path), query).toContain(path);
+      expectStatus(res, 400, query);
+      expect(res.body.error.details?.map((d) => d.path), query).toContain(path);
     }
   });
 });
@@ -157,11 +162,11 @@ describe("status_since ranges", () => {
     const account = await createAccount();
     for (const path of ["/v1/candidates", "/v1/summary"]) {
       const res = await call("GET", `${path}?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z`, { token: account.token });
-      expect(res.status, path).toBe(400);
+      expectStatus(res, 400, path);
       expect(res.body.error.details, path).toEqual([{ path: "status_since_lt", message: expect.stringContaining("status_since_gte") }]);
     }
     // An empty range written as one instant is no mistake: nothing is in it.
     const same = await list(account, "status_since_gte=2026-11-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");
-    expect(same.status).toBe(200);
+    expectStatus(same, 200);
   });
 });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { client, createAccount, freshAlias, inCandidate, objectOf } from "../support/api";
+import { client, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody, type Schemas } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -182,15 +182,15 @@ describe("the service against a reference model", () => {
           candidate_alias: alias,
           contract: { price: Number(price), activity_window: activity, review_window: review, fulfillment_condition: condition, timeout_outcome: timeout },
         });
-        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        expectStatus(created, 201, JSON.stringify(created.body));
         const model = new Reference(clock.now(), activity * 1000, review * 1000, timeout, condition);
 
         const check = async () => {
           const expected = model.at(clock.now());
-          const single = (await api.get(`/v1/candidates/${alias}`)).body;
+          const single = okBody(await api.get(`/v1/candidates/${alias}`));
           expect(single).toMatchObject(expected);
           expect(single.condition_progress).toEqual(model.progress());
-          const listed = (await api.get(`/v1/candidates?status=${expected.status}`)).body.data;
+          const listed = okBody(await api.get(`/v1/candidates?status=${expected.status}`)).data;
           expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
           const { events: _events, condition_progress: _progress, ...withoutEvents } = single;
           expect(listed[0]).toEqual(withoutEvents);
@@ -199,19 +199,20 @@ describe("the service against a reference model", () => {
           // and a status_since range finds it exactly at its instant, not a millisecond off.
           const since = Date.parse(expected.status_since);
           const inRange = `status_since_gte=${iso(since)}&status_since_lt=${iso(since + 1)}`;
-          const summary = (await api.get("/v1/summary")).body;
-          const ranged = (await api.get(`/v1/summary?${inRange}`)).body;
-          for (const status of ["OPEN", "PENDING", "CONFIRMED", "FAILED"]) {
+          // The totals (no group_by): one of the two shapes the document gives the answer.
+          const summary = okBody(await api.get("/v1/summary")) as Schemas["Summary"];
+          const ranged = okBody(await api.get(`/v1/summary?${inRange}`)) as Schemas["Summary"];
+          for (const status of ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const) {
             const here = status === expected.status;
             expect(summary[status], status).toMatchObject({ count: here ? 1 : 0, amount: here ? amount : "0" });
             expect(ranged[status].count, status).toBe(here ? 1 : 0);
           }
           const scheduled = expected.status === "PENDING" && expected.scheduled_outcome === "CONFIRMED";
           expect(summary.PENDING.scheduled_confirmed).toEqual({ count: scheduled ? 1 : 0, amount: scheduled ? amount : "0" });
-          const inRangeList = (await api.get(`/v1/candidates?status=${expected.status}&${inRange}`)).body.data;
+          const inRangeList = okBody(await api.get(`/v1/candidates?status=${expected.status}&${inRange}`)).data;
           expect(inRangeList.map((c: any) => c.candidate_alias)).toEqual([alias]);
-          expect((await api.get(`/v1/candidates?status_since_gte=${iso(since + 1)}`)).body.data).toEqual([]);
-          expect((await api.get(`/v1/candidates?status_since_lt=${iso(since)}`)).body.data).toEqual([]);
+          expect(okBody(await api.get(`/v1/candidates?status_since_gte=${iso(since + 1)}`)).data).toEqual([]);
+          expect(okBody(await api.get(`/v1/candidates?status_since_lt=${iso(since)}`)).data).toEqual([]);
         };
 
         for (const s of steps) {
@@ -221,7 +222,7 @@ describe("the service against a reference model", () => {
             const matched = model.wouldMatch(e);
             model.events.push(e);
             const res = await api.post("/v1/events", { candidate_alias: alias, type: s.type, ...(e.hasValue ? { value: s.value } : {}) });
-            expect(res.status).toBe(201);
+            expectStatus(res, 201);
             expect(res.body.event.matched).toBe(matched);
             Object.assign(e, { id: res.body.event.id, matched });
             expect(res.body.candidate).toMatchObject(model.at(clock.now()));
@@ -236,9 +237,9 @@ describe("the service against a reference model", () => {
             });
             const items = s.events.map((e) => ({ candidate_alias: alias, type: e.type, ...(e.value !== undefined ? { value: e.value } : {}) }));
             const res = await api.post("/v1/events/batch", { events: items });
-            expect(res.status).toBe(200);
+            expectStatus(res, 200);
             res.body.data.forEach((r: any, i: number) => {
-              expect(r.status).toBe(201);
+              expectStatus(r, 201);
               expect(r.event.matched).toBe(expected[i].matched);
               expect(r.candidate).toMatchObject(expected[i].candidate);
               Object.assign(expected[i].e, { id: r.event.id, matched: expected[i].matched });

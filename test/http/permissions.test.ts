@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { addKey, call, client, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
+import { addKey, call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount } from "../support/api";
 import { PERMISSIONS, type Permission } from "../../src/domain/permissions";
 import { accountDatabases, shardDb } from "../../src/shards";
 
@@ -26,13 +26,13 @@ const operations: Operation[] = Object.entries(doc.paths).flatMap(([path, ops]: 
  * seen to change nothing). A collection not listed here gets the parameter's documented example.
  */
 const fixtures: Record<string, (account: TestAccount) => Promise<string>> = {
-  "/v1/schemas/{id}": async (account) => (await client(account).post("/v1/schemas", { contract: contract() })).body.id,
+  "/v1/schemas/{id}": async (account) => okBody(await client(account).post("/v1/schemas", { contract: contract() })).id,
   "/v1/candidates/{candidate_alias}": async (account) => {
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     return alias;
   },
-  "/v1/webhook_endpoints/{id}": async (account) => (await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hooks" })).body.id,
+  "/v1/webhook_endpoints/{id}": async (account) => okBody(await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hooks" })).id,
   "/v1/api_keys/{id}": async (account) => (await addKey(account, { permissions: ["schemas:read"] })).tokenId,
 };
 
@@ -97,7 +97,7 @@ describe.each(operations)("$method $path", (operation) => {
     const key = await addKey(account, { permissions: others });
     const before = await accountState(account.id);
     const res = await send(key.token, method, target, bodyOf(op), method === "POST" ? { "Idempotency-Key": crypto.randomUUID() } : {});
-    expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(403);
+    expectStatus(res, 403, `${name}: ${JSON.stringify(res.body)}`);
     expect(res.body.error).toMatchObject({ type: "permission_error", code: "PERMISSION_DENIED", status: 403 });
     expect(res.body.error.message).toBe(`This API key lacks \`${permission}\`, which ${name} needs.`);
     expect(await accountState(account.id)).toEqual(before);

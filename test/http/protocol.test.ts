@@ -1,6 +1,6 @@
 /** The HTTP surface shared by every endpoint: routing, bodies, the error shape, docs and OpenAPI. */
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, okBody } from "../support/api";
 import { env } from "cloudflare:test";
 import { ERROR_CODES } from "../../src/errors/codes";
 import { createApp } from "../../src/app";
@@ -88,12 +88,12 @@ describe("request bodies", () => {
       expectError(res, 400, "INVALID_JSON");
       expect(res.body.error.message).toContain("UTF-8");
     }
-    expect((await client(account).get("/v1/schemas")).body.data).toEqual([]);
+    expect(okBody(await client(account).get("/v1/schemas")).data).toEqual([]);
   });
 
   it("takes an optional body left out however it arrives: none, an empty stream, or empty JSON; anything else is judged", async () => {
     const account = await createAccount();
-    const hook = (await client(account).post("/v1/webhook_endpoints", { url: "https://example.com/hooks" })).body;
+    const hook = okBody(await client(account).post("/v1/webhook_endpoints", { url: "https://example.com/hooks" }));
     const rotate = (options: { headers?: Record<string, string>; raw?: BodyInit }) =>
       call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, ...options });
     const emptyStream = () => new ReadableStream({ start: (controller) => controller.close() });
@@ -104,7 +104,7 @@ describe("request bodies", () => {
       ["{}", { headers: { "Content-Type": "application/json" }, raw: "{}" }],
     ] as const) {
       const res = await rotate(options);
-      expect(res.status, label).toBe(200);
+      expectStatus(res, 200, label);
       expect(res.body.secret, label).toMatch(/^whsec_/);
     }
     expectError(await rotate({ raw: "{}" }), 415, "UNSUPPORTED_MEDIA_TYPE");
@@ -118,7 +118,7 @@ describe("request bodies", () => {
     expectError(await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
     expectError(await call("POST", "/v1/schemas", { token, raw: body }), 415, "UNSUPPORTED_MEDIA_TYPE");
     const ok = await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "application/json; charset=utf-8" } });
-    expect(ok.status).toBe(201);
+    expectStatus(ok, 201);
   });
 
   it("rejects a body over 64 KiB with 413, by declared length and by streamed length", async () => {
@@ -169,12 +169,12 @@ describe("request bodies", () => {
       expectError(res, 400, "VALIDATION_ERROR");
       expect(res.body.error.details[0].path).toBe(path);
     }
-    expect((await api.get(`/v1/candidates/${alias}`)).body.events).toEqual([]);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).events).toEqual([]);
   });
 
   it("lists every validation problem with a dotted path, unknown fields at their own path", async () => {
     const api = client(await createAccount());
-    const res = await api.post("/v1/schemas", {
+    const res = await api.raw.post("/v1/schemas", {
       contract: {
         price: -1,
         activity_window: 0,
@@ -203,7 +203,7 @@ describe("request bodies", () => {
 describe("docs and OpenAPI", () => {
   it("points doc_url at the configured DOCS_URL", async () => {
     const res = await createApp().request("/v1/schemas", {}, { ...env, DOCS_URL: "https://docs.example.com/ccs/" });
-    expect(res.status).toBe(401);
+    expectStatus(res, 401);
     const body: any = await res.json();
     expect(body.error.doc_url).toBe("https://docs.example.com/ccs/errors/MISSING_API_TOKEN");
   });
@@ -211,7 +211,7 @@ describe("docs and OpenAPI", () => {
   it("serves a documentation page for every error code, linked from doc_url, its markup rendered", async () => {
     for (const code of Object.keys(ERROR_CODES)) {
       const res = await call("GET", `/docs/errors/${code}`);
-      expect(res.status, code).toBe(200);
+      expectStatus(res, 200, code);
       expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
       expect(res.body).toContain(`<h1>${code}</h1>`);
       expect(res.body).not.toContain("`"); // code spans are rendered, not shown as Markdown
@@ -226,19 +226,19 @@ describe("docs and OpenAPI", () => {
 
   it("serves the interactive API reference at /docs, its script from this Worker's own assets", async () => {
     const res = await call("GET", "/docs");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
     expect(res.body).toContain('<script src="/docs/scalar.js"');
     expect(res.body).toContain("/v1/openapi.json");
     expect(res.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost)[^"' ]*\.(js|css)/); // nothing from a CDN
     const script = await env.ASSETS.fetch("https://api.test/docs/scalar.js");
-    expect(script.status).toBe(200);
+    expectStatus(script, 200);
     expect((await script.text()).length).toBeGreaterThan(1_000_000);
   });
 
   it("serves an OpenAPI 3.1 document without auth, covering every endpoint and its errors", async () => {
     const res = await call("GET", "/v1/openapi.json");
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     const doc = res.body;
     expect(doc.openapi).toBe("3.1.0");
     const operations = Object.entries(doc.paths).flatMap(([path, ops]: [string, any]) =>

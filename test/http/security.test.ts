@@ -5,18 +5,18 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
-import { call, client, contract, createAccount, freshAlias, type ApiResponse, type TestAccount, dbOf } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type ApiResponse, type TestAccount, dbOf } from "../support/api";
 
 async function ownerWithData() {
   const owner = await createAccount();
   const api = client(owner);
-  const schema = (await api.post("/v1/schemas", { contract: contract({ activity_window: 1 }) })).body;
+  const schema = okBody(await api.post("/v1/schemas", { contract: contract({ activity_window: 1 }) }));
   const alias = freshAlias("owned");
-  const created = (await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id })).body;
+  const created = okBody(await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id }));
   // An endpoint that refuses deliveries (so its log has attempts), then a transition to notify.
-  const endpoint = (await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/owner-hooks", enabled_events: ["candidate.failed"] })).body;
+  const endpoint = okBody(await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/owner-hooks", enabled_events: ["candidate.failed"] }));
   await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }); // now PENDING
-  const notification = (await api.get("/v1/notifications")).body.data[0];
+  const notification = okBody(await api.get("/v1/notifications")).data[0];
   return { owner, schemaId: schema.id as string, alias, cursor: created.id as string, endpointId: endpoint.id as string, notificationId: notification.id as string };
 }
 
@@ -44,11 +44,11 @@ describe("another account's resources", () => {
     const { owner, schemaId, alias, cursor, endpointId, notificationId } = await ownerWithData();
     const before = await snapshot(owner, alias, endpointId);
     const intruder = await createAccount();
-    const intruderEndpoint = (await client(intruder).post("/v1/webhook_endpoints", { url: "https://example.com/intruder" })).body.id;
+    const intruderEndpoint = okBody(await client(intruder).post("/v1/webhook_endpoints", { url: "https://example.com/intruder" })).id;
     const intruderAlias = freshAlias("intruder");
     await client(intruder).post("/v1/candidates", { customer_uuid: "i", candidate_alias: intruderAlias, contract: contract({ review_window: 0 }) });
     await client(intruder).post("/v1/events", { candidate_alias: intruderAlias, type: "purchase", value: 500 });
-    const intruderNotification = (await client(intruder).get("/v1/notifications")).body.data[0].id;
+    const intruderNotification = okBody(await client(intruder).get("/v1/notifications")).data[0].id;
     const missingSchema = uuidv7();
     const missingAlias = freshAlias("missing");
     const missingCursor = uuidv7();
@@ -107,7 +107,7 @@ describe("another account's resources", () => {
       token: intruder.token,
       json: { customer_uuid: "x", candidate_alias: alias, contract: contract() },
     });
-    expect(taken.status).toBe(409);
+    expectStatus(taken, 409);
     expect(taken.body.error.code).toBe("CANDIDATE_ALIAS_TAKEN");
     expect(JSON.stringify(taken.body)).not.toContain("owner-customer");
 
@@ -150,7 +150,7 @@ describe("secrets and internals", () => {
     await dbOf(account).exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
     try {
       const failed = await call("GET", "/v1/schemas", { token: account.token });
-      expect(failed.status).toBe(500);
+      expectStatus(failed, 500);
       expect(failed.body.error).toMatchObject({ code: "INTERNAL_ERROR", type: "api_error" });
       responses.push(failed);
     } finally {

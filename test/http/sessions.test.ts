@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env, SELF } from "cloudflare:test";
-import { addKey, call, client, contract, createAccount, type ApiResponse, type TestAccount, dbOf } from "../support/api";
+import { addKey, call, client, contract, createAccount, expectStatus, okBody, type ApiResponse, type TestAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { PERMISSIONS } from "../../src/domain/permissions";
@@ -51,7 +51,7 @@ function cookieOf(res: ApiResponse) {
 /** Signs in and answers the cookie to send (`__Host-ccs_session=...`). */
 async function session(json: unknown) {
   const res = await signIn(json);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expectStatus(res, 201, JSON.stringify(res.body));
   return cookieOf(res).pair;
 }
 
@@ -68,15 +68,15 @@ const lastSeen = async (cookie: string) =>
 describe("sign-in with a one-time link", () => {
   it("signs in once, for the link's account, with full access; the cookie then reaches /v1", async () => {
     const account = await createAccount();
-    const schema = (await client(account).post("/v1/schemas", { contract: contract() })).body;
+    const schema = okBody(await client(account).post("/v1/schemas", { contract: contract() }));
     const code = await linkCode(account);
 
     const res = await signIn({ code });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expectStatus(res, 201, JSON.stringify(res.body));
     expect(res.body).toMatchObject({ account_id: account.id, signed_in_with: "sign_in_link", api_key: null, permissions: [...PERMISSIONS] });
     const cookie = cookieOf(res).pair;
     const listed = await withCookie(cookie, "GET", "/v1/schemas");
-    expect(listed.status).toBe(200);
+    expectStatus(listed, 200);
     expect(listed.body.data.map((s: { id: string }) => s.id)).toEqual([schema.id]);
     // What the browser read with its cookie is kept by no cache, and not sniffed as another type.
     expect(listed.headers.get("Cache-Control")).toBe("private, no-store");
@@ -116,7 +116,7 @@ describe("sign-in with a pasted API key", () => {
     const account = await createAccount();
     const events = await addKey(account, { name: "Checkout events", permissions: ["events:write"] });
     const res = await signIn({ key: events.token });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expectStatus(res, 201, JSON.stringify(res.body));
     expect(res.body).toMatchObject({
       account_id: account.id,
       signed_in_with: "api_key",
@@ -152,7 +152,7 @@ describe("sign-in with a pasted API key", () => {
     const attempts = await Promise.all(
       Array.from({ length: limit }, (_, i) => signIn(i % 2 ? { key: unknownKey() } : { code: `${"C".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}` })),
     );
-    for (const res of attempts) expect(res.status).toBe(401);
+    for (const res of attempts) expectStatus(res, 401);
     const over = await signIn({ key: unknownKey() });
     expect(expectError(over, 429, "RATE_LIMITED").type).toBe("rate_limit_error");
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
@@ -187,12 +187,12 @@ describe("the session cookie", () => {
       headers: { "Content-Type": "application/json", Origin: "http://api.test", "CF-Connecting-IP": address },
       body: JSON.stringify({ code: await linkCode(account) }),
     });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     const { pair, name, attributes } = cookieOf({ status: res.status, headers: res.headers, body: await res.text() });
     expect(name).toBe("ccs_session");
     expect(attributes.sort()).toEqual(["HttpOnly", "Max-Age=604800", "Path=/", "SameSite=Strict"]);
     const overHttp = await SELF.fetch("http://api.test/v1/schemas", { headers: { Cookie: pair } });
-    expect(overHttp.status).toBe(200);
+    expectStatus(overHttp, 200);
     // A cookie set over plain http never authenticates on https, where only __Host- is read.
     expectError(await withCookie(pair, "GET", "/v1/schemas"), 401, "MISSING_API_TOKEN");
   });
@@ -221,7 +221,7 @@ describe("the session cookie", () => {
 
   it("answers another account's ids as not found, as its keys do", async () => {
     const [mine, theirs] = [await createAccount(), await createAccount()];
-    const schema = (await client(theirs).post("/v1/schemas", { contract: contract() })).body;
+    const schema = okBody(await client(theirs).post("/v1/schemas", { contract: contract() }));
     const cookie = await session({ code: await linkCode(mine) });
     expectError(await withCookie(cookie, "GET", `/v1/schemas/${schema.id}`), 404, "SCHEMA_NOT_FOUND");
     expectError(await withCookie(cookie, "DELETE", `/v1/schemas/${schema.id}`), 404, "SCHEMA_NOT_FOUND");
@@ -258,7 +258,7 @@ describe("cross-site requests", () => {
     // ...reads need no check, and a bearer key is never refused for its origin.
     expect((await withCookie(cookie, "GET", "/v1/schemas", { headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } })).status).toBe(200);
     const bearer = await call("POST", "/v1/schemas", { token: account.token, json: body, headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } });
-    expect(bearer.status).toBe(201);
+    expectStatus(bearer, 201);
     expect(await schemaCount(account)).toBe(3);
   });
 
@@ -280,7 +280,7 @@ describe("the session's end", () => {
     const cookie = await session({ code: await linkCode(account) });
     expect((await withCookie(cookie, "GET", "/v1/schemas")).status).toBe(200);
     const out = await withCookie(cookie, "DELETE", "/dashboard/session");
-    expect(out.status).toBe(204);
+    expectStatus(out, 204);
     expect(cookieOf(out)).toMatchObject({ name: "__Host-ccs_session", value: "" });
     expect(cookieOf(out).attributes).toContain("Max-Age=0");
     const row = await env.DB.prepare(`SELECT revoked_at FROM sessions WHERE account_id = ?`).bind(account.id).first<number | null>("revoked_at");
@@ -369,7 +369,7 @@ describe("the session's end", () => {
     const account = await createAccount();
     const first = await session({ code: await linkCode(account) });
     const res = await signIn({ code: await linkCode(account) }, { Cookie: first });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     expectError(await withCookie(first, "GET", "/v1/schemas"), 401, "INVALID_SESSION");
     expect((await withCookie(cookieOf(res).pair, "GET", "/v1/schemas")).status).toBe(200);
   });
@@ -415,7 +415,7 @@ describe("GET /dashboard/session", () => {
     const clock = useClock();
     const res = await signIn({ code: await linkCode(account) });
     const shown = await withCookie(cookieOf(res).pair, "GET", "/dashboard/session");
-    expect(shown.status).toBe(200);
+    expectStatus(shown, 200);
     expect(shown.body).toEqual({
       account_id: account.id,
       account_name: "test",

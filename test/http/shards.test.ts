@@ -12,7 +12,7 @@ import { SWEEP_CRON } from "../../src/notifications/sweep";
 import { chooseShard } from "../../src/db/accounts";
 import { accountDatabases, shardDb, shardNames, UnknownShardError, type ShardName } from "../../src/shards";
 import type { NotificationMessage } from "../../src/notifications/fanout";
-import { call, client, contract, createAccount, createLegacyAccount, freshAlias, inCandidate, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, createLegacyAccount, expectStatus, freshAlias, inCandidate, okBody, type Schemas, type TestAccount } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { attempts, endpoint, handOff, received, runAttempts, waitForReceived } from "../support/webhooks";
 
@@ -52,7 +52,7 @@ async function populate(account: TestAccount, prices: string[]): Promise<Populat
   const post = (path: string, json: unknown) => call("POST", path, { token: account.token, json, headers: { "Idempotency-Key": crypto.randomUUID() } });
   const hook = await endpoint(account);
   const schema = await post("/v1/schemas", { contract: contract() });
-  expect(schema.status).toBe(201);
+  expectStatus(schema, 201);
   const aliases: string[] = [];
   for (const price of prices) {
     const alias = freshAlias("shard");
@@ -124,7 +124,7 @@ describe("placing accounts", () => {
     const res = await call("GET", "/v1/schemas", { token: broken.token });
     const logged = errors.mock.calls.flat().map(String).join("\n");
     errors.mockRestore();
-    expect(res.status).toBe(500);
+    expectStatus(res, 500);
     expect(res.body.error.code).toBe("INTERNAL_ERROR");
     expect(logged).toMatch(/"ASSETS" is no shard of this Worker/);
   });
@@ -132,14 +132,16 @@ describe("placing accounts", () => {
 
 describe("two accounts on two shards", () => {
   it("each see exactly their own lists, summaries, feed and deliveries, all kept on their own shard", async () => {
-    const aliasesOf = async (account: TestAccount, query = "") => (await client(account).get(`/v1/candidates${query}`)).body.data.map((c: any) => c.candidate_alias);
+    const aliasesOf = async (account: TestAccount, query?: string) =>
+      okBody(await client(account).get(query === undefined ? "/v1/candidates" : `/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
     expect(await aliasesOf(a)).toEqual([...ofA.aliases].reverse());
     expect(await aliasesOf(b)).toEqual([...ofB.aliases].reverse());
-    expect(await aliasesOf(a, "?status=PENDING")).toEqual([ofA.aliases[0]]);
-    expect(await aliasesOf(b, "?status=CONFIRMED")).toEqual([ofB.aliases[1]]);
+    expect(await aliasesOf(a, "status=PENDING")).toEqual([ofA.aliases[0]]);
+    expect(await aliasesOf(b, "status=CONFIRMED")).toEqual([ofB.aliases[1]]);
 
     const summary = async (account: TestAccount) => {
-      const { as_of: _asOf, ...rest } = (await client(account).get("/v1/summary")).body;
+      // The totals (no group_by): one of the two shapes the document gives the answer.
+      const { as_of: _asOf, ...rest } = okBody(await client(account).get("/v1/summary")) as Schemas["Summary"];
       return rest;
     };
     const none = { count: 0, amount: "0" };
@@ -164,7 +166,7 @@ describe("two accounts on two shards", () => {
     const csv = (await call("GET", "/v1/candidates/export", { token: b.token })).body as string;
     expect(csv.trim().split("\r\n").slice(1).map((line) => line.split(",")[0])).toEqual([...ofB.aliases].reverse());
 
-    const feed = async (account: TestAccount) => (await client(account).get("/v1/notifications")).body.data.map((n: any) => [n.type, n.data.candidate.candidate_alias]);
+    const feed = async (account: TestAccount) => okBody(await client(account).get("/v1/notifications")).data.map((n: any) => [n.type, n.data.candidate.candidate_alias]);
     expect(await feed(a)).toEqual([["candidate.pending", ofA.aliases[0]], ["candidate.confirmed", ofA.aliases[1]]]);
     expect(await feed(b)).toEqual([["candidate.pending", ofB.aliases[0]], ["candidate.confirmed", ofB.aliases[1]]]);
 
@@ -179,12 +181,12 @@ describe("two accounts on two shards", () => {
   });
 
   it("never reach each other's data by its ids", async () => {
-    const [feedOfA] = (await client(a).get("/v1/notifications")).body.data;
+    const [feedOfA] = okBody(await client(a).get("/v1/notifications")).data;
     expect((await client(b).get(`/v1/schemas/${ofA.schemaId}`)).status).toBe(404);
     expect((await client(b).get(`/v1/notifications/${feedOfA.id}`)).status).toBe(404);
     expect((await client(b).get(`/v1/webhook_endpoints/${ofA.hook.id}/deliveries`)).status).toBe(404);
     expect((await client(b).get(`/v1/candidates/${ofA.aliases[0]}`)).status).toBe(404);
-    expect((await client(b).get(`/v1/candidates?after=${(await client(a).get("/v1/candidates")).body.data[0].id}`)).status).toBe(400);
+    expect((await client(b).get(`/v1/candidates?after=${okBody(await client(a).get("/v1/candidates")).data[0].id}`)).status).toBe(400);
   });
 });
 
@@ -202,7 +204,7 @@ describe("the crons and queues on every shard", () => {
     clock.set(t0 + 60_000 + 45_000);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     for (const account of [a, b]) {
-      const feed = (await client(account).get(`/v1/notifications?candidate_alias=${due[account.id]}`)).body.data;
+      const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${due[account.id]}`)).data;
       expect(feed.map((n: any) => [n.type, n.timestamp])).toEqual([["candidate.pending", iso(t0 + 60_000)]]);
       const indexed = await shardDb(env, account.shard).prepare(`SELECT settled_status FROM candidates WHERE alias = ?`).bind(due[account.id]).first();
       expect(indexed).toEqual({ settled_status: "PENDING" });
@@ -210,7 +212,7 @@ describe("the crons and queues on every shard", () => {
   });
 
   it("a notification message naming the second shard is fanned out there", async () => {
-    const [pending] = (await client(b).get("/v1/notifications")).body.data;
+    const [pending] = okBody(await client(b).get("/v1/notifications")).data;
     const deliveriesOf = async () => (await received(ofB.hook.name)).filter((r) => r.headers["webhook-id"] === pending.id).length;
     const before = await deliveriesOf();
     await env.NOTIFICATIONS.send({ id: pending.id, account_id: b.id, type: "candidate.pending", shard: "SHARD_1" } satisfies NotificationMessage);
@@ -228,7 +230,7 @@ describe("the crons and queues on every shard", () => {
     // An account from before shards keeps its keyed changes' answers on the primary.
     const legacy = await createLegacyAccount();
     const keyed = await call("POST", "/v1/schemas", { token: legacy.token, json: { contract: contract() }, headers: { "Idempotency-Key": crypto.randomUUID() } });
-    expect(keyed.status).toBe(201);
+    expectStatus(keyed, 201);
     const clock = useClock(Date.now() + 31 * DAY);
     for (const account of [a, b]) {
       const before = await old(account, clock.now());
@@ -253,8 +255,8 @@ describe("an account from before shards", () => {
     await call("POST", "/v1/schemas", { token: legacy.token, json: { contract: contract() }, headers: { "Idempotency-Key": crypto.randomUUID() } });
     await client(legacy).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias });
     await call("POST", "/v1/events", { token: legacy.token, json: { candidate_alias: alias, type: "purchase", value: 150 }, headers: { "Idempotency-Key": crypto.randomUUID() } });
-    expect((await client(legacy).get("/v1/candidates?status=PENDING")).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
-    expect((await client(legacy).get("/v1/summary")).body.PENDING).toEqual({ count: 1, amount: "10", scheduled_confirmed: { count: 1, amount: "10" } });
+    expect(okBody(await client(legacy).get("/v1/candidates?status=PENDING")).data.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    expect((okBody(await client(legacy).get("/v1/summary")) as Schemas["Summary"]).PENDING).toEqual({ count: 1, amount: "10", scheduled_confirmed: { count: 1, amount: "10" } });
     await waitForReceived(hook.name, 1);
     await logged(legacy, hook.id, 1);
     await expectDataOnItsShard(legacy);
@@ -272,8 +274,8 @@ describe("an account from before shards", () => {
       instance.state = undefined; // read again from storage
     });
     await client(legacy).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
-    expect((await client(legacy).get("/v1/candidates?status=PENDING")).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
-    const [pending] = (await client(legacy).get("/v1/notifications")).body.data;
+    expect(okBody(await client(legacy).get("/v1/candidates?status=PENDING")).data.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    const [pending] = okBody(await client(legacy).get("/v1/notifications")).data;
     await waitForReceived(hook.name, 1);
 
     // A notification message queued before shards: no shard, fanned out from the primary.

@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
-import { client, createAccount, dbOf } from "../support/api";
+import { client, createAccount, dbOf, expectStatus, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/shared/examples";
 import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
@@ -42,7 +42,7 @@ describe("deliveries", () => {
     ]);
     expect(log[0].delivery_id).toBe(log[1].delivery_id);
     expect(log[1].error).toBe("answered 500, not a 2xx");
-    expect(Date.parse(log[1].next_attempt_at)).toBeGreaterThan(Date.parse(log[1].attempted_at));
+    expect(Date.parse(log[1].next_attempt_at!)).toBeGreaterThan(Date.parse(log[1].attempted_at));
     expect(log[0].next_attempt_at).toBeNull();
   });
 
@@ -61,12 +61,12 @@ describe("deliveries", () => {
         expect(latest.next_attempt_at).toBeNull();
         break;
       }
-      const delay = (Date.parse(latest.next_attempt_at) - Date.parse(latest.attempted_at) - latest.duration_ms) / 1000;
+      const delay = (Date.parse(latest.next_attempt_at!) - Date.parse(latest.attempted_at) - latest.duration_ms!) / 1000;
       expect(delay).toBeGreaterThanOrEqual(schedule[attempt - 1]);
       expect(delay).toBeLessThanOrEqual(Math.ceil(schedule[attempt - 1] * 1.1));
       await runAttempts(hook.id); // not due yet: nothing
       expect(await received(hook.name)).toHaveLength(attempt);
-      clock.set(Date.parse(latest.next_attempt_at));
+      clock.set(Date.parse(latest.next_attempt_at!));
     }
     clock.advance(DAY);
     await runAttempts(hook.id);
@@ -79,7 +79,7 @@ describe("deliveries", () => {
     await pendingCandidate(account);
     await waitForReceived(hook.name, 1);
     const state = await vi.waitUntil(async () => {
-      const e = (await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body;
+      const e = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
       return e.status === "disabled" && e;
     });
     expect(state.status).toBe("disabled");
@@ -99,10 +99,10 @@ describe("deliveries", () => {
     clock.advance(5 * DAY - 60_000);
     await runAttempts(hook.id);
     expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 2, status: "failed", next_attempt_at: expect.any(String) });
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
     clock.advance(120_000);
     await runAttempts(hook.id);
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("disabled");
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("disabled");
     expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 3, status: "failed", next_attempt_at: null, error: expect.stringMatching(/5 days/) });
     // Enabling it again starts a new streak.
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
@@ -120,7 +120,7 @@ describe("deliveries", () => {
     const [pending] = await attempts(account, hook.id);
     expect(pending).toMatchObject({ attempt: 1, status: "pending", response_status: null, error: null, duration_ms: null, next_attempt_at: null });
     const [timedOut] = await vi.waitUntil(async () => {
-      const log = await attempts(account, hook.id, `?notification_id=${notification.id}&status=failed`);
+      const log = await attempts(account, hook.id, `notification_id=${notification.id}&status=failed`);
       return log.length > 0 && log;
     }, { timeout: 5000, interval: 100 });
     expect(timedOut).toMatchObject({ id: pending.id, attempt: 1, response_status: null, error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s`, next_attempt_at: expect.any(String) });
@@ -155,7 +155,7 @@ describe("deliveries", () => {
     // The hanging ones were attempted all the same, each timed out on its own and logged.
     for (const hook of hanging) {
       const log = await vi.waitUntil(async () => {
-        const rows = await attempts(busy, hook.id, "?status=failed");
+        const rows = await attempts(busy, hook.id, "status=failed");
         return rows.some((a: any) => a.attempt === 1) && rows;
       }, { timeout: 8000, interval: 100 });
       expect(log.find((a: any) => a.attempt === 1)).toMatchObject({ response_status: null, error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s` });
@@ -258,30 +258,30 @@ describe("resends", () => {
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] }); // not the pending type
     const { notification } = await pendingCandidate(account);
     const res = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(res.status).toBe(202);
+    expectStatus(res, 202);
     expect(res.body).toEqual({ delivery_id: expect.any(String), notification_id: notification.id, webhook_endpoint_id: hook.id });
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(new Webhook(hook.secret).verify(delivery.body, delivery.headers)).toEqual(notification);
     const [attempt] = await vi.waitUntil(async () => {
-      const log = await attempts(account, hook.id, "?status=succeeded");
+      const log = await attempts(account, hook.id, "status=succeeded");
       return log.length > 0 && log;
     });
     expect(attempt).toMatchObject({ delivery_id: res.body.delivery_id, notification_id: notification.id, attempt: 1 });
 
     const other = await createAccount();
     const theirs = await endpoint(other);
-    const cases: [string, unknown, string][] = [
+    const cases: [string, { webhook_endpoint_id: string }, string][] = [
       [notification.id, { webhook_endpoint_id: theirs.id }, "WEBHOOK_ENDPOINT_NOT_FOUND"],
       ["ntf_missing", { webhook_endpoint_id: hook.id }, "NOTIFICATION_NOT_FOUND"],
     ];
     for (const [id, body, code] of cases) {
       const refused = await client(account).post(`/v1/notifications/${id}/resend`, body);
-      expect(refused.status).toBe(404);
+      expectStatus(refused, 404);
       expect(refused.body.error.code).toBe(code);
     }
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
     const disabled = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
-    expect(disabled.status).toBe(409);
+    expectStatus(disabled, 409);
     expect(disabled.body.error.code).toBe("INVALID_STATE");
   });
 });
@@ -304,16 +304,16 @@ describe("the delivery log", () => {
       [first.id, 2, "succeeded"],
       [first.id, 1, "failed"],
     ]);
-    expect(shape(await attempts(account, hook.id, `?notification_id=${first.id}`))).toEqual([
+    expect(shape(await attempts(account, hook.id, `notification_id=${first.id}`))).toEqual([
       [first.id, 2, "succeeded"],
       [first.id, 1, "failed"],
     ]);
-    expect(shape(await attempts(account, hook.id, "?status=failed"))).toEqual([[first.id, 1, "failed"]]);
-    expect(shape(await attempts(account, hook.id, "?status=succeeded&limit=1"))).toEqual([[second.id, 1, "succeeded"]]);
-    const next = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=succeeded&limit=1&after=${log[0].id}`);
-    expect(shape(next.body.data)).toEqual([[first.id, 2, "succeeded"]]);
-    expect(await attempts(account, hook.id, `?notification_id=${second.id}&status=failed`)).toEqual([]);
-    expect(await attempts(account, hook.id, "?notification_id=ntf_unknown")).toEqual([]);
+    expect(shape(await attempts(account, hook.id, "status=failed"))).toEqual([[first.id, 1, "failed"]]);
+    expect(shape(await attempts(account, hook.id, "status=succeeded&limit=1"))).toEqual([[second.id, 1, "succeeded"]]);
+    const next = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=succeeded&limit=1&after=${log[0].id}`));
+    expect(shape(next.data)).toEqual([[first.id, 2, "succeeded"]]);
+    expect(await attempts(account, hook.id, `notification_id=${second.id}&status=failed`)).toEqual([]);
+    expect(await attempts(account, hook.id, "notification_id=ntf_unknown")).toEqual([]);
   });
 
   it("refuses a filter it does not know, in its own words, and changes nothing", async () => {
@@ -328,13 +328,14 @@ describe("the delivery log", () => {
       ["type=candidate.pending", "type"],
     ]) {
       const res = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?${query}`);
-      expect(res.status, query).toBe(400);
+      expectStatus(res, 400, query);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
-      const detail = res.body.error.details.find((d: any) => d.path === path);
+      const detail = res.body.error.details?.find((d) => d.path === path);
       expect(detail, query).toBeDefined();
-      expect(detail.message, query).not.toMatch(/Invalid|expected|received \w+ \(/);
+      expect(detail!.message, query).not.toMatch(/Invalid|expected|received \w+ \(/);
     }
     const bad = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=done`);
+    expectStatus(bad, 400);
     expect(bad.body.error.details).toEqual([{ path: "status", message: "must be one of `pending`, `succeeded`, `failed`; received `done`" }]);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, createAccount, createCandidate, inCandidate, objectOf } from "../support/api";
+import { client, createAccount, createCandidate, inCandidate, objectOf, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 
 /** Records every notification id the candidate's object hands to the queue, and passes them on. */
@@ -36,7 +36,7 @@ describe("the outbox's hand-off to the queue", () => {
     const events = Array.from({ length: 10 }, (_, i) => ({ candidate_alias: alias, type: "purchase", value: i === 3 ? 150 : 1 }));
     const answers = await Promise.all(events.map((event) => client(account).post("/v1/events", event)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
-    const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
     expect(feed.map((n: any) => n.type)).toEqual(["candidate.pending"]);
     expect(sent).toEqual([feed[0].id]);
   });
@@ -77,7 +77,7 @@ describe("the outbox's hand-off to the queue", () => {
       await fulfilling;
       if (fault === "fails") await runDurableObjectAlarm(objectOf(alias));
       log.mockRestore();
-      const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+      const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
       expect(feed.map((n: any) => n.type), fault).toEqual(["candidate.pending", "candidate.confirmed"]);
     }
   });
@@ -91,7 +91,7 @@ describe("the outbox's hand-off to the queue", () => {
     const sweep = () => worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const settle = () => inCandidate(alias, (instance) => instance.settle());
     await Promise.all([runDurableObjectAlarm(objectOf(alias)), sweep(), settle(), settle(), settle(), sweep(), settle()]);
-    const feed = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+    const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
     expect(feed.map((n: any) => n.type)).toEqual(["candidate.failed"]);
     expect(sent).toEqual([feed[0].id]);
   });

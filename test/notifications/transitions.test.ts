@@ -6,15 +6,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, createAccount, createCandidate, inCandidate, objectOf, type TestAccount, dbOf } from "../support/api";
+import { client, createAccount, createCandidate, expectStatus, inCandidate, objectOf, okBody, type Contract, type TestAccount, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** A candidate whose windows end a minute and then half a minute on. */
-const candidate = (account: TestAccount, over: Record<string, unknown> = {}) =>
+const candidate = (account: TestAccount, over: Partial<Contract> = {}) =>
   createCandidate(account, { activity_window: 60, review_window: 30, ...over });
 
-const feed = async (account: TestAccount, query = "") => (await client(account).get(`/v1/notifications${query}`)).body;
-const feedOf = async (account: TestAccount, alias: string) => (await feed(account, `?candidate_alias=${alias}`)).data;
+const feedOf = async (account: TestAccount, alias: string) => okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
 
 /** The faults below are logged by the service; capture the log to check it and keep output clean. */
 let errorLog: string[] = [];
@@ -30,19 +29,19 @@ describe("a notification per status entered", () => {
     const clock = useClock();
     const { alias } = await candidate(account);
     clock.advance(5000);
-    const hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
     const [pending] = await feedOf(account, alias);
     expect(pending).toEqual({
       id: expect.stringMatching(/^ntf_[0-9a-f]{32}_pending$/),
       type: "candidate.pending",
-      timestamp: hit.body.event.received_at,
-      data: { candidate: hit.body.candidate, cause: { kind: "event", event_id: hit.body.event.id } },
+      timestamp: hit.event.received_at,
+      data: { candidate: hit.candidate, cause: { kind: "event", event_id: hit.event.id } },
     });
 
     clock.advance(30_000);
     await runDurableObjectAlarm(objectOf(alias));
     const [, confirmed] = await feedOf(account, alias);
-    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     const { events: _events, condition_progress: _progress, ...candidateNow } = read;
     expect(confirmed).toEqual({
       id: pending.id.replace(/_pending$/, "_confirmed"),
@@ -63,7 +62,7 @@ describe("a notification per status entered", () => {
     clock.set(t0 + 90_000);
     await runDurableObjectAlarm(objectOf(alias));
     const notes = await feedOf(account, alias);
-    expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause.kind, n.data.candidate.status, n.data.candidate.scheduled_outcome])).toEqual([
+    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause.kind, n.data.candidate.status, n.data.candidate.scheduled_outcome])).toEqual([
       ["candidate.pending", iso(t0 + 60_000), "activity_window_ended", "PENDING", "FAILED"],
       ["candidate.failed", iso(t0 + 90_000), "review_window_ended", "FAILED", "FAILED"],
     ]);
@@ -88,26 +87,30 @@ describe("a notification per status entered", () => {
     clock.set(t0 + 60_000);
     await runDurableObjectAlarm(objectOf(alias));
     const notes = await feedOf(account, alias);
-    expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause])).toEqual([["candidate.confirmed", iso(t0 + 60_000), { kind: "activity_window_ended" }]]);
+    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([["candidate.confirmed", iso(t0 + 60_000), { kind: "activity_window_ended" }]]);
   });
 
   it("a review window of 0: straight to the final status, one notification", async () => {
     const account = await createAccount();
     const { alias } = await candidate(account, { review_window: 0 });
-    const hit = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
     const notes = await feedOf(account, alias);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ type: "candidate.confirmed", data: { cause: { kind: "event", event_id: hit.body.event.id } } });
+    expect(notes[0]).toMatchObject({ type: "candidate.confirmed", data: { cause: { kind: "event", event_id: hit.event.id } } });
   });
 
   it("a fulfilling event in a batch names that event as the cause", async () => {
     const account = await createAccount();
     const { alias } = await candidate(account);
-    const res = await client(account).post("/v1/events/batch", {
-      events: [1, 2, 150, 3].map((value) => ({ candidate_alias: alias, type: "purchase", value })),
-    });
+    const res = okBody(
+      await client(account).post("/v1/events/batch", {
+        events: [1, 2, 150, 3].map((value) => ({ candidate_alias: alias, type: "purchase", value })),
+      }),
+    );
+    const fulfilling = res.data[2];
+    expectStatus(fulfilling, 201);
     const [pending] = await feedOf(account, alias);
-    expect(pending.data.cause).toEqual({ kind: "event", event_id: res.body.data[2].event.id });
+    expect(pending.data.cause).toEqual({ kind: "event", event_id: fulfilling.event.id });
   });
 });
 
@@ -119,7 +122,7 @@ describe("a transition recorded late", () => {
     const { alias } = await candidate(account, { timeout_outcome: "confirm", review_window: 600 });
     clock.set(t0 + 61_000); // the activity window ended a second ago; its alarm has not run
     const resolved = await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
-    expect(resolved.status).toBe(200);
+    expectStatus(resolved, 200);
     const [pending, failed] = await feedOf(account, alias);
     expect(pending).toMatchObject({
       type: "candidate.pending",
@@ -146,7 +149,7 @@ describe("one id per transition", () => {
     await abortAllDurableObjects();
     await inCandidate(alias, (instance) => instance.alarm());
     const notes = await feedOf(account, alias);
-    expect(notes.map((n: any) => [n.type, n.timestamp])).toEqual([
+    expect(notes.map((n) => [n.type, n.timestamp])).toEqual([
       ["candidate.pending", iso(t0 + 60_000)],
       ["candidate.failed", iso(t0 + 90_000)],
     ]);
@@ -167,7 +170,7 @@ describe("one id per transition", () => {
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const notes = await feedOf(account, alias);
-    expect(notes.map((n: any) => [n.type, n.timestamp, n.data.cause.kind])).toEqual([["candidate.pending", iso(t0 + 60_000), "activity_window_ended"]]);
+    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause.kind])).toEqual([["candidate.pending", iso(t0 + 60_000), "activity_window_ended"]]);
     const indexed = await dbOf(account).prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
     expect(indexed).toEqual({ settled_status: "PENDING", settle_due_at: t0 + 180_000 });
   });
@@ -183,7 +186,7 @@ describe("one id per transition", () => {
     } finally {
       await dbOf(account).exec(`ALTER TABLE notifications_offline RENAME TO notifications`);
     }
-    expect(hit.status).toBe(201);
+    expectStatus(hit, 201);
     expect(errorLog.join("\n")).toMatch(/downstream write failed; the alarm retries it/);
     expect(await feedOf(account, alias)).toEqual([]);
     clock.advance(2000);

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { call, client, createAccount } from "../support/api";
+import { call, client, createAccount, expectStatus, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { holderDied, holderRevived } from "../support/key-store";
@@ -27,7 +27,7 @@ describe("webhook endpoints", () => {
     const api = client(account);
     const first = await endpoint(account);
     const second = await api.post("/v1/webhook_endpoints", { url: "https://example.com/hooks", description: "billing", enabled_events: ["candidate.confirmed"] });
-    expect(second.status).toBe(201);
+    expectStatus(second, 201);
     expect(second.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       url: "https://example.com/hooks",
@@ -40,20 +40,20 @@ describe("webhook endpoints", () => {
     });
     expect(first.secret).not.toBe(second.body.secret);
 
-    const list = (await api.get("/v1/webhook_endpoints")).body.data;
+    const list = okBody(await api.get("/v1/webhook_endpoints")).data;
     expect(list.map((e: any) => e.id)).toEqual([second.body.id, first.id]);
     expect(JSON.stringify(list)).not.toContain("whsec_");
     const { secret: _secret, ...withoutSecret } = second.body;
     expect((await api.get(`/v1/webhook_endpoints/${second.body.id}`)).body).toEqual(withoutSecret);
 
     const patched = await api.patch(`/v1/webhook_endpoints/${second.body.id}`, { description: null, enabled_events: ["candidate.failed", "candidate.pending"], status: "disabled" });
-    expect(patched.status).toBe(200);
+    expectStatus(patched, 200);
     expect(patched.body).toMatchObject({ description: null, enabled_events: ["candidate.failed", "candidate.pending"], status: "disabled", url: "https://example.com/hooks" });
     expect(JSON.stringify(patched.body)).not.toContain("whsec_");
 
     expect((await api.delete(`/v1/webhook_endpoints/${second.body.id}`)).status).toBe(204);
     const gone = await api.get(`/v1/webhook_endpoints/${second.body.id}`);
-    expect(gone.status).toBe(404);
+    expectStatus(gone, 404);
     expect(gone.body.error.code).toBe("WEBHOOK_ENDPOINT_NOT_FOUND");
     expect((await api.delete(`/v1/webhook_endpoints/${second.body.id}`)).status).toBe(404);
     expect((await api.get("/v1/webhook_endpoints/not-a-uuid")).status).toBe(404);
@@ -80,8 +80,8 @@ describe("webhook endpoints", () => {
       ),
     ];
     for (const [body, path] of refused) {
-      const res = await api.post("/v1/webhook_endpoints", body);
-      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const res = await api.raw.post("/v1/webhook_endpoints", body);
+      expectStatus(res, 400, JSON.stringify(body).slice(0, 80));
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
     for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8080/x", "http://127.1/x", "https://app.localhost/x", "https://8.8.8.8/hooks", "https://[2606:4700::1111]/hooks"]) {
@@ -98,7 +98,7 @@ describe("webhook endpoints", () => {
         { ...env, WEBHOOK_ALLOW_LOOPBACK: "false" },
         createExecutionContext(),
       );
-      expect(strict.status, url).toBe(400);
+      expectStatus(strict, 400, url);
       expect(((await strict.json()) as any).error.details[0], url).toMatchObject({ path: "url", message: expect.stringMatching(/loopback/) });
     }
     expect((await api.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {})).status).toBe(400);
@@ -108,9 +108,9 @@ describe("webhook endpoints", () => {
     const account = await createAccount();
     for (let i = 0; i < 16; i++) expect((await client(account).post("/v1/webhook_endpoints", { url: `https://example.com/${i}` })).status).toBe(201);
     const over = await client(account).post("/v1/webhook_endpoints", { url: "https://example.com/17" });
-    expect(over.status).toBe(409);
+    expectStatus(over, 409);
     expect(over.body.error.code).toBe("WEBHOOK_ENDPOINT_LIMIT_REACHED");
-    expect((await client(account).get("/v1/webhook_endpoints")).body.data).toHaveLength(16);
+    expect(okBody(await client(account).get("/v1/webhook_endpoints")).data).toHaveLength(16);
     expect((await client(await createAccount()).post("/v1/webhook_endpoints", { url: "https://example.com/other" })).status).toBe(201);
   });
 });
@@ -134,15 +134,15 @@ describe("a keyed endpoint create", () => {
       await holderRevived(account.id, headers["Idempotency-Key"]);
       errors.mockRestore();
     }
-    expect(first.status).toBe(500);
+    expectStatus(first, 500);
     clock.advance(31_000);
     const retry = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
-    expect(retry.status).toBe(201);
+    expectStatus(retry, 201);
     const again = await call("POST", "/v1/webhook_endpoints", { token: account.token, json: body, headers });
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
     expect(retry.body.secret).toMatch(/^whsec_/);
-    expect((await client(account).get("/v1/webhook_endpoints")).body.data.map((e: any) => e.id)).toEqual([retry.body.id]);
+    expect(okBody(await client(account).get("/v1/webhook_endpoints")).data.map((e: any) => e.id)).toEqual([retry.body.id]);
   });
 });
 
@@ -198,7 +198,7 @@ describe("deliveries", () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
     const rotated = await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token });
-    expect(rotated.status).toBe(200);
+    expectStatus(rotated, 200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(hook.secret);
     const { notification } = await pendingCandidate(account);
@@ -248,7 +248,7 @@ describe("deliveries", () => {
     const headers = { "Idempotency-Key": `rotate-${crypto.randomUUID()}` };
     const rotate = () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, headers });
     const first = await rotate();
-    expect(first.status).toBe(200);
+    expectStatus(first, 200);
     const again = await rotate();
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
@@ -270,7 +270,7 @@ describe("a test send", () => {
     const rotated = (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret;
     const before = Date.now();
     const res = await test(account, hook.id);
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toEqual({
       event_id: expect.stringMatching(/^test_[0-9a-f]{32}$/),
       type: "webhook.test",
@@ -293,7 +293,7 @@ describe("a test send", () => {
       });
     }
     // Not a notification: not in the feed, not in the delivery log.
-    expect((await client(account).get("/v1/notifications")).body.data).toEqual([]);
+    expect(okBody(await client(account).get("/v1/notifications")).data).toEqual([]);
     expect(await attempts(account, hook.id)).toEqual([]);
   });
 
@@ -302,17 +302,17 @@ describe("a test send", () => {
     const hook = await endpoint(account, "410");
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
     const res = await test(account, hook.id, { json: {} });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: "failed", response_status: 410, error: "answered 410, not a 2xx" });
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
     const failing = await test(account, hook.id);
     expect(failing.body).toMatchObject({ status: "failed", response_status: 410 });
     await new Promise((r) => setTimeout(r, 1500)); // past the first retry's due time: none comes
     expect(await received(hook.name)).toHaveLength(2);
-    expect((await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).body.status).toBe("enabled");
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
     expect(await attempts(account, hook.id)).toEqual([]);
 
-    const unreachable = (await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" })).body;
+    const unreachable = okBody(await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" }));
     const refused = await test(account, unreachable.id);
     expect(refused.body).toMatchObject({ status: "failed", response_status: null, error: expect.stringMatching(/^request failed: /) });
   });
@@ -328,12 +328,12 @@ describe("a test send", () => {
     expect(await received(hook.name)).toHaveLength(1);
 
     const bad = await test(account, hook.id, { json: { url: "https://example.com" } });
-    expect(bad.status).toBe(400);
+    expectStatus(bad, 400);
     expect(bad.body.error.details).toEqual([{ path: "url", message: "is not a known field" }]);
     const other = await createAccount();
     for (const id of [hook.id, "not-a-uuid", crypto.randomUUID()]) {
       const res = await test(other, id);
-      expect(res.status, id).toBe(404);
+      expectStatus(res, 404, id);
       expect(res.body.error.code).toBe("WEBHOOK_ENDPOINT_NOT_FOUND");
     }
     expect(await received(hook.name)).toHaveLength(1);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
-import { client, contract, createAccount, freshAlias, inCandidate, objectOf, dbOf } from "../support/api";
+import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, dbOf, okBody } from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 async function stored(alias: string) {
@@ -45,7 +45,7 @@ describe("alarms", () => {
     clock.set(t0 + 60_000);
     await runDurableObjectAlarm(stub);
     const once = await stored(alias);
-    const readOnce = (await api.get(`/v1/candidates/${alias}`)).body;
+    const readOnce = okBody(await api.get(`/v1/candidates/${alias}`));
     await inCandidate(alias, (instance) => instance.alarm());
     expect(await stored(alias)).toEqual(once);
     expect((await api.get(`/v1/candidates/${alias}`)).body).toEqual(readOnce);
@@ -89,11 +89,11 @@ describe("eviction", () => {
       fulfillment_condition: { all: [{ event: "a" }, { event: "b" }] },
     });
     await api.post("/v1/events", { candidate_alias: alias, type: "a" });
-    const before = (await api.get(`/v1/candidates/${alias}`)).body;
+    const before = okBody(await api.get(`/v1/candidates/${alias}`));
     await evictDurableObject(stub);
     expect((await api.get(`/v1/candidates/${alias}`)).body).toEqual(before);
-    const done = await api.post("/v1/events", { candidate_alias: alias, type: "b" });
-    expect(done.body.candidate.status).toBe("PENDING");
+    const done = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "b" }));
+    expect(done.candidate.status).toBe("PENDING");
   });
 });
 
@@ -107,18 +107,18 @@ describe("the D1 list index", () => {
     await dbOf(account).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
     try {
       const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-      expect(res.status).toBe(201);
+      expectStatus(res, 201);
       expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(200);
       expect(await stored(alias)).toMatchObject({ row: { indexed_version: 0 }, alarm: clock.now() + 2000 });
     } finally {
       await dbOf(account).exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
-    expect((await api.get(`/v1/candidates`)).body.data).toEqual([]);
+    expect(okBody(await api.get(`/v1/candidates`)).data).toEqual([]);
     expect(String(logged.mock.calls[0]?.[0])).toMatch(/downstream write failed/);
     logged.mockRestore();
     clock.advance(2000);
     await runDurableObjectAlarm(objectOf(alias));
-    expect((await api.get(`/v1/candidates`)).body.data.map((c: any) => c.candidate_alias)).toEqual([alias]);
+    expect(okBody(await api.get(`/v1/candidates`)).data.map((c: any) => c.candidate_alias)).toEqual([alias]);
     expect(await stored(alias)).toMatchObject({ row: { indexed_version: 1 }, alarm: expect.any(Number) });
   });
 });

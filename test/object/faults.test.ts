@@ -8,7 +8,7 @@ import {
   evictDurableObject,
   runDurableObjectAlarm,
 } from "cloudflare:test";
-import { call, client, createAccount, createCandidate, type TestAccount, inCandidate, objectOf, dbOf } from "../support/api";
+import { call, client, createAccount, createCandidate, expectStatus, okBody, type TestAccount, inCandidate, objectOf, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
 import { candidateIndexStatement } from "../../src/db/candidates";
@@ -63,13 +63,13 @@ describe("a burst of events with crashes and an abort midway", () => {
 
     // Every client whose request failed retries it with the same key.
     const retried = await Promise.all(first.map((r, i) => (r.status === 201 ? r : sendEvent(account, alias, i))));
-    for (const r of retried) expect(r.status).toBe(201);
+    for (const r of retried) expectStatus(r, 201);
 
-    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     const values = read.events.map((e: any) => e.value).sort((a: number, b: number) => a - b);
     expect(values).toEqual(Array.from({ length: count }, (_, i) => i));
     expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
-    const winner = read.events.find((e: any) => e.matched);
+    const winner = read.events.find((e) => e.matched)!;
     expect(winner.value).toBeGreaterThanOrEqual(10);
     expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at, scheduled_outcome: "CONFIRMED" });
     // A retried request answers with the event the crashed attempt recorded.
@@ -89,10 +89,10 @@ describe("eviction and abort while an alarm is due", () => {
 
     clock.set(t0 + 75_000); // the activity window ended 15 s ago; the alarm has not run
     await abortAllDurableObjects();
-    const read = (await api.get(`/v1/candidates/${alias}`)).body;
+    const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read).toMatchObject({ status: "PENDING", status_since: iso(t0 + 60_000), scheduled_outcome: "FAILED" });
     expect(read.events).toHaveLength(1);
-    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data.map((c: any) => c.candidate_alias);
+    const listed = okBody(await api.get(`/v1/candidates?status=PENDING`)).data.map((c: any) => c.candidate_alias);
     expect(listed).toEqual([alias]);
 
     await evictDurableObject(stub);
@@ -154,16 +154,16 @@ describe("the D1 index unavailable when a change is accepted", () => {
     } finally {
       await dbOf(account).exec(`ALTER TABLE candidates_offline RENAME TO candidates`);
     }
-    expect(accepted.status).toBe(201);
+    expectStatus(accepted, 201);
     expect(accepted.body.candidate.status).toBe("PENDING");
     expect(errorLog.join("\n")).toMatch(/downstream write failed; the alarm retries it/);
-    expect((await api.get(`/v1/candidates/${alias}`)).body.status).toBe("PENDING");
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).status).toBe("PENDING");
     // The index still holds the version before the event.
-    expect((await api.get(`/v1/candidates?status=PENDING`)).body.data).toEqual([]);
+    expect(okBody(await api.get(`/v1/candidates?status=PENDING`)).data).toEqual([]);
 
     clock.advance(2000);
     await runDurableObjectAlarm(objectOf(alias));
-    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
+    const listed = okBody(await api.get(`/v1/candidates?status=PENDING`)).data;
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
     expect(listed[0]).toEqual(accepted.body.candidate);
   });
@@ -179,7 +179,7 @@ describe("the D1 index unavailable when a change is accepted", () => {
       const stale = { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 };
       await candidateIndexStatement(dbOf(account), stale, "OPEN").run();
     });
-    const listed = (await api.get(`/v1/candidates?status=PENDING`)).body.data;
+    const listed = okBody(await api.get(`/v1/candidates?status=PENDING`)).data;
     expect(listed.map((c: any) => c.candidate_alias)).toEqual([alias]);
   });
 });
@@ -203,16 +203,16 @@ describe("a transaction that fails", () => {
       headers: { "Idempotency-Key": "batch-key" },
     });
     // One candidate's failure answers its own items 500; the batch itself still answers 200.
-    expect(keyed.status).toBe(200);
+    expectStatus(keyed, 200);
     expect(keyed.body.data.map((r: any) => [r.status, r.error?.code])).toEqual([[500, "INTERNAL_ERROR"]]);
     // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.
-    const next = await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 });
-    expect(next.body.event.matched).toBe(true);
-    expect(next.body.candidate.status).toBe("PENDING");
-    const read = (await client(account).get(`/v1/candidates/${alias}`)).body;
+    const next = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 }));
+    expect(next.event.matched).toBe(true);
+    expect(next.candidate.status).toBe("PENDING");
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
     expect(read.events.map((e: any) => e.value)).toEqual([60]);
-    const [pending] = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
-    expect(pending.data.cause).toEqual({ kind: "event", event_id: next.body.event.id });
+    const [pending] = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
+    expect(pending.data.cause).toEqual({ kind: "event", event_id: next.event.id });
   });
 });
 

@@ -1,9 +1,28 @@
-/** Test helpers: accounts made straight in D1 (on their shards), and a small client that calls the worker over HTTP. */
+/**
+ * Test helpers: accounts made straight in D1 (on their shards), and clients that call the worker over HTTP.
+ *
+ * Which call to use:
+ * - `client(account).get/post/patch/delete(path, json)`: a request the API documents. The path is
+ *   checked against the OpenAPI document (its query string is not), the JSON body is typed as the
+ *   operation takes it, and the answer is typed per status: after `expectStatus(res, 201)`,
+ *   `res.body` is what the document says a 201 carries; `okBody(res)` is a 2xx answer's body, and
+ *   fails the test on anything else. A path must be written where the call is (a template literal
+ *   is fine) for its type to be known; a query that depends on the answer before it is declared
+ *   `string` first. `expectStatus` takes only the statuses the document lists for the operation:
+ *   one it does not list is a gap in the document.
+ * - `client(account).raw.get/post/patch/delete(path, json)`: the same request, untyped: for what the
+ *   document says is wrong (a body of the wrong shape, a path it does not have), to see it refused.
+ * - `call(method, path, options)`: anything else at the HTTP level: other headers, exact bytes, no
+ *   token or another one.
+ */
 import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { expect } from "vitest";
 import type { CandidateObject } from "../../src/candidate/object";
 import { uuidv7 } from "uuidv7";
 import { insertAccountWithToken, insertKey, type KeyOptions, type NewAccount } from "../../src/db/accounts";
 import { shardDb, shardsOf, type ShardName } from "../../src/shards";
+import type { components } from "../../clients/typescript/src/generated";
+import type { Answer, BodyOptional, DocumentedPath, Method, RequestBody, SuccessStatus } from "./api-types";
 
 export type TestAccount = NewAccount;
 
@@ -51,17 +70,58 @@ export async function call<T = any>(
   return { status: res.status, headers: res.headers, body: type.includes("json") && text ? JSON.parse(text) : text };
 }
 
-/** A client bound to one account. */
-export function client(account: TestAccount) {
-  const as = (method: string) => (path: string, json?: unknown) => call(method, path, { token: account.token, json });
-  return { get: as("GET"), post: as("POST"), patch: as("PATCH"), delete: as("DELETE") };
+/** The JSON argument of a typed call: none, optional or required, as the operation takes a body. */
+type JsonArgument<P extends string, M extends Method> = [RequestBody<P, M>] extends [never]
+  ? []
+  : BodyOptional<P, M> extends true
+    ? [json?: RequestBody<P, M>]
+    : [json: RequestBody<P, M>];
+
+type TypedCall<M extends Method> = <const P extends string>(path: P & DocumentedPath<P, M>, ...json: JsonArgument<P, M>) => Promise<Answer<P, M>>;
+
+export interface Client {
+  get: TypedCall<"get">;
+  post: TypedCall<"post">;
+  patch: TypedCall<"patch">;
+  delete: TypedCall<"delete">;
+  /** The same calls untyped, for requests the document calls wrong. */
+  raw: Record<Method, (path: string, json?: unknown) => Promise<ApiResponse>>;
 }
+
+/** A client bound to one account (see the top of this file for which call to use). */
+export function client(account: TestAccount): Client {
+  const as = (method: Method) => (path: string, json?: unknown) => call(method.toUpperCase(), path, { token: account.token, json });
+  const raw = { get: as("get"), post: as("post"), patch: as("patch"), delete: as("delete") };
+  // The typed calls are the untyped ones: only their types differ.
+  return { ...(raw as unknown as Omit<Client, "raw">), raw };
+}
+
+/** The variant of a typed answer with status `S`; an untyped one (status: number) as it is. */
+type WithStatus<R extends { status: number }, S extends number> = number extends R["status"] ? R : Extract<R, { status: S }>;
+
+/** Asserts the answer's status, and narrows `res.body` to what the document says that status carries. */
+export function expectStatus<R extends { status: number }, const S extends R["status"]>(res: R, status: S, message?: string): asserts res is WithStatus<R, S> {
+  expect(res.status, message).toBe(status);
+}
+
+/** The body of a 2xx answer; any other answer fails the test, with its status and body. */
+export function okBody<R extends { status: number; body: unknown }>(res: R): WithStatus<R, SuccessStatus>["body"] {
+  if (res.status < 200 || res.status > 299) throw new Error(`expected a 2xx answer, got ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The document's named shapes: `Schemas["Candidate"]`, `Schemas["Error"]`, ... */
+export type Schemas = components["schemas"];
 
 let aliasCounter = 0;
 /** A globally fresh alias: test files share nothing, but the tests inside one file do. */
 export const freshAlias = (label = "cand") => `${label}-${uuidv7()}-${++aliasCounter}`;
 
-export const contract = (overrides: Record<string, unknown> = {}) => ({
+export type Contract = Schemas["Contract"];
+export type CreateCandidateBody = Schemas["CreateCandidateBody"];
+
+/** A valid contract, with `overrides`; an invalid one is built by spreading this into a raw call's body. */
+export const contract = (overrides: Partial<Contract> = {}): Contract => ({
   price: 10,
   activity_window: 3600,
   review_window: 600,
@@ -71,7 +131,7 @@ export const contract = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** A candidate of the account (customer "c") with `contract(over)`, created through the API. */
-export async function createCandidate(account: TestAccount, over: Record<string, unknown> = {}) {
+export async function createCandidate(account: TestAccount, over: Partial<Contract> = {}) {
   const alias = freshAlias();
   const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
   if (res.status !== 201) throw new Error(`candidate not created: ${res.status} ${JSON.stringify(res.body)}`);

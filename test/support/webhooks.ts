@@ -2,10 +2,10 @@
  * Webhook test helpers: endpoints at the tests' real HTTP receiver (test/global-setup.ts), what it
  * received, notifications to deliver, and the endpoints' delivery objects driven by hand.
  */
-import { expect, inject, vi } from "vitest";
+import { inject, vi } from "vitest";
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import type { DeliveryMessage } from "../../src/notifications/delivery";
-import { client, contract, freshAlias, type TestAccount } from "./api";
+import { client, contract, expectStatus, freshAlias, okBody, type Schemas, type TestAccount } from "./api";
 
 const receiver = inject("webhookReceiver");
 
@@ -27,11 +27,11 @@ export const hookUrl = (statuses = "200") => {
   return { name, url: `${receiver}/${name}/${statuses}` };
 };
 
-export async function endpoint(account: TestAccount, statuses = "200", over: Record<string, unknown> = {}) {
+export async function endpoint(account: TestAccount, statuses = "200", over: Partial<Schemas["CreateWebhookEndpointBody"]> = {}) {
   const hook = hookUrl(statuses);
   const res = await client(account).post("/v1/webhook_endpoints", { url: hook.url, ...over });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { ...hook, id: res.body.id as string, secret: res.body.secret as string };
+  expectStatus(res, 201, JSON.stringify(res.body));
+  return { ...hook, id: res.body.id, secret: res.body.secret };
 }
 
 /** A candidate driven to PENDING by an event: one candidate.pending notification. */
@@ -39,13 +39,15 @@ export async function pendingCandidate(account: TestAccount) {
   const alias = freshAlias();
   await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 600 }) });
   await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
-  const [notification] = (await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).body.data;
+  const [notification] = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
   return { alias, notification };
 }
 
-/** The endpoint's delivery log, newest first (first page). */
-export const attempts = async (account: TestAccount, endpointId: string, query = "") =>
-  (await client(account).get(`/v1/webhook_endpoints/${endpointId}/deliveries${query}`)).body.data;
+/** The endpoint's delivery log, newest first (first page); `query` without its "?". */
+export const attempts = async (account: TestAccount, endpointId: string, query?: string) => {
+  const path = `/v1/webhook_endpoints/${endpointId}/deliveries` as const;
+  return okBody(await client(account).get(query === undefined ? path : `${path}?${query}`)).data;
+};
 
 /** A delivery of the notification to the endpoint, as the fan-out makes one. */
 export const deliveryOf = (account: TestAccount, endpointId: string, notificationId: string): DeliveryMessage => ({

@@ -4,7 +4,7 @@
  * POSTing the same number of bodies to the same receiver.
  */
 import { Webhook } from "standardwebhooks";
-import { startReceiver } from "./webhook-receiver.ts";
+import { startReceiver } from "../webhook-receiver.ts";
 
 export interface NotificationBench {
   candidates: number;

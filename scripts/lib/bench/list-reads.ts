@@ -5,7 +5,8 @@
  * it streams (10,000 rows against 100,000: the same growth means constant memory).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { seedIndex } from "./seed-index.ts";
+import { seedIndex } from "../seed-index.ts";
+import { median } from "./load.ts";
 
 export interface ListReadsBench {
   list_page_100k_ms: number;
@@ -20,8 +21,6 @@ export interface ListReadsBench {
   export_10k_peak_rss_growth_mib: number;
   export_100k_peak_rss_growth_mib: number;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Resident memory (MiB) of the workerd processes this bench started (Miniflare's children). */
 function workerdRssMiB(): number {

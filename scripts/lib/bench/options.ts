@@ -1,0 +1,17 @@
+/** The bench's settings, read once from the environment (documented in scripts/bench.ts). */
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+/** Each worker is measured this many times per scenario, interleaved, and the median kept. */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+export const WARMUP_SECONDS = 2;
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+export const ONLY = process.env.BENCH_ONLY;
+export const PROFILE = Boolean(process.env.BENCH_PROFILE);
+export const INSPECTOR_PORT = 9229;
+/** Where the workers' bundles (and CPU profiles) are written. */
+export const BUILD = "bench/.build";
+/** A partial or profiled run does not replace the results of a full one. */
+export const SAVE_RESULTS = !ONLY && !PROFILE;
+
+/** Whether the part of the bench named `name` runs: all do, unless BENCH_ONLY picks some. */
+export const selected = (name: string) => !ONLY || name.includes(ONLY);

@@ -7,7 +7,7 @@
  * primary (the accounts from before shards).
  */
 import { candidatesDueToSettle } from "../db/candidates";
-import { candidateObject } from "../candidate/object";
+import { candidateObject } from "../candidate/rpc";
 import { accountDatabases, shardDb, type ShardName } from "../shards";
 
 /** wrangler.toml's every-minute cron, which runs the sweep; the other is the hourly purge. */

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { call, client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
 import { useClock } from "../support/clock";
 import { inKeyStore } from "../support/key-store";
-import type { CandidateRpc } from "../../src/candidate/object";
+import type { CandidateRpc } from "../../src/candidate/rpc";
 
 const userTables = (alias: string) =>
   inCandidate(alias, (_instance, state) =>

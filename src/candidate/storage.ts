@@ -5,7 +5,7 @@
 import type { JsonText } from "../domain/json";
 import type { Status } from "../domain/timeline";
 import type { NotificationType } from "../notifications/notification";
-import { EVENT_JSON_SQL, type CandidateRecord } from "./record";
+import { EVENT_JSON_SQL } from "./record";
 import type { EventView } from "../models";
 
 const TABLES = `
@@ -197,5 +197,3 @@ export class CandidateStore {
 
 /** A record as it comes back from storage: JSON has no Infinity, -0 or `undefined`. */
 export const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-export const recordOf = (row: CandidateRow) => JSON.parse(row.record) as CandidateRecord;

@@ -76,7 +76,7 @@ describe("the settled status, saved with an earlier instant", () => {
     clock.set(t0 + 2000);
     const settled = await inCandidate(alias, async (instance: any) => {
       await instance.alarm(); // persists PENDING at t0 + 1000
-      instance.save(instance.load(), t0); // a save that carries an instant from before the window end
+      instance.settleStoreAndArm(instance.load(), t0); // a store that carries an instant from before the window end
       return instance.ctx.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one();
     });
     expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 1000 });

@@ -32,7 +32,7 @@ import { rowOfState, stateOf, stateOfRow, type StoredState } from "./state";
 import { asStored, CandidateStore } from "./storage";
 
 export class CandidateObject extends DurableObject<Env> implements CandidateRpc {
-  private readonly store = new CandidateStore(this.ctx.storage.sql);
+  private readonly store = new CandidateStore(this.ctx.storage);
   private readonly keyed = new KeyedResults(this.store);
   private readonly downstream = new Downstream(this.store);
   /** In-memory copy of the stored candidate: undefined until loaded, null when none exists. */

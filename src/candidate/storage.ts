@@ -1,57 +1,14 @@
 /**
- * A candidate object's SQLite storage: its tables and every statement run against them. The
- * object (object.ts) decides what to write and when; this module is how.
+ * A candidate object's SQLite storage: every statement run against its tables (their schema and
+ * its versions: schema.ts). The object (object.ts) decides what to write and when; this module is
+ * how.
  */
 import type { JsonText } from "../domain/json";
 import type { Status } from "../domain/timeline";
 import type { NotificationType } from "../notifications/notification";
-import { EVENT_JSON_SQL, type CandidateRecord } from "./record";
+import { EVENT_JSON_SQL } from "./record";
 import type { EventView } from "../models";
-
-const TABLES = `
-  CREATE TABLE IF NOT EXISTS candidate (
-    singleton       INTEGER PRIMARY KEY CHECK (singleton = 1),
-    record          TEXT NOT NULL,
-    satisfied_mask  INTEGER NOT NULL,
-    settled_status  TEXT NOT NULL,
-    settled_since   INTEGER NOT NULL,
-    indexed_version INTEGER NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS events (
-    seq         INTEGER PRIMARY KEY,
-    id          TEXT NOT NULL,
-    type        TEXT NOT NULL,
-    value       TEXT,
-    received_at INTEGER NOT NULL,
-    matched     INTEGER NOT NULL
-  );
-  CREATE TABLE IF NOT EXISTS requests (
-    account_id  TEXT NOT NULL,
-    key         TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    created_at  INTEGER NOT NULL, -- a header key's claim instant; an item key's own
-    result      TEXT NOT NULL,
-    PRIMARY KEY (account_id, key)
-  );
-  -- Notifications recorded with the change that caused them, until the D1 feed and the queue
-  -- have them (flushed).
-  CREATE TABLE IF NOT EXISTS outbox (
-    id      TEXT PRIMARY KEY,
-    type    TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    flushed INTEGER NOT NULL DEFAULT 0
-  );
-  -- The event that first satisfied each leaf of the condition (leaf: its index in the compiled
-  -- condition), so the single read shows what is met and by what. NULLs: a leaf met before
-  -- progress was kept, by an event no longer to be found (recorded so the search runs once).
-  CREATE TABLE IF NOT EXISTS condition_progress (
-    leaf         INTEGER PRIMARY KEY,
-    event_id     TEXT,
-    satisfied_at INTEGER
-  );`;
-
-/** The table added last: an object without it was created before it, and gets the new tables. */
-const NEWEST_TABLE = "condition_progress";
+import { migrate, schemaVersion, SCHEMA_VERSION } from "./schema";
 
 // Types, not interfaces: SQL rows need the implicit index signature of a type literal.
 export type CandidateRow = {
@@ -83,18 +40,22 @@ export type OutboxRow = {
 };
 
 export class CandidateStore {
-  constructor(private readonly sql: SqlStorage) {}
+  private readonly sql: SqlStorage;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.sql = storage.sql;
+  }
 
   /**
    * The stored candidate with its event count and whether notifications wait in the outbox, or
    * undefined when there is none. Tables are created with the candidate, never before (an object
-   * asked about an alias that has no candidate must store nothing); tables added since an object
-   * was created are added here.
+   * asked about an alias that has no candidate must store nothing); an object made by an earlier
+   * version of this code gets the migrations it lacks here, in one transaction.
    */
   candidate(): (CandidateRow & { event_count: number; unflushed: number }) | undefined {
-    const tables = new Set(this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((t) => t.name));
-    if (!tables.has("candidate")) return undefined;
-    if (!tables.has(NEWEST_TABLE)) this.createTables();
+    const version = schemaVersion(this.sql);
+    if (version === null) return undefined;
+    if (version < SCHEMA_VERSION) this.storage.transactionSync(() => migrate(this.sql, version));
     return this.sql
       .exec<CandidateRow & { event_count: number; unflushed: number }>(
         `SELECT candidate.*, (SELECT COALESCE(MAX(seq), 0) FROM events) AS event_count,
@@ -104,9 +65,9 @@ export class CandidateStore {
       .toArray()[0];
   }
 
-  /** Creates the tables (a no-op for those that exist). */
+  /** Creates the tables, at the current version, for a new candidate. */
   createTables() {
-    this.sql.exec(TABLES);
+    migrate(this.sql, 0);
   }
 
   writeCandidate(row: CandidateRow) {
@@ -197,5 +158,3 @@ export class CandidateStore {
 
 /** A record as it comes back from storage: JSON has no Infinity, -0 or `undefined`. */
 export const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-export const recordOf = (row: CandidateRow) => JSON.parse(row.record) as CandidateRecord;

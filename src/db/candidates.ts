@@ -1,4 +1,8 @@
-/** Typed D1 queries for the candidate list index. */
+/**
+ * Typed D1 queries for the candidate list index. A row holds the settled status its object
+ * indexed; a row whose boundary passed without it moving is lagging (docs/candidate-object.md,
+ * "Glossary").
+ */
 import type { CandidateBasics, CandidateRecord } from "../candidate/record";
 import type { JsonText } from "../domain/json";
 import type { Contract } from "../domain/contract";

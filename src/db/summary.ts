@@ -1,6 +1,7 @@
 /**
  * Typed D1 queries for the billing summary (docs/billing.md, migrations/0005_billing.sql). They
- * return what D1 knows, by settled status; domain/billing.ts makes it exact at the instant.
+ * return what D1 knows, by settled status (docs/candidate-object.md, "Glossary"); domain/billing.ts
+ * makes it exact at the instant.
  */
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { InstantRange } from "./candidates";

@@ -4,10 +4,10 @@
  * this at the boundary; the sweep catches what they missed (an alarm lost while the service was
  * down, an object that never woke), within a couple of minutes. The object decides; the sweep
  * only wakes it. It looks on every database that holds a candidate index: each shard, and the
- * primary (the accounts from before shards).
+ * primary (the accounts from before shards). Settled, lagging: docs/candidate-object.md, "Glossary".
  */
 import { candidatesDueToSettle } from "../db/candidates";
-import { candidateObject } from "../candidate/object";
+import { candidateObject } from "../candidate/rpc";
 import { accountDatabases, shardDb, type ShardName } from "../shards";
 
 /** wrangler.toml's every-minute cron, which runs the sweep; the other is the hourly purge. */

@@ -4,7 +4,7 @@ import { createRoute } from "./shared/route";
 import { ContractSchema, type Contract } from "../domain/contract";
 import { MAX_METADATA_KEYS, MetadataSchema } from "../domain/metadata";
 import { candidateJson, candidatePageJson } from "../candidate/record";
-import { candidateObject } from "../candidate/object";
+import { candidateObject } from "../candidate/rpc";
 import { newestSchema, parseContract } from "../db/schemas";
 import { listCandidates } from "../db/candidates";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";

@@ -4,7 +4,7 @@ import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
-import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/object";
+import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/rpc";
 import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
 import { sha256Hex } from "../hash";
 import { MAX_BATCH_BODY_BYTES } from "../json-body";

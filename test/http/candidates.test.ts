@@ -231,9 +231,11 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 5 } });
     const referral = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "referral" })).event;
     const before = okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress;
-    // As an object created by the previous version: no progress table, and a fresh instance.
+    // As an object created by the previous version: no progress table, no schema version recorded,
+    // and a fresh instance.
     await inCandidate(alias, (instance, state) => {
       state.storage.sql.exec("DROP TABLE condition_progress");
+      state.storage.sql.exec("DROP TABLE schema_version");
       (instance as unknown as { state: undefined }).state = undefined;
     });
     const after = okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress;

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
 import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody } from "../support/api";
 import { iso, useClock } from "../support/clock";
-import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/object";
+import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/batch-plan";
 
 async function candidate(over: Record<string, unknown> = {}) {
   const account = await createAccount();

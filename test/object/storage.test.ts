@@ -1,12 +1,15 @@
 /**
- * What a candidate object keeps: nothing at all for an alias that has no candidate; a settled
- * status that only moves forward whoever saves; Idempotency-Key records dated like the key's own.
+ * What a candidate object keeps: nothing at all for an alias that has no candidate; tables at the
+ * current schema version, whatever version made them; a settled status that only moves forward
+ * whoever stores; Idempotency-Key records dated like the key's own.
  */
+import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount, freshAlias, inCandidate } from "../support/api";
+import { call, client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { inKeyStore } from "../support/key-store";
-import type { CandidateRpc } from "../../src/candidate/object";
+import type { CandidateRpc } from "../../src/candidate/rpc";
+import { SCHEMA_VERSION } from "../../src/candidate/schema";
 
 const userTables = (alias: string) =>
   inCandidate(alias, (_instance, state) =>
@@ -35,7 +38,57 @@ describe("an alias with no candidate", () => {
     const account = await createAccount();
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests"]);
+    expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests", "schema_version"]);
+  });
+});
+
+const schemaVersion = (alias: string) =>
+  inCandidate(alias, (_i, state) => state.storage.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).one().version);
+
+describe("an object made by an earlier version", () => {
+  // What earlier versions of this code left, none of which recorded a schema version.
+  const shapes = {
+    "before the outbox": ["outbox", "condition_progress"],
+    "at version 1, before condition progress": ["condition_progress"],
+    "at version 2, with every table": [],
+  };
+
+  for (const [shape, missing] of Object.entries(shapes)) {
+    it(`${shape}, is brought to the current version when next loaded, and keeps what it had`, async () => {
+      const account = await createAccount();
+      const api = client(account);
+      const alias = freshAlias("old-shape");
+      await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+      const first = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 5 })).event;
+      await inCandidate(alias, (_i, state) => {
+        for (const table of [...missing, "schema_version"]) state.storage.sql.exec(`DROP TABLE ${table}`);
+      });
+      await evictDurableObject(objectOf(alias));
+
+      // An event that fulfils the condition needs every table: its progress, its notification.
+      const fulfilling = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+      expectStatus(fulfilling, 201);
+      expect(fulfilling.body.candidate.status).toBe("PENDING");
+      expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests", "schema_version"]);
+      expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION);
+
+      const read = okBody(await api.get(`/v1/candidates/${alias}`));
+      expect(read.events.map((e) => e.id)).toEqual([first.id, fulfilling.body.event.id]);
+      expect(read.condition_progress.leaves).toEqual([expect.objectContaining({ satisfied: true, event_id: fulfilling.body.event.id })]);
+      const feed = okBody(await api.get(`/v1/notifications?candidate_alias=${alias}`)).data;
+      expect(feed.map((n) => n.type)).toEqual(["candidate.pending"]);
+    });
+  }
+
+  it("at a version newer than this code knows (a deploy rolled back), is used as it is", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const alias = freshAlias("newer");
+    await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    await inCandidate(alias, (_i, state) => state.storage.sql.exec(`UPDATE schema_version SET version = ?`, SCHEMA_VERSION + 1));
+    await evictDurableObject(objectOf(alias));
+    expect(okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 })).candidate.status).toBe("PENDING");
+    expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION + 1);
   });
 });
 
@@ -76,7 +129,7 @@ describe("the settled status, saved with an earlier instant", () => {
     clock.set(t0 + 2000);
     const settled = await inCandidate(alias, async (instance: any) => {
       await instance.alarm(); // persists PENDING at t0 + 1000
-      instance.save(instance.load(), t0); // a save that carries an instant from before the window end
+      instance.settleStoreAndArm(instance.load(), t0); // a store that carries an instant from before the window end
       return instance.ctx.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one();
     });
     expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 1000 });

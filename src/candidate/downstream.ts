@@ -5,7 +5,7 @@
  * further out after each failure in a row (next-alarm.ts).
  */
 import { bookmarkOn } from "../account-db";
-import { candidateIndexStatement } from "../db/candidates";
+import { candidateIndexStatement } from "../db/candidate-index";
 import { feedInsertStatement } from "../db/notifications";
 import type { NotificationMessage } from "../notifications/fanout";
 import { shardDb, shardNamed } from "../shards";

@@ -1,13 +1,14 @@
 /**
- * Typed D1 queries for the candidate list index. A row holds the settled status its object
+ * Reading the candidate list index: pages of an account's candidates, filtered by status as of an
+ * instant, by customer, alias prefix, metadata and time. A row holds the settled status its object
  * indexed; a row whose boundary passed without it moving is lagging (docs/candidate-object.md,
- * "Glossary").
+ * "Glossary"), and the queries compute the status from the timeline instead. The row's writes:
+ * candidate-index.ts.
  */
-import type { CandidateBasics, CandidateRecord } from "../candidate/record";
+import type { CandidateBasics } from "../candidate/record";
 import type { JsonText } from "../domain/json";
 import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
-import { decimalParts } from "../domain/decimal";
 import type { Metadata } from "../domain/metadata";
 import type { D1 } from "../shards";
 
@@ -44,60 +45,6 @@ const fromRow = (row: ListedRow): ListedCandidate => ({
   },
   metadata: JSON.parse(row.metadata) as Metadata,
 });
-
-/**
- * The statement that writes the candidate's index row, with the status its object has settled.
- * A write carrying an older version than the stored row is ignored, so retried and reordered
- * writes from the object are harmless (an equal version rewrites the same row: the sweep's repair).
- */
-export function candidateIndexStatement(db: D1, c: CandidateRecord, settledStatus: Status) {
-  return db
-    .prepare(
-      `INSERT INTO candidates (id, account_id, alias, customer_uuid, schema_id, contract,
-                               created_at, open_until, pending_until, final_status, version, settled_status,
-                               price_units, price_scale, metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET
-         open_until = excluded.open_until,
-         pending_until = excluded.pending_until,
-         final_status = excluded.final_status,
-         version = excluded.version,
-         settled_status = excluded.settled_status,
-         metadata = excluded.metadata
-       WHERE excluded.version >= candidates.version`,
-    )
-    .bind(
-      c.id,
-      c.accountId,
-      c.alias,
-      c.customerUuid,
-      c.schemaId,
-      JSON.stringify(c.contract),
-      c.timeline.createdAt,
-      c.timeline.openUntil,
-      c.timeline.pendingUntil,
-      c.timeline.finalStatus,
-      c.version,
-      settledStatus,
-      ...priceColumns(c.contract.price),
-      JSON.stringify(c.metadata ?? {}),
-    );
-}
-
-/** The exact price as the index stores it (see domain/decimal.ts). */
-const priceColumns = (price: number) => {
-  const { units, scale } = decimalParts(price);
-  return [units, scale] as const;
-};
-
-/** Candidates whose settled status was due to move before `dueBefore`: what the sweep wakes. */
-export async function candidatesDueToSettle(db: D1, dueBefore: number, limit: number): Promise<string[]> {
-  const { results } = await db
-    .prepare(`SELECT alias FROM candidates WHERE settle_due_at <= ? ORDER BY settle_due_at LIMIT ?`)
-    .bind(dueBefore, limit)
-    .all<{ alias: string }>();
-  return results.map((r) => r.alias);
-}
 
 /**
  * The SQL twins of `statusAt` in domain/timeline.ts, over the timeline columns: the status at

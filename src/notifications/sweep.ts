@@ -6,7 +6,7 @@
  * only wakes it. It looks on every database that holds a candidate index: each shard, and the
  * primary (the accounts from before shards). Settled, lagging: docs/candidate-object.md, "Glossary".
  */
-import { candidatesDueToSettle } from "../db/candidates";
+import { candidatesDueToSettle } from "../db/candidate-index";
 import { candidateObject } from "../candidate/rpc";
 import { accountDatabases, shardDb, type ShardName } from "../shards";
 

@@ -1,7 +1,7 @@
 /** GET /v1/candidates/export (docs/billing.md): the list's filters, as CSV. */
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
-import { candidateIndexStatement } from "../../src/db/candidates";
+import { candidateIndexStatement } from "../../src/db/candidate-index";
 import type { CandidateRecord } from "../../src/candidate/record";
 import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount, dbOf } from "../support/api";
 import { useClock } from "../support/clock";

@@ -11,7 +11,7 @@ import {
 import { call, client, createAccount, createCandidate, expectStatus, okBody, type TestAccount, inCandidate, objectOf, dbOf } from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
-import { candidateIndexStatement } from "../../src/db/candidates";
+import { candidateIndexStatement } from "../../src/db/candidate-index";
 
 /** A candidate whose windows end a minute and then half a minute on. */
 const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) =>

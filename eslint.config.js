@@ -8,12 +8,29 @@ const CREATE_ROUTE = {
 };
 // Dependencies run one way: app.ts mounts the route files; a route file uses routes/shared/ and
 // the rest of src/, never another route file; routes/shared/ and the rest of src/ use no route file.
-const ROUTES_FROM_OUTSIDE = { regex: "(^|/)routes/", message: "Only src/app.ts imports the routes: move what is shared out of them." };
-const ROUTE_FROM_ROUTE = { regex: "^\\./(?!shared/)", message: "A route file imports no other route file: move what both need to src/routes/shared/." };
+const ROUTES_FROM_OUTSIDE = {
+  regex: "(^|/)routes/",
+  message: "Only src/app.ts imports the routes: move what is shared out of them.",
+};
+const ROUTE_FROM_ROUTE = {
+  regex: "^\\./(?!shared/)",
+  message: "A route file imports no other route file: move what both need to src/routes/shared/.",
+};
 const ROUTE_FROM_SHARED = { regex: "^\\.\\./[^./]", message: "src/routes/shared/ imports no route file." };
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".wrangler", "**/dist/", "bench/.build", "worker-configuration.d.ts", "public", "test/artifacts/", "clients/typescript/src/generated.ts"] },
+  {
+    ignores: [
+      "node_modules",
+      ".wrangler",
+      "**/dist/",
+      "bench/.build",
+      "worker-configuration.d.ts",
+      "public",
+      "test/artifacts/",
+      "clients/typescript/src/generated.ts",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

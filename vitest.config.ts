@@ -27,7 +27,12 @@ export default defineConfig({
         queueConsumers: {
           "ccs-notifications": { maxBatchTimeout: 0.05, maxRetries: 12, deadLetterQueue: "ccs-notifications-dlq" },
           "ccs-notifications-dlq": { maxBatchTimeout: 0.05 },
-          "ccs-webhook-deliveries": { maxBatchSize: 6, maxBatchTimeout: 0.05, maxRetries: 20, deadLetterQueue: "ccs-webhook-deliveries-dlq" },
+          "ccs-webhook-deliveries": {
+            maxBatchSize: 6,
+            maxBatchTimeout: 0.05,
+            maxRetries: 20,
+            deadLetterQueue: "ccs-webhook-deliveries-dlq",
+          },
           "ccs-webhook-deliveries-dlq": { maxBatchTimeout: 0.05 },
         },
         // An empty database that test/db/migrations.test.ts migrates step by step, as an old local state.

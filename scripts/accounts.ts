@@ -46,7 +46,11 @@ async function servingDevServer(): Promise<DevServerState | null> {
   let said = false;
   for (let dev = runningDevServer(); dev; dev = runningDevServer()) {
     if (dev.origin) return dev;
-    if (Date.now() > deadline) throw new OperatorError("DEV_SERVER_NOT_READY", `npm run dev (pid ${dev.pid}) has not started serving after ${START_WAIT_MS / 1000} s.`);
+    if (Date.now() > deadline)
+      throw new OperatorError(
+        "DEV_SERVER_NOT_READY",
+        `npm run dev (pid ${dev.pid}) has not started serving after ${START_WAIT_MS / 1000} s.`,
+      );
     if (!said) process.stderr.write("Waiting for npm run dev to finish starting...\n");
     said = true;
     await new Promise((r) => setTimeout(r, 100));
@@ -59,15 +63,23 @@ async function connect(remote: boolean, url: string | undefined): Promise<Operat
     const origin = url ?? process.env.CCS_OPERATOR_URL;
     const secret = process.env.CCS_OPERATOR_SECRET;
     if (!origin) throw new UsageError("--remote needs the service's URL: --url https://... or CCS_OPERATOR_URL");
-    if (!secret) throw new UsageError("--remote needs the operator secret in CCS_OPERATOR_SECRET (the value given to `wrangler secret put OPERATOR_SECRET`)");
-    if (!/^https:\/\//i.test(origin)) throw new UsageError("--remote sends the operator secret: the service's URL must be https://");
+    if (!secret)
+      throw new UsageError(
+        "--remote needs the operator secret in CCS_OPERATOR_SECRET (the value given to `wrangler secret put OPERATOR_SECRET`)",
+      );
+    if (!/^https:\/\//i.test(origin))
+      throw new UsageError("--remote sends the operator secret: the service's URL must be https://");
     return httpOperator(origin.replace(/\/+$/, ""), secret);
   }
   if (url) throw new UsageError("--url goes with --remote");
   const dev = await servingDevServer();
   if (dev) {
     const secret = readOperatorSecret();
-    if (!secret) throw new OperatorError("NO_OPERATOR_SECRET", "npm run dev runs, but .wrangler/operator.env is missing: restart npm run dev.");
+    if (!secret)
+      throw new OperatorError(
+        "NO_OPERATOR_SECRET",
+        "npm run dev runs, but .wrangler/operator.env is missing: restart npm run dev.",
+      );
     return httpOperator(dev.origin!, secret);
   }
   // Loaded only here: Miniflare takes most of a second to import.
@@ -100,7 +112,9 @@ async function main(argv: string[]): Promise<number> {
   const command = positionals.join(" ");
   if (!COMMANDS.includes(command)) throw new UsageError(command ? `unknown command '${command}'` : "no command given");
   // Checked before connecting, so a mistyped call costs nothing.
-  const accountId = ["tokens create", "tokens list", "sign-in-link"].includes(command) ? required(values.account, "--account") : "";
+  const accountId = ["tokens create", "tokens list", "sign-in-link"].includes(command)
+    ? required(values.account, "--account")
+    : "";
   if (command === "create") required(values.name, "--name");
   if (command === "tokens revoke") required(values["token-id"], "--token-id");
 
@@ -118,12 +132,24 @@ async function main(argv: string[]): Promise<number> {
       }
       case "list": {
         const accounts = await operator.listAccounts();
-        print({ accounts }, accounts.length ? accounts.map((a) => `${a.account_id}  created ${a.created_at}  ${a.name}`).join("\n") : "No accounts yet.");
+        print(
+          { accounts },
+          accounts.length
+            ? accounts.map((a) => `${a.account_id}  created ${a.created_at}  ${a.name}`).join("\n")
+            : "No accounts yet.",
+        );
         break;
       }
       case "tokens create": {
-        const permissions = values.permissions?.split(",").map((p) => p.trim()).filter(Boolean);
-        const key = await operator.createKey(accountId, { name: values.name, permissions, expires_at: values["expires-at"] });
+        const permissions = values.permissions
+          ?.split(",")
+          .map((p) => p.trim())
+          .filter(Boolean);
+        const key = await operator.createKey(accountId, {
+          name: values.name,
+          permissions,
+          expires_at: values["expires-at"],
+        });
         const access = key.permissions ? key.permissions.join(", ") || "no permissions" : "full access";
         print(
           key,
@@ -134,9 +160,13 @@ async function main(argv: string[]): Promise<number> {
       case "tokens list": {
         const tokens = await operator.listKeys(accountId);
         const lines = tokens.map(
-          (t) => `${t.token_id}  ${t.redacted}  ${t.status.padEnd(7)}  ${t.permissions ? t.permissions.join(",") || "-" : "full access"}  created ${t.created_at}  "${t.name}"`,
+          (t) =>
+            `${t.token_id}  ${t.redacted}  ${t.status.padEnd(7)}  ${t.permissions ? t.permissions.join(",") || "-" : "full access"}  created ${t.created_at}  "${t.name}"`,
         );
-        print({ account_id: accountId, tokens }, lines.length ? lines.join("\n") : `No tokens for account '${accountId}'.`);
+        print(
+          { account_id: accountId, tokens },
+          lines.length ? lines.join("\n") : `No tokens for account '${accountId}'.`,
+        );
         break;
       }
       case "tokens revoke": {
@@ -171,7 +201,11 @@ main(process.argv.slice(2)).then(
       const { code, message, details } = error;
       console.error(json ? JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) : message);
     } else {
-      console.error(json ? JSON.stringify({ error: { code: "FAILED", message: (error as Error).message } }) : (error as Error).message);
+      console.error(
+        json
+          ? JSON.stringify({ error: { code: "FAILED", message: (error as Error).message } })
+          : (error as Error).message,
+      );
     }
     process.exit(1);
   },

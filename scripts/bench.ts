@@ -50,13 +50,19 @@ async function main() {
     const data = await seedData(workers);
 
     const rows: Row[] = [];
-    for (const scenario of scenarios(data, service.url).filter((s) => selected(s.name))) rows.push(await runScenario(scenario, workers));
+    for (const scenario of scenarios(data, service.url).filter((s) => selected(s.name)))
+      rows.push(await runScenario(scenario, workers));
 
     const figures: Figures = { rows, bundleGzipKiB: gzipSync(readFileSync(service.scriptPath)).length / 1024 };
     if (selected(NOTIFICATION_SCENARIO)) {
       console.log(`${NOTIFICATION_SCENARIO}:`);
       const owner = await newAccount(service.dbs, "bench-webhooks");
-      figures.notifications = await benchNotifications({ url: service.url, token: owner.token }, workers.floor.url, 1000, (line) => console.log(line));
+      figures.notifications = await benchNotifications(
+        { url: service.url, token: owner.token },
+        workers.floor.url,
+        1000,
+        (line) => console.log(line),
+      );
     }
     if (selected(LIST_READS)) {
       console.log(`${LIST_READS}:`);

@@ -58,7 +58,9 @@ async function accounts(...args: string[]): Promise<any> {
 /** The bench account's id: the one a previous run left, else made and seeded now. */
 async function benchAccount(): Promise<{ id: string; reused: boolean }> {
   if (runningDevServer()) {
-    throw new Error("npm run dev is running in this checkout: stop it first (the bench writes the local database directly, then starts its own).");
+    throw new Error(
+      "npm run dev is running in this checkout: stop it first (the bench writes the local database directly, then starts its own).",
+    );
   }
   // With no server running, the CLI works on the local database file, migrating it first if behind.
   const { accounts: all } = (await accounts("list")) as { accounts: { account_id: string; name: string }[] };
@@ -66,23 +68,33 @@ async function benchAccount(): Promise<{ id: string; reused: boolean }> {
   const counts = new Map<string, number>();
   for (const id of named) {
     await withAccountDb(id, async (db) => {
-      counts.set(id, (await db.prepare(`SELECT COUNT(*) AS n FROM candidates WHERE account_id = ?`).bind(id).first<number>("n"))!);
+      counts.set(
+        id,
+        (await db.prepare(`SELECT COUNT(*) AS n FROM candidates WHERE account_id = ?`).bind(id).first<number>("n"))!,
+      );
     });
   }
   const ready = named.find((id) => counts.get(id) === CANDIDATES);
   if (ready) return { id: ready, reused: true };
   // Seeding is all or nothing, so an account of this name either has them all or (a run stopped
   // between making it and seeding it) none; one with some other count is not the bench's.
-  const id = named.find((id) => counts.get(id) === 0) ?? ((await accounts("create", "--name", ACCOUNT_NAME)) as { account_id: string }).account_id;
+  const id =
+    named.find((id) => counts.get(id) === 0) ??
+    ((await accounts("create", "--name", ACCOUNT_NAME)) as { account_id: string }).account_id;
   const started = performance.now();
   await withAccountDb(id, async (db) => {
     // seedIndex writes in batches of 500; collected here, they go in as one batch: one transaction.
     const statements: D1PreparedStatement[] = [];
-    const collect = { prepare: (sql: string) => db.prepare(sql), batch: async (s: D1PreparedStatement[]) => void statements.push(...s) };
+    const collect = {
+      prepare: (sql: string) => db.prepare(sql),
+      batch: async (s: D1PreparedStatement[]) => void statements.push(...s),
+    };
     await seedIndex(collect as unknown as D1Database, id, CANDIDATES, SETTLED_MIX);
     await db.batch(statements);
   });
-  console.log(`seeded ${CANDIDATES.toLocaleString("en")} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${CANDIDATES.toLocaleString("en")} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { id, reused: false };
 }
 
@@ -100,7 +112,8 @@ async function withLocalDb(binding: string, work: (db: D1Database) => Promise<vo
 async function withAccountDb(accountId: string, work: (db: D1Database) => Promise<void>) {
   let shard: string = PRIMARY;
   await withLocalDb(PRIMARY, async (db) => {
-    shard = (await db.prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(accountId).first<string>("shard")) ?? PRIMARY;
+    shard =
+      (await db.prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(accountId).first<string>("shard")) ?? PRIMARY;
   });
   await withLocalDb(shard, work);
 }
@@ -116,8 +129,10 @@ function probe(rows: number) {
   const marks: { rows?: number; overview?: number } = {};
   (window as unknown as { __bench: typeof marks }).__bench = marks;
   const observer = new MutationObserver(() => {
-    if (marks.rows === undefined && document.querySelectorAll("tbody tr").length >= rows) marks.rows = performance.now();
-    if (marks.overview === undefined && document.querySelector("main h1")?.textContent === "Overview") marks.overview = performance.now();
+    if (marks.rows === undefined && document.querySelectorAll("tbody tr").length >= rows)
+      marks.rows = performance.now();
+    if (marks.overview === undefined && document.querySelector("main h1")?.textContent === "Overview")
+      marks.overview = performance.now();
     if (marks.rows !== undefined && marks.overview !== undefined) observer.disconnect();
   });
   observer.observe(document, { childList: true, subtree: true, characterData: true });
@@ -125,8 +140,13 @@ function probe(rows: number) {
 
 type Mark = "rows" | "overview";
 const marked = (page: Page, mark: Mark) =>
-  page.waitForFunction((m) => (window as unknown as { __bench?: Record<string, number> }).__bench?.[m] !== undefined, mark, { timeout: 15_000 });
-const markAt = (page: Page, mark: Mark) => page.evaluate((m) => (window as unknown as { __bench: Record<string, number> }).__bench[m], mark);
+  page.waitForFunction(
+    (m) => (window as unknown as { __bench?: Record<string, number> }).__bench?.[m] !== undefined,
+    mark,
+    { timeout: 15_000 },
+  );
+const markAt = (page: Page, mark: Mark) =>
+  page.evaluate((m) => (window as unknown as { __bench: Record<string, number> }).__bench[m], mark);
 
 interface Timed {
   /** On the page's clock, from the navigation's start. */
@@ -154,7 +174,9 @@ async function dashboardPage(page: Page, origin: string): Promise<Timed & { mome
   const moments = await page.evaluate((rows) => {
     const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
     const read = (path: string) => {
-      const entry = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).find((e) => new URL(e.name).pathname === path);
+      const entry = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).find(
+        (e) => new URL(e.name).pathname === path,
+      );
       return entry ? [entry.startTime, entry.responseEnd] : [NaN, NaN];
     };
     const [session_read_start, session_read_end] = read("/dashboard/session");
@@ -179,7 +201,9 @@ async function apiPage(page: Page, origin: string): Promise<Timed> {
   const response = await page.goto(`${origin}${API_PATH}`, { waitUntil: "load" });
   const node_ms = performance.now() - started;
   if (response?.status() !== 200) throw new Error(`GET ${API_PATH}: ${response?.status()}`);
-  const loaded = await page.waitForFunction(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd || undefined);
+  const loaded = await page.waitForFunction(
+    () => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).loadEventEnd || undefined,
+  );
   return { page_ms: (await loaded.jsonValue()) as number, node_ms };
 }
 
@@ -246,7 +270,10 @@ function figure(samples: Timed[]) {
 // ---- the run -------------------------------------------------------------------------------------
 
 async function main() {
-  if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
+    );
   const machine = { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) };
   console.log(`machine: ${machine.cpus} × ${machine.model}, ${machine.memory_gib} GiB; node ${process.version}`);
 
@@ -262,7 +289,8 @@ async function main() {
     await browser?.close().catch(() => {});
     await dev.cleanUp();
   };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop().finally(() => process.exit(130)));
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => void stop().finally(() => process.exit(130)));
   try {
     console.log("starting npm run dev…");
     await dev.start();
@@ -270,11 +298,19 @@ async function main() {
     // Every link now, so making one (a Node process) never runs beside a measurement. Each works
     // once, within 15 minutes: the rounds take a minute or two.
     const links: string[] = [];
-    for (let i = 0; i <= WARMUPS + ROUNDS; i++) links.push(((await accounts("sign-in-link", "--account", account.id)) as { url: string }).url);
+    for (let i = 0; i <= WARMUPS + ROUNDS; i++)
+      links.push(((await accounts("sign-in-link", "--account", account.id)) as { url: string }).url);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     const context = await browser.newContext({ viewport: VIEWPORT });
     await context.addInitScript(probe, ROWS);
@@ -285,7 +321,11 @@ async function main() {
     // What is measured is what it should be: 50 of this account's candidates, and more after them.
     const check = await page.goto(`${origin}${API_PATH}`);
     const body = (await check!.json()) as { data: { candidate_alias: string }[]; next_cursor: string | null };
-    if (body.data.length !== ROWS || !body.next_cursor || !body.data.every((c) => c.candidate_alias.startsWith(`seed-${account.id}-`))) {
+    if (
+      body.data.length !== ROWS ||
+      !body.next_cursor ||
+      !body.data.every((c) => c.candidate_alias.startsWith(`seed-${account.id}-`))
+    ) {
       throw new Error(`GET ${API_PATH} did not answer ${ROWS} of the bench account's candidates with more to follow`);
     }
 
@@ -325,19 +365,35 @@ async function main() {
       account: { name: ACCOUNT_NAME, candidates: CANDIDATES, kept_in_local_database: true },
       rounds: ROUNDS,
       warmups: WARMUPS,
-      clock: "the page's performance.now(), from the navigation's start; node_* from Node around page.goto and the wait, for comparison",
-      dashboard_candidates_page: { what: `navigation to /dashboard/candidates until its table holds ${ROWS} rows`, ...figure(dashboard) },
+      clock:
+        "the page's performance.now(), from the navigation's start; node_* from Node around page.goto and the wait, for comparison",
+      dashboard_candidates_page: {
+        what: `navigation to /dashboard/candidates until its table holds ${ROWS} rows`,
+        ...figure(dashboard),
+      },
       api_list_page: { what: `navigation to ${API_PATH} (session cookie) until its load event ended`, ...figure(api) },
       api_fetch: { what: `fetch of ${API_PATH} from the dashboard's page, body read`, ...figure(fetched) },
-      first_page_interactive: { what: "a sign-in link in a fresh browser context until the overview's h1", aim_ms: 1000, ...figure(interactive) },
-      dashboard_vs_api_list_page: Number((median(dashboard.map((d) => d.page_ms)) / median(api.map((d) => d.page_ms))).toFixed(2)),
-      dashboard_vs_api_list_page_per_round_median: Number(median(dashboard.map((d, i) => d.page_ms / api[i].page_ms)).toFixed(2)),
+      first_page_interactive: {
+        what: "a sign-in link in a fresh browser context until the overview's h1",
+        aim_ms: 1000,
+        ...figure(interactive),
+      },
+      dashboard_vs_api_list_page: Number(
+        (median(dashboard.map((d) => d.page_ms)) / median(api.map((d) => d.page_ms))).toFixed(2),
+      ),
+      dashboard_vs_api_list_page_per_round_median: Number(
+        median(dashboard.map((d, i) => d.page_ms / api[i].page_ms)).toFixed(2),
+      ),
       /** Where the dashboard page's time goes: the median of each moment, ms from the navigation's start. */
-      dashboard_moments_median_ms: Object.fromEntries(Object.keys(moments[0]).map((k) => [k, round1(median(moments.map((m) => m[k as keyof DashboardMoments])))])),
+      dashboard_moments_median_ms: Object.fromEntries(
+        Object.keys(moments[0]).map((k) => [k, round1(median(moments.map((m) => m[k as keyof DashboardMoments])))]),
+      ),
     };
     report(results);
     writeFileSync(RESULTS, JSON.stringify(results, null, 2) + "\n");
-    console.log(`\nwritten to ${RESULTS}; the account "${ACCOUNT_NAME}" (${account.id}) stays in the local database (.wrangler/) for the next run`);
+    console.log(
+      `\nwritten to ${RESULTS}; the account "${ACCOUNT_NAME}" (${account.id}) stays in the local database (.wrangler/) for the next run`,
+    );
   } finally {
     await stop();
   }
@@ -352,7 +408,9 @@ function report(r: {
   dashboard_vs_api_list_page_per_round_median: number;
   dashboard_moments_median_ms: Record<string, number>;
 }) {
-  console.log(`\n| measure (${ROUNDS} rounds, after ${WARMUPS} warm-ups) | median ms | p90 ms | from Node: median | p90 |`);
+  console.log(
+    `\n| measure (${ROUNDS} rounds, after ${WARMUPS} warm-ups) | median ms | p90 ms | from Node: median | p90 |`,
+  );
   console.log("|---|---|---|---|---|");
   for (const f of [r.dashboard_candidates_page, r.api_list_page, r.api_fetch, r.first_page_interactive]) {
     console.log(`| ${f.what} | ${f.median_ms} | ${f.p90_ms} | ${f.node_median_ms} | ${f.node_p90_ms} |`);
@@ -361,9 +419,13 @@ function report(r: {
     `\nthe dashboard's candidates page takes ${r.dashboard_vs_api_list_page} times the API's list page ` +
       `(median of the per-round ratios: ${r.dashboard_vs_api_list_page_per_round_median})`,
   );
-  console.log(`first page interactive: median ${r.first_page_interactive.median_ms} ms, p90 ${r.first_page_interactive.p90_ms} ms (the aim: within 1,000 ms)`);
   console.log(
-    `the dashboard's page, median moments (ms from the navigation's start): ${Object.entries(r.dashboard_moments_median_ms)
+    `first page interactive: median ${r.first_page_interactive.median_ms} ms, p90 ${r.first_page_interactive.p90_ms} ms (the aim: within 1,000 ms)`,
+  );
+  console.log(
+    `the dashboard's page, median moments (ms from the navigation's start): ${Object.entries(
+      r.dashboard_moments_median_ms,
+    )
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
   );

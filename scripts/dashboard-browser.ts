@@ -48,11 +48,15 @@ async function eventually(what: string, check: () => Promise<boolean>, ms = 15_0
   }
 }
 
-const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
+const nav = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor();
 
 test("a person's journey through the dashboard", async () => {
-  assert.ok(existsSync(CHROMIUM), `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
+  );
   await dev.start();
   receiver = await startReceiver();
   const stamp = Date.now().toString(36);
@@ -61,7 +65,14 @@ test("a person's journey through the dashboard", async () => {
 
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: dev.url });
@@ -86,7 +97,9 @@ test("a person's journey through the dashboard", async () => {
   await page.getByLabel("Price").fill("-1");
   await page.getByLabel("Activity window (seconds)").fill("3600");
   await page.getByLabel("Review window (seconds)").fill("0");
-  await page.getByLabel("Fulfillment condition (JSON)").fill(JSON.stringify({ all: [{ event: "signup" }, { event: "purchase", field: "total", gte: 100 }] }, null, 2));
+  await page
+    .getByLabel("Fulfillment condition (JSON)")
+    .fill(JSON.stringify({ all: [{ event: "signup" }, { event: "purchase", field: "total", gte: 100 }] }, null, 2));
   await page.getByRole("button", { name: "Create schema" }).click();
   const priceError = page.locator(".field.invalid", { has: page.getByLabel("Price") }).locator(".field-error");
   await priceError.waitFor();
@@ -130,7 +143,10 @@ test("a person's journey through the dashboard", async () => {
   await watch.check("candidate");
   // The README's picture of the dashboard: this page as a 1280 × 800 window shows it.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: "test/artifacts/dashboard/readme.png", clip: { x: 0, y: 0, width: 1280, height: 800 } });
+  await page.screenshot({
+    path: "test/artifacts/dashboard/readme.png",
+    clip: { x: 0, y: 0, width: 1280, height: 800 },
+  });
 
   // A webhook endpoint at the local receiver: its secret once (copied), a test, its answer.
   await nav(page, "Webhooks");
@@ -151,7 +167,10 @@ test("a person's journey through the dashboard", async () => {
   assert.equal(await page.getByText(secret).count(), 0, "the secret is gone once done");
   await page.getByRole("link", { name: endpointUrl }).click();
   await page.getByRole("button", { name: "Send a test" }).click();
-  await page.getByText(/^Test /).first().waitFor();
+  await page
+    .getByText(/^Test /)
+    .first()
+    .waitFor();
   await eventually("the receiver gets the test", async () => receiver!.received("journey").length === 1);
   const test = receiver.received("journey")[0];
   new Webhook(secret).verify(test.body, test.headers); // throws unless signed with the secret shown
@@ -165,13 +184,24 @@ test("a person's journey through the dashboard", async () => {
   const confirmed = page.getByRole("row").filter({ hasText: "candidate.confirmed" });
   await confirmed.waitFor();
   await confirmed.getByRole("button", { name: /^Resend/ }).click();
-  await eventually("the receiver gets the resent notification", async () => receiver!.received("journey").some((r) => JSON.parse(r.body).type === "candidate.confirmed"));
+  await eventually("the receiver gets the resent notification", async () =>
+    receiver!.received("journey").some((r) => JSON.parse(r.body).type === "candidate.confirmed"),
+  );
   await watch.check("notifications");
   await nav(page, "Webhooks");
   await page.getByRole("link", { name: endpointUrl }).click();
   await eventually("the delivery log shows the resend, succeeded", async () => {
-    await page.getByRole("button", { name: /Refresh|Reload/ }).first().click();
-    return (await page.getByRole("row").filter({ hasText: "candidate.confirmed" }).filter({ hasText: "succeeded" }).count()) > 0;
+    await page
+      .getByRole("button", { name: /Refresh|Reload/ })
+      .first()
+      .click();
+    return (
+      (await page
+        .getByRole("row")
+        .filter({ hasText: "candidate.confirmed" })
+        .filter({ hasText: "succeeded" })
+        .count()) > 0
+    );
   });
   await watch.check("webhook-deliveries");
 
@@ -199,8 +229,16 @@ test("a person's journey through the dashboard", async () => {
   await watch.check("api-keys-secret");
   await page.getByRole("button", { name: "Done" }).click();
   const asKey = (path: string, init: RequestInit = {}) =>
-    fetch(`${dev.url}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...init.headers } });
-  assert.equal((await asKey("/v1/events", { method: "POST", body: JSON.stringify({ candidate_alias: alias, type: "view" }) })).status, 201, "the key sends events");
+    fetch(`${dev.url}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...init.headers },
+    });
+  assert.equal(
+    (await asKey("/v1/events", { method: "POST", body: JSON.stringify({ candidate_alias: alias, type: "view" }) }))
+      .status,
+    201,
+    "the key sends events",
+  );
   const refused = await asKey("/v1/candidates");
   assert.equal(refused.status, 403, "and may do nothing else");
   assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "PERMISSION_DENIED");
@@ -208,7 +246,10 @@ test("a person's journey through the dashboard", async () => {
   await keyRow.getByRole("button", { name: "Revoke" }).click();
   await page.getByRole("button", { name: "Revoke key" }).click();
   await keyRow.getByText("revoked", { exact: true }).waitFor();
-  await eventually("the revoked key stops working", async () => (await asKey("/v1/events", { method: "POST", body: "{}" })).status === 401);
+  await eventually(
+    "the revoked key stops working",
+    async () => (await asKey("/v1/events", { method: "POST", body: "{}" })).status === 401,
+  );
   await watch.check("api-keys");
 
   // The candidates list, filtered by the alias's beginning.
@@ -239,7 +280,15 @@ test("a person's journey through the dashboard", async () => {
   await watch.check("sign-in");
 
   // No secret ever went into an address.
-  for (const url of watch.requested) assert.ok(!url.includes(secret) && !url.includes(key) && !url.includes(link.url.split("#code=")[1]), `no secret in ${url}`);
-  console.log(`first page interactive ${Math.round(interactiveMs)} ms after navigation (sign-in link to the overview's heading)`);
-  console.log(`API errors shown on purpose: ${watch.apiErrors.map((e) => `${e.status} ${e.code}`).join(", ") || "none"}`);
+  for (const url of watch.requested)
+    assert.ok(
+      !url.includes(secret) && !url.includes(key) && !url.includes(link.url.split("#code=")[1]),
+      `no secret in ${url}`,
+    );
+  console.log(
+    `first page interactive ${Math.round(interactiveMs)} ms after navigation (sign-in link to the overview's heading)`,
+  );
+  console.log(
+    `API errors shown on purpose: ${watch.apiErrors.map((e) => `${e.status} ${e.code}`).join(", ") || "none"}`,
+  );
 });

@@ -76,7 +76,10 @@ function driveCrons(origin: string) {
     setTimeout(everyMinute, 60_000 - (Date.now() % 60_000)).unref();
   };
   const whenReady = async () => {
-    const ready = await fetch(`${origin}/v1/openapi.json`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${origin}/v1/openapi.json`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!ready) return void setTimeout(whenReady, 500).unref();
     everyMinute();
   };
@@ -122,7 +125,10 @@ async function main() {
   await migrateLocal();
   buildDashboard();
   // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
-  const wrangler = spawnWrangler(["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...envFiles(), ...args], ["ignore", "pipe", "inherit"]);
+  const wrangler = spawnWrangler(
+    ["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...envFiles(), ...args],
+    ["ignore", "pipe", "inherit"],
+  );
   wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   // wrangler's output passes through; its first "Ready on" line says where it serves, whatever port it took.
   let pending = "";

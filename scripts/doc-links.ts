@@ -6,7 +6,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-const pages = ["README.md", ...readdirSync("docs").filter((name) => name.endsWith(".md")).map((name) => join("docs", name))];
+const pages = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => join("docs", name)),
+];
 const broken: string[] = [];
 for (const page of pages) {
   const text = readFileSync(page, "utf8");

@@ -22,12 +22,22 @@ after(async () => {
 });
 
 test("the API reference lists every operation and sends a real request from the page", async () => {
-  assert.ok(existsSync(CHROMIUM), `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
+  );
   const token = await dev.start();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // As root in a container, offline: no sandbox, and none of Chromium's own background traffic.
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const elsewhere: string[] = [];
@@ -54,22 +64,31 @@ test("the API reference lists every operation and sends a real request from the 
 
   // "Test Request" on "Create a schema", with the token pasted in: a real 201 from this service.
   await page.getByPlaceholder("Token").first().fill(token);
-  await page.getByRole("button", { name: /Test Request.*post \/v1\/schemas/ }).first().click();
-  const created = page.waitForResponse((response) => response.url() === `${dev.url}/v1/schemas` && response.request().method() === "POST");
+  await page
+    .getByRole("button", { name: /Test Request.*post \/v1\/schemas/ })
+    .first()
+    .click();
+  const created = page.waitForResponse(
+    (response) => response.url() === `${dev.url}/v1/schemas` && response.request().method() === "POST",
+  );
   await page.getByRole("button", { name: "Send" }).first().click();
   const response = await created;
   assert.equal(response.status(), 201);
   const schema = (await response.json()) as { id: string };
   await page.getByText("201 Created").first().waitFor();
   // A second try from the page is a new request: no example (an Idempotency-Key) makes it fail.
-  const again = page.waitForResponse((response) => response.url() === `${dev.url}/v1/schemas` && response.request().method() === "POST");
+  const again = page.waitForResponse(
+    (response) => response.url() === `${dev.url}/v1/schemas` && response.request().method() === "POST",
+  );
   await page.getByRole("button", { name: "Send" }).first().click();
   assert.equal((await again).status(), 201);
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}/docs-create-schema.png` });
 
   // The schema the page created is the account's.
-  const listed = (await (await fetch(`${dev.url}/v1/schemas/${schema.id}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { id: string };
+  const listed = (await (
+    await fetch(`${dev.url}/v1/schemas/${schema.id}`, { headers: { Authorization: `Bearer ${token}` } })
+  ).json()) as { id: string };
   assert.equal(listed.id, schema.id);
   assert.deepEqual(elsewhere, [], "the reference fetched nothing but this service");
 

@@ -22,7 +22,9 @@ function sourceFiles(dir: string): string[] {
 function resolved(from: string, specifier: string): string | null {
   if (!specifier.startsWith(".")) return null;
   const base = resolve(dirname(from), specifier);
-  const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((path) => existsSync(path) && statSync(path).isFile());
+  const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find(
+    (path) => existsSync(path) && statSync(path).isFile(),
+  );
   return found === undefined ? null : relative(".", found);
 }
 
@@ -30,7 +32,9 @@ const files = sourceFiles(ROOT);
 const imports = new Map(
   files.map((file) => {
     const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-    const targets = importedFiles.map(({ fileName }) => resolved(file, fileName)).filter((target): target is string => target !== null);
+    const targets = importedFiles
+      .map(({ fileName }) => resolved(file, fileName))
+      .filter((target): target is string => target !== null);
     return [file, [...new Set(targets)]];
   }),
 );

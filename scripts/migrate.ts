@@ -13,7 +13,10 @@ const args = process.argv.slice(2);
 const where = args.includes("--remote") || args.includes("--local") ? [] : ["--local"];
 for (const { binding } of d1Bindings()) {
   console.log(`\n${binding}`);
-  const child = spawnWrangler(["d1", "migrations", "apply", binding, ...where, ...args], ["ignore", "inherit", "inherit"]);
+  const child = spawnWrangler(
+    ["d1", "migrations", "apply", binding, ...where, ...args],
+    ["ignore", "inherit", "inherit"],
+  );
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) {
     console.error(`npm run migrate: ${binding} failed (see above); the databases after it were not migrated.`);

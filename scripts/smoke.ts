@@ -75,7 +75,10 @@ test("npm run dev starts and prints a usable token and a sign-in link", async ()
   const secret = /^OPERATOR_SECRET=(\S+)$/m.exec(readFileSync(".wrangler/operator.env", "utf8"))![1];
   assert.ok(!dev.output.includes(secret), "npm run dev printed the operator secret");
   assert.equal((await fetch(`${API}/operator/v1/accounts`)).status, 401);
-  assert.equal((await fetch(`${API}/operator/v1/accounts`, { headers: { Authorization: `Bearer ${secret}` } })).status, 200);
+  assert.equal(
+    (await fetch(`${API}/operator/v1/accounts`, { headers: { Authorization: `Bearer ${secret}` } })).status,
+    200,
+  );
 });
 
 test("the README walk-through works, through the typed client", async () => {
@@ -99,9 +102,13 @@ test("the README walk-through works, through the typed client", async () => {
   assert.equal(hit.candidate.scheduled_outcome, "CONFIRMED");
   const read = await ccs.candidates.get(alias);
   assert.equal(read.events.length, 2);
-  assert.deepEqual(read.condition_progress.leaves.map((leaf) => leaf.event_id), [hit.event.id]);
+  assert.deepEqual(
+    read.condition_progress.leaves.map((leaf) => leaf.event_id),
+    [hit.event.id],
+  );
   const pending = [];
-  for await (const candidate of ccs.candidates.list({ status: "PENDING", limit: 10 })) pending.push(candidate.candidate_alias);
+  for await (const candidate of ccs.candidates.list({ status: "PENDING", limit: 10 }))
+    pending.push(candidate.candidate_alias);
   assert.equal(pending[0], alias); // newest first (earlier runs may have left others)
   await assert.rejects(ccs.candidates.create({ customer_uuid: "cust_42", candidate_alias: alias }), (error) => {
     assert.ok(error instanceof CandidateContractError);
@@ -120,11 +127,25 @@ test("the README's TypeScript snippet runs as written", async () => {
   mkdirSync("test/artifacts", { recursive: true });
   writeFileSync("test/artifacts/readme-client.ts", snippet.replace("http://127.0.0.1:8787", API));
   // It type-checks as a user's strict project would see it, against the built package's types.
-  const tsc = ["node_modules/typescript/bin/tsc", "--noEmit", "--strict", "--target", "es2022", "--module", "nodenext", "--types", "node", "--skipLibCheck", "--ignoreConfig"];
+  const tsc = [
+    "node_modules/typescript/bin/tsc",
+    "--noEmit",
+    "--strict",
+    "--target",
+    "es2022",
+    "--module",
+    "nodenext",
+    "--types",
+    "node",
+    "--skipLibCheck",
+    "--ignoreConfig",
+  ];
   await run(process.execPath, [...tsc, "test/artifacts/readme-client.ts"]).catch((error: { stdout: string }) =>
     assert.fail(`the README's TypeScript snippet does not type-check:\n${error.stdout}`),
   );
-  const { stdout } = await run(process.execPath, ["test/artifacts/readme-client.ts"], { env: { ...process.env, TOKEN: token } });
+  const { stdout } = await run(process.execPath, ["test/artifacts/readme-client.ts"], {
+    env: { ...process.env, TOKEN: token },
+  });
   assert.equal(stdout.trim(), "PENDING CONFIRMED");
 });
 
@@ -136,7 +157,10 @@ test("every documented accounts CLI command works while the server runs, each in
   assert.equal(created.name, "Smoke");
   assert.equal((await api("GET", "/v1/schemas", created.token)).status, 200);
   const listed = await accounts("list");
-  assert.deepEqual(listed.accounts.find((a: any) => a.account_id === created.account_id), { account_id: created.account_id, name: "Smoke", created_at: created.created_at });
+  assert.deepEqual(
+    listed.accounts.find((a: any) => a.account_id === created.account_id),
+    { account_id: created.account_id, name: "Smoke", created_at: created.created_at },
+  );
 
   const second = await accounts("tokens", "create", "--account", created.account_id);
   assert.equal(second.account_id, created.account_id);
@@ -144,21 +168,52 @@ test("every documented accounts CLI command works while the server runs, each in
   assert.equal(second.permissions, null);
   assert.equal((await api("GET", "/v1/candidates", second.token)).status, 200);
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-  const limited = await accounts("tokens", "create", "--account", created.account_id, "--name", "Billing export", "--permissions", "billing:read,candidates:read", "--expires-at", expiresAt);
+  const limited = await accounts(
+    "tokens",
+    "create",
+    "--account",
+    created.account_id,
+    "--name",
+    "Billing export",
+    "--permissions",
+    "billing:read,candidates:read",
+    "--expires-at",
+    expiresAt,
+  );
   assert.equal(limited.name, "Billing export");
   assert.deepEqual(limited.permissions, ["billing:read", "candidates:read"]);
   assert.equal(limited.expires_at, expiresAt);
-  const refused = await accountsFailing("tokens", "create", "--account", created.account_id, "--permissions", "billing:read,billing:admin");
+  const refused = await accountsFailing(
+    "tokens",
+    "create",
+    "--account",
+    created.account_id,
+    "--permissions",
+    "billing:read,billing:admin",
+  );
   assert.equal(refused.code, 1);
   assert.equal(refused.error.code, "VALIDATION_ERROR");
-  assert.deepEqual(refused.error.details.map((d: any) => d.path), ["permissions.1"]);
-  assert.equal((await accountsFailing("tokens", "list", "--account", "no-such-account")).error.code, "ACCOUNT_NOT_FOUND");
+  assert.deepEqual(
+    refused.error.details.map((d: any) => d.path),
+    ["permissions.1"],
+  );
+  assert.equal(
+    (await accountsFailing("tokens", "list", "--account", "no-such-account")).error.code,
+    "ACCOUNT_NOT_FOUND",
+  );
 
   const tokens = await accounts("tokens", "list", "--account", created.account_id);
   assert.equal(tokens.account_id, created.account_id);
-  assert.deepEqual(tokens.tokens.map((t: any) => t.token_id), [limited.token_id, second.token_id, created.token_id]);
-  assert.deepEqual(tokens.tokens.map((t: any) => t.status), ["active", "active", "active"]);
-  for (const secret of [created.token, second.token, limited.token]) assert.ok(!JSON.stringify(tokens).includes(secret));
+  assert.deepEqual(
+    tokens.tokens.map((t: any) => t.token_id),
+    [limited.token_id, second.token_id, created.token_id],
+  );
+  assert.deepEqual(
+    tokens.tokens.map((t: any) => t.status),
+    ["active", "active", "active"],
+  );
+  for (const secret of [created.token, second.token, limited.token])
+    assert.ok(!JSON.stringify(tokens).includes(secret));
 
   const link = await accounts("sign-in-link", "--account", created.account_id);
   assert.match(link.url, new RegExp(`^${API}/dashboard/sign-in#code=[\\w-]{43}$`));
@@ -191,7 +246,10 @@ test("50 accounts CLI calls in a row all succeed while the server serves 100 req
       sent++;
       inFlight++;
       fetch(`${API}/v1/candidates?limit=10`, { headers: { Authorization: `Bearer ${loadToken}` } })
-        .then(async (res) => (await res.arrayBuffer(), res.status), (error: Error) => error.message)
+        .then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          (error: Error) => error.message,
+        )
         .then((status) => {
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           inFlight--;
@@ -225,9 +283,14 @@ test("50 accounts CLI calls in a row all succeed while the server serves 100 req
     while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
   }
   const seconds = (Date.now() - began) / 1000;
-  console.log(`load: ${sent} requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${JSON.stringify(Object.fromEntries(statuses))}`);
+  console.log(
+    `load: ${sent} requests in ${seconds.toFixed(1)} s (${(sent / seconds).toFixed(0)}/s): ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
   assert.deepEqual([...statuses.keys()], [200], "every load request succeeded");
-  const underLoad = cliTimes.slice(firstCall).map((t) => t.ms).sort((a, b) => a - b);
+  const underLoad = cliTimes
+    .slice(firstCall)
+    .map((t) => t.ms)
+    .sort((a, b) => a - b);
   assert.equal(underLoad.length, 50);
   console.log(`under load: 50 calls, median ${underLoad[25]} ms, slowest ${underLoad[49]} ms`);
   assert.ok(underLoad[25] < 1000, `the median call under load took ${underLoad[25]} ms`);
@@ -240,7 +303,13 @@ test("a restart keeps the data, the development token and windows still running"
   const short = await api("POST", "/v1/candidates", token, {
     customer_uuid: "cust_42",
     candidate_alias: shortAlias,
-    contract: { price: 1, activity_window: 4, review_window: 2, fulfillment_condition: { event: "never" }, timeout_outcome: "confirm" },
+    contract: {
+      price: 1,
+      activity_window: 4,
+      review_window: 2,
+      fulfillment_condition: { event: "never" },
+      timeout_outcome: "confirm",
+    },
   });
   assert.equal(short.status, 201);
   await stopDev();
@@ -265,11 +334,19 @@ test("a restart keeps the data, the development token and windows still running"
  * Waits until `name` at the receiver has at least `count` deliveries about candidate `alias` (the
  * account's other candidates, from this run or earlier ones, may notify the endpoint too).
  */
-async function deliveries(receiver: Awaited<ReturnType<typeof startReceiver>>, name: string, alias: string, count: number, timeoutMs: number) {
-  const about = () => receiver.received(name).filter((d: Received) => JSON.parse(d.body).data.candidate.candidate_alias === alias);
+async function deliveries(
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  name: string,
+  alias: string,
+  count: number,
+  timeoutMs: number,
+) {
+  const about = () =>
+    receiver.received(name).filter((d: Received) => JSON.parse(d.body).data.candidate.candidate_alias === alias);
   const deadline = Date.now() + timeoutMs;
   while (about().length < count) {
-    if (Date.now() > deadline) throw new Error(`${name}: ${about().length} of ${count} deliveries about ${alias} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${name}: ${about().length} of ${count} deliveries about ${alias} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return about();
@@ -288,8 +365,18 @@ test("webhooks reach a receiver on this machine, signed, and a failed attempt is
     const endpoint = await api("POST", "/v1/webhook_endpoints", hooks, { url: `${receiver.url}/smoke/500,200` });
     assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
     const hooked = `${alias}-hooks`;
-    const contract = { price: 5, activity_window: 600, review_window: 3, fulfillment_condition: { event: "purchase" }, timeout_outcome: "fail" };
-    assert.equal((await api("POST", "/v1/candidates", hooks, { customer_uuid: "cust_42", candidate_alias: hooked, contract })).status, 201);
+    const contract = {
+      price: 5,
+      activity_window: 600,
+      review_window: 3,
+      fulfillment_condition: { event: "purchase" },
+      timeout_outcome: "fail",
+    };
+    assert.equal(
+      (await api("POST", "/v1/candidates", hooks, { customer_uuid: "cust_42", candidate_alias: hooked, contract }))
+        .status,
+      201,
+    );
     const hit = await api("POST", "/v1/events", hooks, { candidate_alias: hooked, type: "purchase" });
     assert.equal(hit.body.candidate.status, "PENDING");
 
@@ -306,10 +393,18 @@ test("webhooks reach a receiver on this machine, signed, and a failed attempt is
     assert.equal(confirmed[0].data.candidate.status, "CONFIRMED");
 
     const log = await api("GET", `/v1/webhook_endpoints/${endpoint.body.id}/deliveries`, hooks);
-    const attempts = log.body.data.filter((a: any) => a.notification_id === pending[0].id).map((a: any) => [a.attempt, a.status, a.response_status]);
-    assert.deepEqual(attempts, [[2, "succeeded", 200], [1, "failed", 500]]);
+    const attempts = log.body.data
+      .filter((a: any) => a.notification_id === pending[0].id)
+      .map((a: any) => [a.attempt, a.status, a.response_status]);
+    assert.deepEqual(attempts, [
+      [2, "succeeded", 200],
+      [1, "failed", 500],
+    ]);
     const feed = await api("GET", `/v1/notifications?candidate_alias=${hooked}`, hooks);
-    assert.deepEqual(feed.body.data.map((n: any) => n.id), [pending[0].id, confirmed[0].id]);
+    assert.deepEqual(
+      feed.body.data.map((n: any) => n.id),
+      [pending[0].id, confirmed[0].id],
+    );
   } finally {
     await receiver.close();
   }
@@ -321,10 +416,23 @@ test("a window that ends while the dev server is down is notified once it is bac
   const hooks = hooksToken;
   const receiver = await startReceiver();
   try {
-    const endpoint = await api("POST", "/v1/webhook_endpoints", hooks, { url: `${receiver.url}/restart/200`, enabled_events: ["candidate.pending"] });
+    const endpoint = await api("POST", "/v1/webhook_endpoints", hooks, {
+      url: `${receiver.url}/restart/200`,
+      enabled_events: ["candidate.pending"],
+    });
     const later = `${alias}-while-down`;
-    const contract = { price: 5, activity_window: 3, review_window: 600, fulfillment_condition: { event: "never" }, timeout_outcome: "confirm" };
-    const created = await api("POST", "/v1/candidates", hooks, { customer_uuid: "cust_42", candidate_alias: later, contract });
+    const contract = {
+      price: 5,
+      activity_window: 3,
+      review_window: 600,
+      fulfillment_condition: { event: "never" },
+      timeout_outcome: "confirm",
+    };
+    const created = await api("POST", "/v1/candidates", hooks, {
+      customer_uuid: "cust_42",
+      candidate_alias: later,
+      contract,
+    });
     await stopDev();
     // Down when the activity window ends, and past the sweep's grace before coming back.
     const ended = Date.parse(created.body.activity_ends_at);
@@ -356,13 +464,31 @@ test("npm run dev stops everything it started on SIGTERM or SIGINT to its pid", 
 test("with no dev server running, the accounts CLI works on the local database", async () => {
   await stopDev();
   const created = await accounts("create", "--name", "Smoke offline");
-  const key = await accounts("tokens", "create", "--account", created.account_id, "--name", "offline", "--permissions", "schemas:read");
+  const key = await accounts(
+    "tokens",
+    "create",
+    "--account",
+    created.account_id,
+    "--name",
+    "offline",
+    "--permissions",
+    "schemas:read",
+  );
   assert.deepEqual(key.permissions, ["schemas:read"]);
   assert.ok((await accounts("list")).accounts.some((a: any) => a.account_id === created.account_id));
-  assert.match((await accounts("sign-in-link", "--account", created.account_id)).url, /^http:\/\/localhost:8787\/dashboard\/sign-in#code=[\w-]{43}$/);
+  assert.match(
+    (await accounts("sign-in-link", "--account", created.account_id)).url,
+    /^http:\/\/localhost:8787\/dashboard\/sign-in#code=[\w-]{43}$/,
+  );
   assert.equal((await accounts("tokens", "revoke", "--token-id", created.token_id)).revoked, true);
   const tokens = (await accounts("tokens", "list", "--account", created.account_id)).tokens;
-  assert.deepEqual(tokens.map((t: any) => [t.token_id, t.status]), [[key.token_id, "active"], [created.token_id, "revoked"]]);
+  assert.deepEqual(
+    tokens.map((t: any) => [t.token_id, t.status]),
+    [
+      [key.token_id, "active"],
+      [created.token_id, "revoked"],
+    ],
+  );
   // Written where the server reads: once it is back, the key made offline works and the revoked one does not.
   assert.match(await startDev(), /^cct_/);
   assert.equal((await api("GET", "/v1/schemas", key.token)).status, 200);

@@ -29,7 +29,8 @@ export const BOOKMARK_HEADER = "Bookmark";
 const BOOKMARK_FORMAT = /^(DB|SHARD_\d+):([0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32})$/;
 
 /** Our bookmark of D1's `bookmark` on `shard` (none without one). */
-export const bookmarkOn = (shard: ShardName, bookmark: string | null | undefined): string | null => (bookmark ? `${shard}:${bookmark}` : null);
+export const bookmarkOn = (shard: ShardName, bookmark: string | null | undefined): string | null =>
+  bookmark ? `${shard}:${bookmark}` : null;
 
 /** The later of two bookmarks of the same shard (either may be missing). */
 export const newestBookmark = (a: string | null | undefined, b: string | null | undefined): string | null =>

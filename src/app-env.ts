@@ -45,7 +45,6 @@ export interface Session {
   lastSeenAt: number;
 }
 
-
 /**
  * Who a request is: the API key it authenticated with, or its dashboard session, which carries
  * the permissions (and expiry) of the key it signed in with.

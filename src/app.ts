@@ -33,10 +33,12 @@ import { dashboardHeaders } from "./dashboard/headers";
 import { dashboardSessionRouter } from "./dashboard/session-routes";
 import { dashboardPagesRouter } from "./dashboard/pages";
 
-
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
-  return c.json(errorBody(error, docsBaseUrl(c.env.DOCS_URL, c.req.url), c.var.requestId), error.status as ApiError["status"] & 400);
+  return c.json(
+    errorBody(error, docsBaseUrl(c.env.DOCS_URL, c.req.url), c.var.requestId),
+    error.status as ApiError["status"] & 400,
+  );
 }
 
 /** Hono's own exceptions (from its validators and middleware) mapped onto our codes. */
@@ -114,7 +116,8 @@ export function createApp() {
   app.route("/dashboard", dashboardSessionRouter);
   app.route("/dashboard", dashboardPagesRouter);
 
-  for (const [name, header] of Object.entries(HEADER_COMPONENTS)) app.openAPIRegistry.registerComponent("headers", name, header);
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS))
+    app.openAPIRegistry.registerComponent("headers", name, header);
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
@@ -162,6 +165,8 @@ function methodsByPath(routes: { method: string; path: string }[]) {
 
 /** `/v1/candidates/:alias` -> a regex matching exactly the concrete paths of that route. */
 function pathPattern(routePath: string): RegExp {
-  const segments = routePath.split("/").map((s) => (s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  const segments = routePath
+    .split("/")
+    .map((s) => (s.startsWith(":") ? "[^/]+" : s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   return new RegExp(`^${segments.join("/")}$`);
 }

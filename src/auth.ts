@@ -58,7 +58,13 @@ async function lookUp(db: D1Database, token: string, now: number): Promise<Beare
     cache.delete(token);
     return null;
   }
-  const key = { id: row.id, accountId: row.account_id, shard: row.shard, grant: grantOfStored(row.permissions), expiresAt: row.expires_at };
+  const key = {
+    id: row.id,
+    accountId: row.account_id,
+    shard: row.shard,
+    grant: grantOfStored(row.permissions),
+    expiresAt: row.expires_at,
+  };
   cache.set(token, key, entryBytes(token, row.id, row.account_id, row.shard, row.permissions), now);
   return key;
 }
@@ -78,7 +84,9 @@ function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
   if (lastRecorded.size >= MAX_RECORDED_KEYS) lastRecorded.clear();
   lastRecorded.set(keyId, now);
   c.executionCtx.waitUntil(
-    touchLastUsed(c.env.DB, keyId, now).catch((error: unknown) => console.error(`could not record the use of key ${keyId}`, error)),
+    touchLastUsed(c.env.DB, keyId, now).catch((error: unknown) =>
+      console.error(`could not record the use of key ${keyId}`, error),
+    ),
   );
 }
 
@@ -120,7 +128,9 @@ async function bearerCaller(c: Context<AppEnv>, authorization: string | undefine
   refuseIfBlocked(c, now);
   throw await failure(
     c,
-    new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, { "WWW-Authenticate": "Bearer" }),
+    new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
+      "WWW-Authenticate": "Bearer",
+    }),
   );
 }
 

@@ -25,7 +25,8 @@ export function keyBucket(key: string): number {
 }
 
 /** The object that holds this account's key. */
-export const keyStore = (env: Env, accountId: string, key: string) => env.IDEMPOTENCY_KEYS.getByName(`${accountId}:${keyBucket(key)}`);
+export const keyStore = (env: Env, accountId: string, key: string) =>
+  env.IDEMPOTENCY_KEYS.getByName(`${accountId}:${keyBucket(key)}`);
 
 export interface KeyClaim {
   accountId: string;
@@ -63,7 +64,14 @@ const TABLES = `
   );
   CREATE INDEX IF NOT EXISTS idempotency_keys_by_age ON idempotency_keys (created_at);`;
 
-type KeyRow = { fingerprint: string; created_at: number; status: number | null; body: string | null; bookmark: string | null; locked_until: number };
+type KeyRow = {
+  fingerprint: string;
+  created_at: number;
+  status: number | null;
+  body: string | null;
+  bookmark: string | null;
+  locked_until: number;
+};
 
 /** The key's row while this request's claim holds it; binds account_id, key, fingerprint, locked_until. */
 const HELD_BY_THIS_REQUEST = `account_id = ? AND key = ? AND fingerprint = ? AND status IS NULL AND locked_until = ?`;
@@ -98,7 +106,12 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
             OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= ?4
                 AND idempotency_keys.fingerprint = excluded.fingerprint)
          RETURNING created_at AS claimed`,
-        c.accountId, c.key, c.fingerprint, c.now, lockedUntil, c.now - IDEMPOTENCY_KEEP_MS,
+        c.accountId,
+        c.key,
+        c.fingerprint,
+        c.now,
+        lockedUntil,
+        c.now - IDEMPOTENCY_KEEP_MS,
       )
       .toArray();
     if (claimed) {
@@ -106,18 +119,33 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
       return { kind: "claimed", claimedAt: claimed.claimed, lockedUntil };
     }
     const row = this.sql
-      .exec<KeyRow>(`SELECT fingerprint, created_at, status, body, bookmark, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`, c.accountId, c.key)
+      .exec<KeyRow>(
+        `SELECT fingerprint, created_at, status, body, bookmark, locked_until FROM idempotency_keys WHERE account_id = ? AND key = ?`,
+        c.accountId,
+        c.key,
+      )
       .one();
     if (row.fingerprint !== c.fingerprint) return { kind: "mismatch" };
-    if (row.status !== null && row.body !== null) return { kind: "replay", status: row.status, body: row.body, bookmark: row.bookmark };
+    if (row.status !== null && row.body !== null)
+      return { kind: "replay", status: row.status, body: row.body, bookmark: row.bookmark };
     return { kind: "in_progress", claimedAt: row.created_at, lockedUntil: row.locked_until };
   }
 
   /** Stores the response of the request holding the key; false (nothing stored) once a retry took the key over. */
-  async complete(accountId: string, held: Held, response: { status: number; body: string; bookmark: string | null }): Promise<boolean> {
+  async complete(
+    accountId: string,
+    held: Held,
+    response: { status: number; body: string; bookmark: string | null },
+  ): Promise<boolean> {
     const stored = this.sql.exec(
       `UPDATE idempotency_keys SET status = ?, body = ?, bookmark = ?, locked_until = NULL WHERE ${HELD_BY_THIS_REQUEST} RETURNING 1`,
-      response.status, response.body, response.bookmark, accountId, held.key, held.fingerprint, held.lockedUntil,
+      response.status,
+      response.body,
+      response.bookmark,
+      accountId,
+      held.key,
+      held.fingerprint,
+      held.lockedUntil,
     );
     return stored.toArray().length > 0;
   }
@@ -128,18 +156,33 @@ export class IdempotencyKeysObject extends DurableObject<Env> {
    * while another request with the key is still 409 IDEMPOTENCY_KEY_REUSED.
    */
   async unlock(accountId: string, held: Held, now: number): Promise<void> {
-    this.sql.exec(`UPDATE idempotency_keys SET locked_until = ? WHERE ${HELD_BY_THIS_REQUEST}`, now, accountId, held.key, held.fingerprint, held.lockedUntil);
+    this.sql.exec(
+      `UPDATE idempotency_keys SET locked_until = ? WHERE ${HELD_BY_THIS_REQUEST}`,
+      now,
+      accountId,
+      held.key,
+      held.fingerprint,
+      held.lockedUntil,
+    );
   }
 
   /** Frees the key when the request's outcome is not one to replay (invalid input, a failure). */
   async release(accountId: string, held: Held): Promise<void> {
-    this.sql.exec(`DELETE FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`, accountId, held.key, held.fingerprint, held.lockedUntil);
+    this.sql.exec(
+      `DELETE FROM idempotency_keys WHERE ${HELD_BY_THIS_REQUEST}`,
+      accountId,
+      held.key,
+      held.fingerprint,
+      held.lockedUntil,
+    );
   }
 
   /** Deletes the records past their 24 hours, and wakes again when the oldest left expires. */
   async alarm(): Promise<void> {
     this.sql.exec(`DELETE FROM idempotency_keys WHERE created_at <= ?`, Date.now() - IDEMPOTENCY_KEEP_MS);
-    const { oldest } = this.sql.exec<{ oldest: number | null }>(`SELECT MIN(created_at) AS oldest FROM idempotency_keys`).one();
+    const { oldest } = this.sql
+      .exec<{ oldest: number | null }>(`SELECT MIN(created_at) AS oldest FROM idempotency_keys`)
+      .one();
     if (oldest !== null) await this.ctx.storage.setAlarm(oldest + IDEMPOTENCY_KEEP_MS);
     this.armed = oldest !== null;
   }

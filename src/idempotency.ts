@@ -16,7 +16,13 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError, validationError } from "./errors/api-error";
 import { sha256Hex } from "./hash";
-import { answerStatement, noAnswerYet, storedAnswerStatement, type SqlFragment, type StoredAnswer } from "./db/idempotency";
+import {
+  answerStatement,
+  noAnswerYet,
+  storedAnswerStatement,
+  type SqlFragment,
+  type StoredAnswer,
+} from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";
 import { noteBookmark, responseBookmark } from "./account-db";
 import type { AppEnv, IdempotentRequest } from "./app-env";
@@ -38,7 +44,8 @@ const replayable = (status: number) => (status >= 200 && status < 300) || status
  * What a keyed request asks: its method, path and body, in canonical JSON (RFC 8785), so the same
  * body with its keys in another order, or other whitespace, is the same request.
  */
-export const requestFingerprint = (method: string, path: string, body: unknown) => sha256Hex(`${method} ${path}\n${canonicalize(body)}`);
+export const requestFingerprint = (method: string, path: string, body: unknown) =>
+  sha256Hex(`${method} ${path}\n${canonicalize(body)}`);
 
 /**
  * A request that arrives while another holds its key is 409 IDEMPOTENCY_KEY_IN_USE, told when to
@@ -46,7 +53,9 @@ export const requestFingerprint = (method: string, path: string, body: unknown) 
  * retry takes the key over).
  */
 export const keyInUse = (lockedUntil: number, now: number) =>
-  new ApiError("IDEMPOTENCY_KEY_IN_USE", KEY_IN_USE_MESSAGE, undefined, { "Retry-After": String(Math.max(1, Math.ceil((lockedUntil - now) / 1000))) });
+  new ApiError("IDEMPOTENCY_KEY_IN_USE", KEY_IN_USE_MESSAGE, undefined, {
+    "Retry-After": String(Math.max(1, Math.ceil((lockedUntil - now) / 1000))),
+  });
 
 export interface IdempotencyOptions {
   /**
@@ -64,7 +73,12 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     const key = c.req.header("Idempotency-Key");
     if (key === undefined || c.req.method !== "POST") return next();
     if (key.length < 1 || key.length > 255) {
-      throw validationError([{ path: "Idempotency-Key", message: `must be 1 to 255 characters; received ${key.length === 0 ? "an empty key" : `${key.length} characters`}` }]);
+      throw validationError([
+        {
+          path: "Idempotency-Key",
+          message: `must be 1 to 255 characters; received ${key.length === 0 ? "an empty key" : `${key.length} characters`}`,
+        },
+      ]);
     }
     const body: unknown = await c.req.json(); // parsed and cached by the body guards
     const claim: KeyClaim = {
@@ -87,11 +101,22 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       case "in_progress":
         if (!candidateKeepsResult) throw keyInUse(outcome.lockedUntil, claim.now);
         // The key is another request's: nothing to record here, whatever the candidate answers.
-        c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil, heldElsewhere: true });
+        c.set("idempotency", {
+          key,
+          fingerprint: claim.fingerprint,
+          claimedAt: outcome.claimedAt,
+          lockedUntil: outcome.lockedUntil,
+          heldElsewhere: true,
+        });
         return next();
     }
 
-    c.set("idempotency", { key, fingerprint: claim.fingerprint, claimedAt: outcome.claimedAt, lockedUntil: outcome.lockedUntil });
+    c.set("idempotency", {
+      key,
+      fingerprint: claim.fingerprint,
+      claimedAt: outcome.claimedAt,
+      lockedUntil: outcome.lockedUntil,
+    });
     await next();
     // Awaited, so a retry sent as soon as this response arrives replays it from the key's object.
     try {
@@ -100,7 +125,12 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       if (c.var.idempotencyIncomplete) await store.unlock(claim.accountId, held, Date.now());
       // A bookmark is kept here, so a replay carries the first response's (the candidate keeps none).
       else if (c.var.idempotencyKeptByCandidate && bookmark === null) return;
-      else if (replayable(c.res.status)) await store.complete(claim.accountId, held, { status: c.res.status, body: await c.res.clone().text(), bookmark });
+      else if (replayable(c.res.status))
+        await store.complete(claim.accountId, held, {
+          status: c.res.status,
+          body: await c.res.clone().text(),
+          bookmark,
+        });
       else await store.release(claim.accountId, held);
     } catch (error) {
       // The response stands. The key stays claimed until its lock lapses; a retry then takes it
@@ -114,7 +144,10 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
  * request, before anything else: a result the object stored (or replayed) is its to keep, a
  * replay says so, and a key another request holds with nothing stored yet is IN_USE.
  */
-export function noteCandidateAnswer<R extends { ok: boolean; code?: string; replayed?: boolean }>(c: Context<AppEnv>, result: R) {
+export function noteCandidateAnswer<R extends { ok: boolean; code?: string; replayed?: boolean }>(
+  c: Context<AppEnv>,
+  result: R,
+) {
   const request = c.var.idempotency;
   if (request) {
     if (result.code === "IDEMPOTENCY_KEY_IN_USE") throw keyInUse(request.lockedUntil, Date.now());

@@ -18,14 +18,18 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 /** JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, never replaced with U+FFFD. */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-const unsupportedMediaType = () => new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
+const unsupportedMediaType = () =>
+  new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
 
 /**
  * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
  * order. An `optional` body may be left out: an empty body (whatever a proxy on the way made of
  * it: no body, or a stream of no bytes) reads as `{}`.
  */
-export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxBytes?: number; optional?: boolean } = {}) => [
+export const jsonBody = ({
+  maxBytes = MAX_BODY_BYTES,
+  optional = false,
+}: { maxBytes?: number; optional?: boolean } = {}) => [
   createMiddleware<AppEnv>(async (c, next) => {
     const contentType = c.req.header("Content-Type");
     // Without a Content-Type, an optional body is judged once read: empty, or refused.
@@ -35,7 +39,10 @@ export const jsonBody = ({ maxBytes = MAX_BODY_BYTES, optional = false }: { maxB
   bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new ApiError("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBytes} bytes (${maxBytes / 1024} KiB).`);
+      throw new ApiError(
+        "PAYLOAD_TOO_LARGE",
+        `The request body is larger than ${maxBytes} bytes (${maxBytes / 1024} KiB).`,
+      );
     },
   }),
   createMiddleware<AppEnv>(async (c, next) => {

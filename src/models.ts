@@ -17,7 +17,10 @@ export const SchemaView = z
   .object({
     id: z.string().uuid(),
     user_id: z.string().uuid().openapi({ description: "The owning account." }),
-    name: z.string().nullable().openapi({ description: "Extension. The schema's name; null when it has none.", example: "Purchase of 100 or more" }),
+    name: z.string().nullable().openapi({
+      description: "Extension. The schema's name; null when it has none.",
+      example: "Purchase of 100 or more",
+    }),
     contract: ContractSchema,
     created_at: timestamp("When the schema was created."),
     updated_at: timestamp("When the contract or name last changed."),
@@ -40,13 +43,10 @@ export const CandidateView = z
     status_since: timestamp(
       "The exact instant the current status began: creation, the fulfilling event, the end of the activity window, or the end of the review window (or the resolve).",
     ),
-    scheduled_outcome: z
-      .enum(["CONFIRMED", "FAILED"])
-      .nullable()
-      .openapi({
-        description:
-          "null while `OPEN`; from `PENDING` on, what the candidate becomes (or became) when its review ends: `CONFIRMED` after a fulfilling event, else per `timeout_outcome`.",
-      }),
+    scheduled_outcome: z.enum(["CONFIRMED", "FAILED"]).nullable().openapi({
+      description:
+        "null while `OPEN`; from `PENDING` on, what the candidate becomes (or became) when its review ends: `CONFIRMED` after a fulfilling event, else per `timeout_outcome`.",
+    }),
     activity_ends_at: timestamp("Extension. End of the activity window (the fulfilment instant once fulfilled)."),
     review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
     created_at: timestamp("Extension. When the candidate was created."),
@@ -75,14 +75,17 @@ export const ConditionProgress = z
     leaves: z
       .array(
         z.object({
-          path: z.string().openapi({ description: "Where the leaf is in the contract.", example: "fulfillment_condition.all.1" }),
-          event: z.string().openapi({ description: "The event type the leaf names." }),
-          satisfied: z.boolean().openapi({ description: "Whether an event inside the activity window has satisfied it." }),
-          event_id: z
+          path: z
             .string()
-            .uuid()
-            .nullable()
-            .openapi({ description: "The first event that satisfied it; null while unmet (or when it was met before this was kept, by an event that no longer matches it)." }),
+            .openapi({ description: "Where the leaf is in the contract.", example: "fulfillment_condition.all.1" }),
+          event: z.string().openapi({ description: "The event type the leaf names." }),
+          satisfied: z
+            .boolean()
+            .openapi({ description: "Whether an event inside the activity window has satisfied it." }),
+          event_id: z.string().uuid().nullable().openapi({
+            description:
+              "The first event that satisfied it; null while unmet (or when it was met before this was kept, by an event that no longer matches it).",
+          }),
           satisfied_at: timestamp("When that event was received; null while unmet.").nullable(),
         }),
       )

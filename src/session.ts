@@ -50,7 +50,6 @@ const cache = new CredentialCache<Session>(CREDENTIAL_CACHE_TTL_MS, 1024 * 1024)
 /** Drops this isolate's cached sessions signed in with a key just revoked or rolled. */
 export const forgetSessionsOfKey = (keyId: string) => cache.deleteWhere((s) => s.key?.id === keyId);
 
-
 /** Why a session found in D1 cannot authenticate, or null when it can (checked before caching). */
 function endedInStore(row: db.SessionRow): string | null {
   if (row.revoked_at !== null) return "The session ended when it was signed out.";
@@ -67,7 +66,8 @@ function endedBy(session: Session, now: number): string | null {
     return `The session ended at ${isoTime(session.lastSeenAt + SESSION_IDLE_MS)}, after 12 hours without use.`;
   }
   const keyExpiry = session.key?.expiresAt ?? null;
-  if (keyExpiry !== null && keyExpiry <= now) return `The session ended when the API key it signed in with expired at ${isoTime(keyExpiry)}.`;
+  if (keyExpiry !== null && keyExpiry <= now)
+    return `The session ended when the API key it signed in with expired at ${isoTime(keyExpiry)}.`;
   return null;
 }
 
@@ -100,7 +100,12 @@ function sessionOfRow(idHash: string, row: db.SessionRow): Session {
  * sessions that authenticate are cached, for CREDENTIAL_CACHE_TTL_MS: the bound on how long a
  * sign-out or a revoked key goes unseen by another isolate.
  */
-export async function sessionOf(database: D1Database, value: string, now: number, beforeLookup: () => void): Promise<Session | string> {
+export async function sessionOf(
+  database: D1Database,
+  value: string,
+  now: number,
+  beforeLookup: () => void,
+): Promise<Session | string> {
   let session = cache.get(value, now);
   if (!session) {
     beforeLookup();
@@ -112,7 +117,21 @@ export async function sessionOf(database: D1Database, value: string, now: number
     const ended = endedInStore(row);
     if (ended) return ended;
     session = sessionOfRow(idHash, row);
-    cache.set(value, session, entryBytes(value, idHash, row.account_id, row.account_name, row.account_shard, row.key_id, row.key_name, row.key_permissions), now);
+    cache.set(
+      value,
+      session,
+      entryBytes(
+        value,
+        idHash,
+        row.account_id,
+        row.account_name,
+        row.account_shard,
+        row.key_id,
+        row.key_name,
+        row.key_permissions,
+      ),
+      now,
+    );
   }
   return endedBy(session, now) ?? session;
 }
@@ -131,7 +150,9 @@ export function recordSeen(c: Context<AppEnv>, session: Session, now: number) {
   if (now - session.lastSeenAt < SESSION_SEEN_PRECISION_MS && now >= session.lastSeenAt) return;
   session.lastSeenAt = now;
   c.executionCtx.waitUntil(
-    db.touchSession(c.env.DB, session.idHash, now, SESSION_SEEN_PRECISION_MS).catch((error: unknown) => console.error("could not record a session's use", error)),
+    db
+      .touchSession(c.env.DB, session.idHash, now, SESSION_SEEN_PRECISION_MS)
+      .catch((error: unknown) => console.error("could not record a session's use", error)),
   );
 }
 

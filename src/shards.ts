@@ -39,7 +39,9 @@ export function shardNames(bindings: object): ShardName[] {
     const found = Object.keys(bindings).filter((name) => SHARD_BINDING.test(name));
     const numbers = found.map((name) => Number(name.slice("SHARD_".length))).sort((a, b) => a - b);
     if (numbers.some((n, i) => n !== i)) {
-      throw new Error(`The D1 shard bindings must be SHARD_0 .. SHARD_${numbers.length - 1}, without gaps; wrangler.toml has ${found.sort().join(", ")}.`);
+      throw new Error(
+        `The D1 shard bindings must be SHARD_0 .. SHARD_${numbers.length - 1}, without gaps; wrangler.toml has ${found.sort().join(", ")}.`,
+      );
     }
     names = numbers.map((n) => `SHARD_${n}` as const);
     configured.set(bindings, names);
@@ -55,7 +57,9 @@ export class UnknownShardError extends Error {
   readonly shard: unknown;
 
   constructor(shard: unknown) {
-    super(`${JSON.stringify(shard) ?? String(shard)} is no shard of this Worker: not DB or SHARD_i, or a shard that wrangler.toml does not declare.`);
+    super(
+      `${JSON.stringify(shard) ?? String(shard)} is no shard of this Worker: not DB or SHARD_i, or a shard that wrangler.toml does not declare.`,
+    );
     this.name = "UnknownShardError";
     this.shard = shard;
   }
@@ -72,7 +76,8 @@ export function knownShard(env: object, name: unknown): ShardName {
 }
 
 /** The database of a shard (knownShard's check first). */
-export const shardDb = (env: object, shard: unknown): D1Database => (env as Record<ShardName, D1Database>)[knownShard(env, shard)];
+export const shardDb = (env: object, shard: unknown): D1Database =>
+  (env as Record<ShardName, D1Database>)[knownShard(env, shard)];
 
 /** The databases new accounts may be placed on, by name. */
 export type Shards = ReadonlyMap<ShardName, D1>;

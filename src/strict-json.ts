@@ -27,7 +27,8 @@ const QUOTE = 34; // "
 const BACKSLASH = 92;
 
 /** Whether a character can continue a number literal (JSON.parse has checked its form). */
-const inNumber = (code: number) => (code >= 48 && code <= 57) || code === 46 || code === 101 || code === 69 || code === 43 || code === 45;
+const inNumber = (code: number) =>
+  (code >= 48 && code <= 57) || code === 46 || code === 101 || code === 69 || code === 43 || code === 45;
 
 /** Every problem of a valid JSON text, each with the dotted path of the value or key it concerns. */
 export function strictJsonProblems(text: string): ErrorDetail[] {
@@ -66,7 +67,8 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
       if (frame?.object && frame.key === null) {
         // A key.
         if (!value.isWellFormed()) add(pathOf(frames), `has a key that ${NOT_UNICODE}`);
-        else if (frame.keys.has(value)) add(pathOf(frames, value), "is a duplicate key: each key may appear once in an object");
+        else if (frame.keys.has(value))
+          add(pathOf(frames, value), "is a duplicate key: each key may appear once in an object");
         frame.keys.add(value);
         frame.key = value;
       } else if (!value.isWellFormed()) {

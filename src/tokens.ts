@@ -18,7 +18,10 @@ const VISIBLE_CHARS = 8;
 /** `bytes` random bytes as base64url text (no padding). */
 export function randomBase64url(bytes: number): string {
   const random = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...random)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...random))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /**
@@ -27,5 +30,10 @@ export function randomBase64url(bytes: number): string {
  */
 export async function mintToken(): Promise<{ token: string; hash: string; prefix: string; last4: string }> {
   const token = TOKEN_PREFIX + randomBase64url(32);
-  return { token, hash: await sha256Hex(token), prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS), last4: token.slice(-4) };
+  return {
+    token,
+    hash: await sha256Hex(token),
+    prefix: token.slice(0, TOKEN_PREFIX.length + VISIBLE_CHARS),
+    last4: token.slice(-4),
+  };
 }

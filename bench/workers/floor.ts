@@ -63,7 +63,9 @@ export default {
       case "batch": {
         // The same object inserts a service batch makes, all issued at once.
         const { events } = await request.json<{ events: { name: string; type: string; value?: unknown }[] }>();
-        const results = await Promise.all(events.map((e) => env.FLOOR.getByName(e.name).insertEvent(e.type, JSON.stringify(e.value ?? null))));
+        const results = await Promise.all(
+          events.map((e) => env.FLOOR.getByName(e.name).insertEvent(e.type, JSON.stringify(e.value ?? null))),
+        );
         return json({ data: results });
       }
       case "post-many": {
@@ -71,14 +73,20 @@ export default {
         const body = await request.text();
         const target = url.searchParams.get("url")!;
         const n = Number(url.searchParams.get("n"));
-        await Promise.all(Array.from({ length: n }, () => fetch(target, { method: "POST", body, headers: { "content-type": "application/json" } })));
+        await Promise.all(
+          Array.from({ length: n }, () =>
+            fetch(target, { method: "POST", body, headers: { "content-type": "application/json" } }),
+          ),
+        );
         return json({ ok: true });
       }
       case "read":
         return json(await env.FLOOR.getByName(name).read());
       case "list": {
         const account = url.searchParams.get("account");
-        const { results } = await env.DB.prepare(`SELECT * FROM candidates WHERE account_id = ? ORDER BY id DESC LIMIT 50`)
+        const { results } = await env.DB.prepare(
+          `SELECT * FROM candidates WHERE account_id = ? ORDER BY id DESC LIMIT 50`,
+        )
           .bind(account)
           .all();
         return json({ data: results });

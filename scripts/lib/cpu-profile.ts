@@ -17,7 +17,10 @@ interface Profile {
 
 /** Starts profiling the worker `name` on the inspector at `port`; `stop` returns the profile. */
 export async function startCpuProfile(port: number, name: string): Promise<{ stop: () => Promise<Profile> }> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { title: string; webSocketDebuggerUrl: string }[];
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    title: string;
+    webSocketDebuggerUrl: string;
+  }[];
   const target = targets.find((t) => t.title.endsWith(`core:user:${name}`));
   if (!target) throw new Error(`no inspector target for worker ${name}: ${targets.map((t) => t.title).join(", ")}`);
   const socket = new WebSocket(target.webSocketDebuggerUrl);

@@ -20,7 +20,8 @@ export function d1Bindings(): D1Binding[] {
       const value = (key: string) => new RegExp(`^${key}\\s*=\\s*"([^"]+)"`, "m").exec(table)?.[1];
       const binding = value("binding");
       const localId = value("preview_database_id") ?? value("database_id");
-      if (!binding || !localId) throw new Error("wrangler.toml has a [[d1_databases]] block without a binding and a database_id");
+      if (!binding || !localId)
+        throw new Error("wrangler.toml has a [[d1_databases]] block without a binding and a database_id");
       return { binding, localId };
     });
 }

@@ -22,13 +22,16 @@ export class DevServer {
 
   /** Starts it (no process group of its own) and waits until it serves and prints its banner; its development token. */
   async start(): Promise<string> {
-    const child = spawn("npm", ["run", "dev", "--", "--port", String(this.port), "--ip", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("npm", ["run", "dev", "--", "--port", String(this.port), "--ip", "127.0.0.1"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.output = "";
     child.stdout!.on("data", (d) => (this.output += d));
     child.stderr!.on("data", (d) => (this.output += d));
     const deadline = Date.now() + 90_000;
     while (!/export TOKEN=cct_\S+\n/.test(this.output)) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run dev did not start:\n${this.output}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`npm run dev did not start:\n${this.output}`);
       await new Promise((r) => setTimeout(r, 250));
     }
     this.child = child;
@@ -49,7 +52,9 @@ export class DevServer {
   /** Processes still serving its port: wrangler and workerd name it on their command lines. */
   async leftovers(): Promise<string[]> {
     const { stdout } = await run("ps", ["-eo", "pid,args"]);
-    return stdout.split("\n").filter((line) => line.includes(`--port ${this.port}`) || line.includes(`127.0.0.1:${this.port}`));
+    return stdout
+      .split("\n")
+      .filter((line) => line.includes(`--port ${this.port}`) || line.includes(`127.0.0.1:${this.port}`));
   }
 
   /** Stops it, and kills whatever it left (after a failed test). */

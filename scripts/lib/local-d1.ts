@@ -32,7 +32,8 @@ function objectIdFromName(uniqueKey: string, name: string): string {
 }
 
 /** The file of a binding's local database (the primary, `DB`, unless told). */
-export const localDatabaseFile = (binding = "DB") => `${OBJECT_DIR}/${objectIdFromName("miniflare-D1DatabaseObject", localDatabaseId(binding))}.sqlite`;
+export const localDatabaseFile = (binding = "DB") =>
+  `${OBJECT_DIR}/${objectIdFromName("miniflare-D1DatabaseObject", localDatabaseId(binding))}.sqlite`;
 
 type Row = Record<string, unknown>;
 

@@ -20,7 +20,6 @@ function writePrivate(path: string, text: string) {
   mkdirSync(".wrangler", { recursive: true });
   writeFileSync(path, text, { mode: 0o600 });
   chmodSync(path, 0o600); // `mode` applies only when the file is created
-
 }
 
 /** The local operator secret, or null when `npm run dev` never made one. */
@@ -37,7 +36,10 @@ export function ensureOperatorSecret(): string {
   const existing = readOperatorSecret();
   if (existing) return existing;
   const secret = randomBytes(32).toString("base64url");
-  writePrivate(OPERATOR_ENV_FILE, `# Made by npm run dev: the local operator API's secret (the accounts CLI reads it).\nOPERATOR_SECRET=${secret}\n`);
+  writePrivate(
+    OPERATOR_ENV_FILE,
+    `# Made by npm run dev: the local operator API's secret (the accounts CLI reads it).\nOPERATOR_SECRET=${secret}\n`,
+  );
   return secret;
 }
 

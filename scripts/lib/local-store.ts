@@ -63,8 +63,15 @@ async function openMigrated() {
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = result.error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-  throw new OperatorError("VALIDATION_ERROR", `The request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")}`, details);
+  const details = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  throw new OperatorError(
+    "VALIDATION_ERROR",
+    `The request is invalid: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")}`,
+    details,
+  );
 }
 
 /** The store's ApiErrors as the HTTP client reports them. */
@@ -81,7 +88,8 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
 export async function localStore(): Promise<Operator> {
   const { db, shards, close } = await openMigrated();
   return {
-    createAccount: (name) => run(() => store.createAccount(db, shards, parse(store.CreateAccountBody, { name }).name, Date.now())),
+    createAccount: (name) =>
+      run(() => store.createAccount(db, shards, parse(store.CreateAccountBody, { name }).name, Date.now())),
     async listAccounts() {
       const all: store.AccountView[] = [];
       let starting_after: string | undefined;
@@ -92,7 +100,8 @@ export async function localStore(): Promise<Operator> {
       } while (starting_after);
       return all;
     },
-    createKey: (accountId, input) => run(() => store.createKey(db, accountId, parse(store.CreateKeyBody, input), Date.now())),
+    createKey: (accountId, input) =>
+      run(() => store.createKey(db, accountId, parse(store.CreateKeyBody, input), Date.now())),
     listKeys: (accountId) => run(() => store.listKeys(db, accountId, Date.now())),
     revokeKey: (keyId) => run(() => store.revokeKey(db, keyId, Date.now())),
     signInLink: (accountId) => run(() => store.createSignInLink(db, accountId, ORIGIN, Date.now())),

@@ -21,7 +21,11 @@ export interface BuildOptions {
 }
 
 /** Bundles the worker of `config` as `wrangler deploy` would, and the Miniflare options to serve it. */
-export async function buildWorker(name: string, config: string, { outdir, entry, noMinify, adjust = (o) => o }: BuildOptions) {
+export async function buildWorker(
+  name: string,
+  config: string,
+  { outdir, entry, noMinify, adjust = (o) => o }: BuildOptions,
+) {
   // Absolute, as wrangler reads a relative --outdir from the config's folder.
   const args = ["deploy", ...(entry ? [entry] : []), "--dry-run", "--outdir", resolve(outdir), "-c", config];
   if (noMinify) args.push("--no-minify");
@@ -35,7 +39,13 @@ export async function buildWorker(name: string, config: string, { outdir, entry,
 /** One Miniflare instance on its own port, serving `worker`. */
 export async function serveWorker(worker: Awaited<ReturnType<typeof buildWorker>>, inspectorPort?: number) {
   const mf = new Miniflare(
-    convertV4MiniflareOptions({ host: "127.0.0.1", port: 0, cf: false, inspectorPort, workers: [worker] } as V4MiniflareOptions),
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      inspectorPort,
+      workers: [worker],
+    } as V4MiniflareOptions),
   );
   const url = (await mf.ready).toString().replace(/\/$/, "");
   return { mf, url, scriptPath: worker.scriptPath };

@@ -52,7 +52,10 @@ export function httpOperator(origin: string, secret: string): Operator {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const init = {
       method,
-      headers: { Authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     };
     const deadline = Date.now() + REFUSED_RETRY_MS;
@@ -63,7 +66,8 @@ export function httpOperator(origin: string, secret: string): Operator {
         break;
       } catch (error) {
         // Refused: nothing was received, so trying again cannot do anything twice.
-        if (!refused(error) || Date.now() > deadline) throw new OperatorError("UNREACHABLE", `${origin} did not answer: ${(error as Error).cause ?? error}`);
+        if (!refused(error) || Date.now() > deadline)
+          throw new OperatorError("UNREACHABLE", `${origin} did not answer: ${(error as Error).cause ?? error}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
@@ -72,14 +76,24 @@ export function httpOperator(origin: string, secret: string): Operator {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new OperatorError("UNEXPECTED_RESPONSE", `${origin} answered ${res.status} with no JSON: is it this service?`);
+      throw new OperatorError(
+        "UNEXPECTED_RESPONSE",
+        `${origin} answered ${res.status} with no JSON: is it this service?`,
+      );
     }
     if (!res.ok) {
       const error = json?.error ?? {};
       if (res.status === 404 && error.code === "NOT_FOUND") {
-        throw new OperatorError("NO_OPERATOR_API", `${origin} has no operator API: is OPERATOR_SECRET set there (wrangler secret put OPERATOR_SECRET)?`);
+        throw new OperatorError(
+          "NO_OPERATOR_API",
+          `${origin} has no operator API: is OPERATOR_SECRET set there (wrangler secret put OPERATOR_SECRET)?`,
+        );
       }
-      throw new OperatorError(error.code ?? `HTTP_${res.status}`, error.message ?? `${origin} answered ${res.status}.`, error.details);
+      throw new OperatorError(
+        error.code ?? `HTTP_${res.status}`,
+        error.message ?? `${origin} answered ${res.status}.`,
+        error.details,
+      );
     }
     return json as T;
   }
@@ -90,7 +104,10 @@ export function httpOperator(origin: string, secret: string): Operator {
       const all: AccountView[] = [];
       let after: string | null = null;
       do {
-        const page: { data: AccountView[]; next: string | null } = await request("GET", `/accounts?limit=1000${after ? `&starting_after=${id(after)}` : ""}`);
+        const page: { data: AccountView[]; next: string | null } = await request(
+          "GET",
+          `/accounts?limit=1000${after ? `&starting_after=${id(after)}` : ""}`,
+        );
         all.push(...page.data);
         after = page.next;
       } while (after);

@@ -38,9 +38,12 @@ export class PageWatch {
     this.page = page;
     this.origin = origin;
     page.on("console", (message) => {
-      if (message.type() === "error") this.consoleLines.push({ page: page.url(), text: message.text(), url: message.location().url });
+      if (message.type() === "error")
+        this.consoleLines.push({ page: page.url(), text: message.text(), url: message.location().url });
     });
-    page.on("pageerror", (error) => this.consoleLines.push({ page: page.url(), text: `uncaught: ${error.message}`, url: "" }));
+    page.on("pageerror", (error) =>
+      this.consoleLines.push({ page: page.url(), text: `uncaught: ${error.message}`, url: "" }),
+    );
     page.on("response", (response) => {
       const url = response.url();
       if (response.status() < 400 || response.status() >= 500 || !url.startsWith(`${origin}/`)) return;
@@ -48,7 +51,8 @@ export class PageWatch {
       this.reading.push(
         response.json().then(
           (body: { error?: { code?: string; status?: number } } | null) => {
-            if (body?.error?.code && body.error.status === response.status()) this.apiErrors.push({ url, status: response.status(), code: body.error.code });
+            if (body?.error?.code && body.error.status === response.status())
+              this.apiErrors.push({ url, status: response.status(), code: body.error.code });
           },
           () => undefined,
         ),
@@ -57,7 +61,8 @@ export class PageWatch {
     page.on("request", (request) => {
       const url = request.url();
       this.requested.push(url);
-      if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) this.offOrigin.push(url);
+      if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:"))
+        this.offOrigin.push(url);
     });
     mkdirSync(ARTIFACTS, { recursive: true });
   }
@@ -88,7 +93,9 @@ export class PageWatch {
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(100);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 1, `${name}: nothing wider than a 390 px screen (${overflow} px over)`);
     await page.screenshot({ path: `${ARTIFACTS}/${name}-390.png`, fullPage: true });
     await page.setViewportSize(size);
@@ -98,8 +105,15 @@ export class PageWatch {
   private async axe(name: string) {
     const violations = await this.page.evaluate(async (source) => {
       if (!("axe" in window)) (0, eval)(source);
-      const result = await (window as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe.run();
-      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map((n) => ({ target: n.target })) }));
+      const result = await (
+        window as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }
+      ).axe.run();
+      return result.violations.map(({ id, impact, help, nodes }) => ({
+        id,
+        impact,
+        help,
+        nodes: nodes.map((n) => ({ target: n.target })),
+      }));
     }, AXE);
     const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
     assert.deepEqual(
@@ -117,10 +131,22 @@ export class PageWatch {
         const box = e.getBoundingClientRect();
         return box.width > 0 && box.height > 0 && getComputedStyle(e).visibility !== "hidden";
       };
-      const all = [...document.querySelectorAll<HTMLElement>("a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary")]
+      const all = [
+        ...document.querySelectorAll<HTMLElement>(
+          "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary",
+        ),
+      ]
         .filter(visible)
         // A radio group is one Tab stop (its checked radio; arrows move within it).
-        .filter((e) => !(e instanceof HTMLInputElement && e.type === "radio" && !e.checked && document.querySelector(`input[type=radio][name="${e.name}"]:checked`)));
+        .filter(
+          (e) =>
+            !(
+              e instanceof HTMLInputElement &&
+              e.type === "radio" &&
+              !e.checked &&
+              document.querySelector(`input[type=radio][name="${e.name}"]:checked`)
+            ),
+        );
       all.forEach((e, i) => e.setAttribute("data-tab-check", String(i)));
       // Tab from the top of the page: focus a mark placed first in it (removed after the first Tab).
       const start = document.createElement("span");
@@ -137,7 +163,11 @@ export class PageWatch {
       const at = await page.evaluate(() => {
         const active = document.activeElement as HTMLElement | null;
         return active
-          ? { id: active.getAttribute("data-tab-check"), text: active.textContent?.trim() || active.outerHTML.slice(0, 120), focusVisible: active.matches(":focus-visible, input[type=month], input[type=date]") }
+          ? {
+              id: active.getAttribute("data-tab-check"),
+              text: active.textContent?.trim() || active.outerHTML.slice(0, 120),
+              focusVisible: active.matches(":focus-visible, input[type=month], input[type=date]"),
+            }
           : null;
       });
       if (!at?.id) continue;
@@ -147,11 +177,15 @@ export class PageWatch {
       reached.add(at.id);
     }
     const missed = await page.evaluate(
-      (reachedIds) => [...document.querySelectorAll<HTMLElement>("[data-tab-check]")].filter((e) => !reachedIds.includes(e.getAttribute("data-tab-check")!)).map((e) => e.outerHTML.slice(0, 120)),
+      (reachedIds) =>
+        [...document.querySelectorAll<HTMLElement>("[data-tab-check]")]
+          .filter((e) => !reachedIds.includes(e.getAttribute("data-tab-check")!))
+          .map((e) => e.outerHTML.slice(0, 120)),
       [...reached],
     );
     assert.deepEqual(missed, [], `${name}: every control reachable with Tab`);
-    if (!name.startsWith("sign-in")) assert.equal(first, "Skip to content", `${name}: the first Tab stop skips to the content`);
+    if (!name.startsWith("sign-in"))
+      assert.equal(first, "Skip to content", `${name}: the first Tab stop skips to the content`);
     await page.evaluate(() => {
       document.querySelectorAll("[data-tab-check]").forEach((e) => e.removeAttribute("data-tab-check"));
       document.getElementById("tab-check-start")?.remove();

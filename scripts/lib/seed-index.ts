@@ -8,7 +8,12 @@ export const BENCH_CONTRACT = {
   price: 25,
   activity_window: 30 * 86_400,
   review_window: 86_400,
-  fulfillment_condition: { all: [{ event: "purchase", field: "total", gte: 100 }, { event: "review", match: { stars: 5 } }] },
+  fulfillment_condition: {
+    all: [
+      { event: "purchase", field: "total", gte: 100 },
+      { event: "review", match: { stars: 5 } },
+    ],
+  },
   timeout_outcome: "fail",
 };
 
@@ -31,7 +36,13 @@ export const SETTLED_MIX: StatusMix = (i) => (i % 2 === 0 ? "CONFIRMED" : "FAILE
  * object would have written it), with a price and, given `metadata`, the i-th row's metadata
  * (the migration's triggers index it as the Worker's writes are).
  */
-export async function seedIndex(db: D1Database, accountId: string, count: number, mix: StatusMix = EVEN_MIX, metadata?: (i: number) => Record<string, string>) {
+export async function seedIndex(
+  db: D1Database,
+  accountId: string,
+  count: number,
+  mix: StatusMix = EVEN_MIX,
+  metadata?: (i: number) => Record<string, string>,
+) {
   const now = Date.now();
   const contract = JSON.stringify(BENCH_CONTRACT);
   const insert = db.prepare(
@@ -45,11 +56,25 @@ export async function seedIndex(db: D1Database, accountId: string, count: number
       const status = mix(i, count);
       const created = now - 86_400_000;
       const openUntil = status === "OPEN" ? now + 86_400_000 : now - 3_600_000;
-      const pendingUntil = status === "PENDING" ? now + 86_400_000 : status === "OPEN" ? openUntil + 3_600_000 : now - 60_000;
+      const pendingUntil =
+        status === "PENDING" ? now + 86_400_000 : status === "OPEN" ? openUntil + 3_600_000 : now - 60_000;
       const final = status === "FAILED" ? "FAILED" : "CONFIRMED";
       rows.push(
-        insert.bind(uuidv7(), accountId, `seed-${accountId}-${i}`, `cust-${i % 100}`, contract, created, openUntil, pendingUntil, final, status, 25, 0,
-          JSON.stringify(metadata?.(i) ?? {})),
+        insert.bind(
+          uuidv7(),
+          accountId,
+          `seed-${accountId}-${i}`,
+          `cust-${i % 100}`,
+          contract,
+          created,
+          openUntil,
+          pendingUntil,
+          final,
+          status,
+          25,
+          0,
+          JSON.stringify(metadata?.(i) ?? {}),
+        ),
       );
     }
     await db.batch(rows);

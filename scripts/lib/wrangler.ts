@@ -58,7 +58,12 @@ export function runWrangler(args: string[]): Promise<string> {
     child.once("error", reject);
     child.once("exit", (code, signal) => {
       if (code === 0) resolve(stdout);
-      else reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}):\n${stdout || stderr}`));
+      else
+        reject(
+          new Error(
+            `wrangler ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}):\n${stdout || stderr}`,
+          ),
+        );
     });
   });
 }

@@ -39,7 +39,13 @@ export type StoredItemResult = (key: ItemKey) => EventResult | undefined;
  * item's result (KEY_REUSED if the items differ); past MAX_EVENTS_PER_CANDIDATE an item is refused.
  * `newId` names each event recorded.
  */
-export function planBatch(state: StoredState, items: EventItem[], now: number, storedResult: StoredItemResult, newId: () => string = uuidv7): BatchPlan {
+export function planBatch(
+  state: StoredState,
+  items: EventItem[],
+  now: number,
+  storedResult: StoredItemResult,
+  newId: () => string = uuidv7,
+): BatchPlan {
   const plans: ItemPlan[] = [];
   const keysSeen = new Map<string, { fingerprint: string; index: number }>();
   let current = state;
@@ -47,7 +53,11 @@ export function planBatch(state: StoredState, items: EventItem[], now: number, s
     if (key) {
       const seen = keysSeen.get(key.key);
       if (seen) {
-        plans.push(seen.fingerprint === key.fingerprint ? { kind: "same-as", index: seen.index } : { kind: "done", result: KEY_REUSED });
+        plans.push(
+          seen.fingerprint === key.fingerprint
+            ? { kind: "same-as", index: seen.index }
+            : { kind: "done", result: KEY_REUSED },
+        );
         continue;
       }
       const stored = storedResult(key);
@@ -66,6 +76,8 @@ export function planBatch(state: StoredState, items: EventItem[], now: number, s
     current = step.after;
     if (key) keysSeen.set(key.key, { fingerprint: key.fingerprint, index });
   }
-  const fulfilling = plans.find((p): p is RecordPlan => p.kind === "record" && p.after.record !== state.record && p.after.record === current.record);
+  const fulfilling = plans.find(
+    (p): p is RecordPlan => p.kind === "record" && p.after.record !== state.record && p.after.record === current.record,
+  );
   return { plans, final: current, fulfilledBy: fulfilling?.id };
 }

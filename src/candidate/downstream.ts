@@ -42,7 +42,12 @@ export class Downstream {
    * the index write, if it made one. `env`: the object's bindings, passed at each call rather than
    * kept, so the hand-off always uses the ones the object has.
    */
-  async sync(env: Env, state: StoredState, { rewriteIndex = false }: { rewriteIndex?: boolean }, after: AfterHandOff): Promise<string | null> {
+  async sync(
+    env: Env,
+    state: StoredState,
+    { rewriteIndex = false }: { rewriteIndex?: boolean },
+    after: AfterHandOff,
+  ): Promise<string | null> {
     // The outbox holds nothing unflushed unless the state says so (settling sets `unflushed` with
     // every notification it records, and only a delivered hand-off clears it): most changes read
     // nothing here.
@@ -63,18 +68,28 @@ export class Downstream {
    * row already in the feed is ignored), then sends `toSend` to the queue. All on the account's
    * shard, through a D1 session started at its primary, whose bookmark after the write it answers.
    */
-  private async handOff(env: Env, state: StoredState, unflushed: OutboxRow[], toSend: OutboxRow[], after: AfterHandOff): Promise<string | null> {
+  private async handOff(
+    env: Env,
+    state: StoredState,
+    unflushed: OutboxRow[],
+    toSend: OutboxRow[],
+    after: AfterHandOff,
+  ): Promise<string | null> {
     const { record, settledStatus } = state;
     const shard = shardNamed(env, record.shard);
     const db = shardDb(env, shard).withSession("first-primary");
     try {
       await db.batch([
         candidateIndexStatement(db, record, settledStatus),
-        ...unflushed.map((n) => feedInsertStatement(db, { ...n, accountId: record.accountId, alias: record.alias }, Date.now())),
+        ...unflushed.map((n) =>
+          feedInsertStatement(db, { ...n, accountId: record.accountId, alias: record.alias }, Date.now()),
+        ),
       ]);
       if (toSend.length > 0) {
         await env.NOTIFICATIONS.sendBatch(
-          toSend.map((n) => ({ body: { id: n.id, account_id: record.accountId, type: n.type, shard } satisfies NotificationMessage })),
+          toSend.map((n) => ({
+            body: { id: n.id, account_id: record.accountId, type: n.type, shard } satisfies NotificationMessage,
+          })),
         );
       }
     } catch (error) {

@@ -27,7 +27,10 @@ export class KeyedResults {
    * idempotency.ts), so a retry after a lost response never applies the change twice. With none
    * stored, a request that does not hold the key must not make the change: IN_USE.
    */
-  replay<T extends { ok: true }>(accountId: string, request: IdempotentRequest | undefined): Keyed<T> | Failure<KeyReused | KeyInUse> | undefined {
+  replay<T extends { ok: true }>(
+    accountId: string,
+    request: IdempotentRequest | undefined,
+  ): Keyed<T> | Failure<KeyReused | KeyInUse> | undefined {
     if (!request) return undefined;
     const stored = this.stored<T>(accountId, request.key, request.fingerprint, request.claimedAt - IDEMPOTENCY_KEEP_MS);
     if (stored) return stored.ok ? { ...stored, replayed: true } : stored;
@@ -47,7 +50,9 @@ export class KeyedResults {
     const head = this.replay<{ ok: true; count: number }>(accountId, request);
     if (!head?.ok) return head;
     const after = request!.claimedAt - IDEMPOTENCY_KEEP_MS;
-    const results = Array.from({ length: head.count }, (_, i) => this.stored<EventResult>(accountId, eventResultKey(request!.key, i), request!.fingerprint, after)!);
+    const results = Array.from({ length: head.count }, (_, i) =>
+      this.stored<EventResult>(accountId, eventResultKey(request!.key, i), request!.fingerprint, after)!,
+    );
     return { ok: true, results, replayed: true } as const;
   }
 
@@ -58,7 +63,9 @@ export class KeyedResults {
   rememberEvents(accountId: string, request: IdempotentRequest | undefined, results: EventResult[]) {
     if (!request) return;
     this.remember(accountId, request, { ok: true, count: results.length });
-    results.forEach((result, i) => this.store.rememberKey(accountId, eventResultKey(request.key, i), request.fingerprint, request.claimedAt, result));
+    results.forEach((result, i) =>
+      this.store.rememberKey(accountId, eventResultKey(request.key, i), request.fingerprint, request.claimedAt, result),
+    );
   }
 
   /** A batch item's result stored under its own key within 24 h of `now`; KEY_REUSED when stored for another item. */
@@ -72,7 +79,12 @@ export class KeyedResults {
   }
 
   /** The result stored under a key since `after`; 409 when it was for another request; else undefined. */
-  private stored<T>(accountId: string, key: string, fingerprint: string, after: number): T | Failure<KeyReused> | undefined {
+  private stored<T>(
+    accountId: string,
+    key: string,
+    fingerprint: string,
+    after: number,
+  ): T | Failure<KeyReused> | undefined {
     const row = this.store.keyedResult(accountId, key, after);
     if (!row) return undefined;
     if (row.fingerprint !== fingerprint) return KEY_REUSED;

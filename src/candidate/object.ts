@@ -23,7 +23,13 @@ import { planBatch, type BatchPlan } from "./batch-plan";
 import { Downstream } from "./downstream";
 import { KEY_IN_USE, KeyedResults } from "./keyed-results";
 import { nextAlarm } from "./next-alarm";
-import { candidateJson, candidateWithEventsJson, conditionProgress, recordedEventJson, type CandidateRecord } from "./record";
+import {
+  candidateJson,
+  candidateWithEventsJson,
+  conditionProgress,
+  recordedEventJson,
+  type CandidateRecord,
+} from "./record";
 import type { CandidateView } from "../models";
 import type { Answer, CandidateRpc, EventItem, EventResult, NewCandidate, NotResolvable } from "./rpc";
 import { satisfiers } from "./satisfiers";
@@ -71,7 +77,14 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       timeline: timelineAtCreation(input.contract, now),
       version: 1,
     });
-    const state = stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: now, indexedVersion: 0, unflushed: false });
+    const state = stateOf(record, {
+      satisfiedMask: 0,
+      eventCount: 0,
+      settledStatus: "OPEN",
+      settledSince: now,
+      indexedVersion: 0,
+      unflushed: false,
+    });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.transaction(() => {
       this.store.createTables();
@@ -92,14 +105,20 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
 
   async recordEvent(accountId: string, event: SubmittedEvent, request?: IdempotentRequest) {
     const outcome = await this.recordEvents(accountId, [{ event }], request);
-    return outcome.ok ? { ...outcome.results[0], bookmark: outcome.bookmark, ...(outcome.replayed ? { replayed: true as const } : {}) } : outcome;
+    return outcome.ok
+      ? { ...outcome.results[0], bookmark: outcome.bookmark, ...(outcome.replayed ? { replayed: true as const } : {}) }
+      : outcome;
   }
 
   /**
    * Applies the items in order, as if sent one after the other: each sees the candidate the one
    * before left. Planned first (reads only), then written in one transaction.
    */
-  async recordEvents(accountId: string, items: EventItem[], request?: IdempotentRequest): ReturnType<CandidateRpc["recordEvents"]> {
+  async recordEvents(
+    accountId: string,
+    items: EventItem[],
+    request?: IdempotentRequest,
+  ): ReturnType<CandidateRpc["recordEvents"]> {
     const now = Date.now();
     const state = this.owned(accountId);
     if (!state) return request?.heldElsewhere ? KEY_IN_USE : ({ ok: false, code: "CANDIDATE_NOT_FOUND" } as const);
@@ -112,7 +131,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       const results = this.recordPlanned(accountId, state, items, plan, now);
       // Most events change nothing but the event log: the candidate row is rewritten only when
       // the condition's progress or the timeline moved.
-      if (moved) this.settleStoreAndArm(plan.final, now, plan.fulfilledBy ? { kind: "event", event_id: plan.fulfilledBy } : undefined);
+      if (moved)
+        this.settleStoreAndArm(
+          plan.final,
+          now,
+          plan.fulfilledBy ? { kind: "event", event_id: plan.fulfilledBy } : undefined,
+        );
       else this.state = plan.final;
       this.keyed.rememberEvents(accountId, request, results);
       return { ok: true, results } as const;
@@ -124,17 +148,32 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   /** Writes what the plan records (each event, the leaves it satisfied first, its item key's result); answers every item's result. */
-  private recordPlanned(accountId: string, state: StoredState, items: EventItem[], { plans }: BatchPlan, now: number): EventResult[] {
+  private recordPlanned(
+    accountId: string,
+    state: StoredState,
+    items: EventItem[],
+    { plans }: BatchPlan,
+    now: number,
+  ): EventResult[] {
     const results: EventResult[] = [];
     let mask = state.satisfiedMask;
     for (const [i, plan] of plans.entries()) {
       if (plan.kind === "done") results.push(plan.result);
       else if (plan.kind === "same-as") results.push(results[plan.index]);
       else {
-        const event = this.store.insertEvent(plan.id, plan.event.type, plan.event.hasValue ? JSON.stringify(plan.event.value) : null, now, plan.matched);
+        const event = this.store.insertEvent(
+          plan.id,
+          plan.event.type,
+          plan.event.hasValue ? JSON.stringify(plan.event.value) : null,
+          now,
+          plan.matched,
+        );
         this.store.recordProgress(leavesGained(mask, plan.after.satisfiedMask), plan.id, now);
         mask = plan.after.satisfiedMask;
-        results.push({ ok: true, body: recordedEventJson(event, candidateJson(plan.after.record, plan.after.contractJson, now)) });
+        results.push({
+          ok: true,
+          body: recordedEventJson(event, candidateJson(plan.after.record, plan.after.contractJson, now)),
+        });
         const key = items[i].key;
         if (key) this.keyed.rememberItem(accountId, key, now, results[i]);
       }
@@ -153,7 +192,8 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const earlier = this.keyed.replay<Answer<CandidateView>>(accountId, request);
     if (earlier) return earlier;
     const { status } = statusAt(state.record.timeline, now);
-    if (status !== "OPEN" && status !== "PENDING") return { ok: false, code: "INVALID_STATE", status } satisfies NotResolvable;
+    if (status !== "OPEN" && status !== "PENDING")
+      return { ok: false, code: "INVALID_STATE", status } satisfies NotResolvable;
     const record = { ...state.record, timeline: resolvedAt(state.record.timeline, outcome, now) };
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
     this.transaction(() => {
@@ -171,7 +211,8 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const metadata = mergeMetadata(current, changes);
     const keys = Object.keys(metadata).length;
     if (keys > MAX_METADATA_KEYS) return { ok: false, code: "METADATA_LIMIT", keys } as const;
-    if (metadata !== current) this.transaction(() => this.settleStoreAndArm({ ...state, record: { ...state.record, metadata } }, now));
+    if (metadata !== current)
+      this.transaction(() => this.settleStoreAndArm({ ...state, record: { ...state.record, metadata } }, now));
     const bookmark = await this.syncDownstream();
     const saved = this.load()!;
     return { ok: true, body: candidateJson(saved.record, saved.contractJson, now), bookmark } as const;
@@ -259,7 +300,10 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
             this.store.markFlushed(sent);
             const current = this.load()!;
             const unflushed = this.store.unflushedNotifications().length > 0;
-            this.settleStoreAndArm({ ...current, indexedVersion: Math.max(current.indexedVersion, version), unflushed }, Date.now());
+            this.settleStoreAndArm(
+              { ...current, indexedVersion: Math.max(current.indexedVersion, version), unflushed },
+              Date.now(),
+            );
           }),
       },
     );

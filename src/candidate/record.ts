@@ -42,7 +42,10 @@ export const EVENT_JSON_SQL = `'{"id":"' || id || '","type":' || json_quote(type
   || '","matched":' || iif(matched, 'true', 'false') || '}'`;
 
 /** What a candidate's view is made of besides its contract: also what a list reads of the index. */
-export type CandidateBasics = Pick<CandidateRecord, "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata">;
+export type CandidateBasics = Pick<
+  CandidateRecord,
+  "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata"
+>;
 
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
 export function candidateFields(record: CandidateBasics, now: number): Omit<CandidateView, "contract"> {
@@ -77,7 +80,13 @@ export function conditionProgress(
     leaves: condition.leaves.map((leaf, i) => {
       const by = satisfiers.get(i);
       const at = by?.at ?? null;
-      return { path: leaf.path, event: leaf.event, satisfied: ((mask >>> i) & 1) === 1, event_id: by?.eventId ?? null, satisfied_at: at === null ? null : isoTime(at) };
+      return {
+        path: leaf.path,
+        event: leaf.event,
+        satisfied: ((mask >>> i) & 1) === 1,
+        event_id: by?.eventId ?? null,
+        satisfied_at: at === null ? null : isoTime(at),
+      };
     }),
   };
 }
@@ -92,7 +101,11 @@ export function candidateJson(record: CandidateBasics, contract: JsonText<Contra
 }
 
 /** The single read: the candidate, its condition's progress and its events (EVENT_JSON_SQL each, oldest first). */
-export function candidateWithEventsJson(candidate: JsonText<CandidateView>, progress: ConditionProgress, events: JsonText<EventView>[]) {
+export function candidateWithEventsJson(
+  candidate: JsonText<CandidateView>,
+  progress: ConditionProgress,
+  events: JsonText<EventView>[],
+) {
   // Spliced in before the candidate's closing brace, so `events` comes last.
   return `${candidate.slice(0, -1)},"condition_progress":${JSON.stringify(progress)},"events":[${events.join(",")}]}` as JsonText<CandidateWithEvents>;
 }

@@ -65,7 +65,10 @@ export interface ItemKey {
  * expand the recursive contract type; the class is checked against it.
  */
 export interface CandidateRpc {
-  create(input: NewCandidate, request?: IdempotentRequest): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused | KeyInUse>>>;
+  create(
+    input: NewCandidate,
+    request?: IdempotentRequest,
+  ): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused | KeyInUse>>>;
   get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
   recordEvent(
     accountId: string,
@@ -77,17 +80,25 @@ export interface CandidateRpc {
     accountId: string,
     items: EventItem[],
     request?: IdempotentRequest,
-  ): Promise<Indexed<Keyed<{ ok: true; results: EventResult[] }> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>>;
+  ): Promise<
+    Indexed<Keyed<{ ok: true; results: EventResult[] }> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>
+  >;
   resolve(
     accountId: string,
     outcome: FinalStatus,
     request?: IdempotentRequest,
-  ): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse> | NotResolvable>>;
+  ): Promise<
+    Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse> | NotResolvable>
+  >;
   /** Merges metadata changes (a key set to "" is removed); refused whole past the key limit. */
   updateMetadata(
     accountId: string,
     changes: Metadata,
-  ): Promise<Indexed<Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND"> | { ok: false; code: "METADATA_LIMIT"; keys: number }>>;
+  ): Promise<
+    Indexed<
+      Answer<CandidateView> | Failure<"CANDIDATE_NOT_FOUND"> | { ok: false; code: "METADATA_LIMIT"; keys: number }
+    >
+  >;
   /** The sweep's wake-up: settle what time decided, and rewrite the index row and feed. */
   settle(): Promise<void>;
 }

@@ -20,8 +20,14 @@ export function satisfiers(store: CandidateStore, { condition, satisfiedMask }: 
   const found = new Map(store.progress().map((row) => [row.leaf, { eventId: row.event_id, at: row.satisfied_at }]));
   const missing = new Set(leavesGained(0, satisfiedMask).filter((leaf) => !found.has(leaf)));
   for (const row of missing.size > 0 ? store.matchedEvents() : []) {
-    const event: SubmittedEvent = { type: row.type, value: row.value === null ? undefined : JSON.parse(row.value), hasValue: row.value !== null };
-    const leaves = (condition.leavesByEvent.get(row.type) ?? []).filter((leaf) => missing.has(leaf) && leafSatisfied(condition.leaves[leaf], event));
+    const event: SubmittedEvent = {
+      type: row.type,
+      value: row.value === null ? undefined : JSON.parse(row.value),
+      hasValue: row.value !== null,
+    };
+    const leaves = (condition.leavesByEvent.get(row.type) ?? []).filter(
+      (leaf) => missing.has(leaf) && leafSatisfied(condition.leaves[leaf], event),
+    );
     for (const leaf of leaves) {
       missing.delete(leaf);
       found.set(leaf, { eventId: row.id, at: row.received_at });

@@ -67,7 +67,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export function schemaVersion(sql: SqlStorage): number | null {
   const tables = new Set(
     sql
-      .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('candidate', 'schema_version')`)
+      .exec<{ name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('candidate', 'schema_version')`,
+      )
       .toArray()
       .map((t) => t.name),
   );

@@ -25,7 +25,12 @@ export interface Settled {
  * request's own change, if it made one). The settled status never moves back, whatever `now` is.
  */
 export function settle(before: StoredState | null, state: StoredState, now: number, cause?: Cause): Settled {
-  const stages: [CandidateRecord, Cause | undefined][] = before ? [[before.record, undefined], [state.record, cause]] : [[state.record, cause]];
+  const stages: [CandidateRecord, Cause | undefined][] = before
+    ? [
+        [before.record, undefined],
+        [state.record, cause],
+      ]
+    : [[state.record, cause]];
   const notifications: OutboxRow[] = [];
   let next = state;
   for (const [record, stageCause] of stages) {

@@ -29,8 +29,16 @@ export interface StoredState {
 }
 
 /** The in-memory state of a stored record; the condition is compiled from the stored contract. */
-export function stateOf(record: CandidateRecord, stored: Omit<StoredState, "record" | "condition" | "contractJson">): StoredState {
-  return { record, condition: compileCondition(record.contract.fulfillment_condition), contractJson: contractJson(record.contract), ...stored };
+export function stateOf(
+  record: CandidateRecord,
+  stored: Omit<StoredState, "record" | "condition" | "contractJson">,
+): StoredState {
+  return {
+    record,
+    condition: compileCondition(record.contract.fulfillment_condition),
+    contractJson: contractJson(record.contract),
+    ...stored,
+  };
 }
 
 /** The state of the stored candidate row, with what the load counted beside it. */
@@ -55,7 +63,11 @@ export const rowOfState = (state: StoredState): CandidateRow => ({
 });
 
 /** The state after one more event at `now`, and whether the event satisfied a leaf. */
-export function afterEvent(state: StoredState, event: SubmittedEvent, now: number): { after: StoredState; matched: boolean } {
+export function afterEvent(
+  state: StoredState,
+  event: SubmittedEvent,
+  now: number,
+): { after: StoredState; matched: boolean } {
   let { record, satisfiedMask } = state;
   let matched = false;
   if (now < record.timeline.openUntil) {

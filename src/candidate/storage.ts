@@ -83,7 +83,13 @@ export class CandidateStore {
   }
 
   /** Inserts an event; its JSON as the API shows it (EVENT_JSON_SQL). */
-  insertEvent(id: string, type: string, valueJson: string | null, receivedAt: number, matched: boolean): JsonText<EventView> {
+  insertEvent(
+    id: string,
+    type: string,
+    valueJson: string | null,
+    receivedAt: number,
+    matched: boolean,
+  ): JsonText<EventView> {
     return this.sql
       .exec<{ event: JsonText<EventView> }>(
         `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, ?, ?, ?, ?) RETURNING ${EVENT_JSON_SQL} AS event`,
@@ -99,24 +105,36 @@ export class CandidateStore {
   /** Records the event that satisfied these leaves first (a leaf already recorded keeps its own). */
   recordProgress(leaves: number[], eventId: string | null, at: number | null) {
     for (const leaf of leaves) {
-      this.sql.exec(`INSERT OR IGNORE INTO condition_progress (leaf, event_id, satisfied_at) VALUES (?, ?, ?)`, leaf, eventId, at);
+      this.sql.exec(
+        `INSERT OR IGNORE INTO condition_progress (leaf, event_id, satisfied_at) VALUES (?, ?, ?)`,
+        leaf,
+        eventId,
+        at,
+      );
     }
   }
 
   progress(): ProgressRow[] {
-    return this.sql.exec<ProgressRow>(`SELECT leaf, event_id, satisfied_at FROM condition_progress ORDER BY leaf`).toArray();
+    return this.sql
+      .exec<ProgressRow>(`SELECT leaf, event_id, satisfied_at FROM condition_progress ORDER BY leaf`)
+      .toArray();
   }
 
   /** The events that satisfied some leaf, oldest first: lazily, as a caller may stop early. */
   matchedEvents(): Iterable<MatchedEventRow> {
-    return this.sql.exec<MatchedEventRow>(`SELECT id, type, value, received_at FROM events WHERE matched = 1 ORDER BY seq`);
+    return this.sql.exec<MatchedEventRow>(
+      `SELECT id, type, value, received_at FROM events WHERE matched = 1 ORDER BY seq`,
+    );
   }
 
   /** Every event as the API shows it, oldest first, one row each. */
   eventsJson(): JsonText<EventView>[] {
     // One row per event, joined by the caller: concatenated in SQL, 1,000 events of 8 KiB would
     // make one value over the 2 MB that Cloudflare allows a SQLite string.
-    return Array.from(this.sql.exec(`SELECT ${EVENT_JSON_SQL} FROM events ORDER BY seq`).raw(), ([event]) => event as JsonText<EventView>);
+    return Array.from(
+      this.sql.exec(`SELECT ${EVENT_JSON_SQL} FROM events ORDER BY seq`).raw(),
+      ([event]) => event as JsonText<EventView>,
+    );
   }
 
   /** The result stored under an idempotency key since `after`, with what it answered. */

@@ -32,7 +32,10 @@ const HEADERS = {
  * for a response it made itself rather than through the context.
  */
 export const dashboardHeaders = createMiddleware<AppEnv>(async (c, next) => {
-  const headers: Record<string, string> = { ...HEADERS, ...(c.req.path === "/dashboard/session" ? { "Cache-Control": "no-store" } : {}) };
+  const headers: Record<string, string> = {
+    ...HEADERS,
+    ...(c.req.path === "/dashboard/session" ? { "Cache-Control": "no-store" } : {}),
+  };
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

@@ -46,13 +46,18 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
     if (url.pathname !== SIGN_IN_PATH && session === null) {
       // Back to this page after signing in: a path of this dashboard only (app.tsx checks it too).
       // A cookie that no longer signs in: the sign-in page says the session ended.
-      const next = new URLSearchParams({ next: url.pathname + url.search, ...(sessionCookie(c) === undefined ? {} : { ended: "1" }) });
+      const next = new URLSearchParams({
+        next: url.pathname + url.search,
+        ...(sessionCookie(c) === undefined ? {} : { ended: "1" }),
+      });
       return c.redirect(`${url.origin}${SIGN_IN_PATH}?${next}`, 302);
     }
     const page = await c.env.ASSETS.fetch(new URL("/dashboard/", c.req.url));
     if (!page.ok) {
       // Only where the dashboard was never built (`npm ci` builds it; `npm run dashboard:build` does it again).
-      console.error(`the dashboard's page is missing from the static assets (${page.status}): run npm run dashboard:build`);
+      console.error(
+        `the dashboard's page is missing from the static assets (${page.status}): run npm run dashboard:build`,
+      );
       throw new ApiError("NOT_FOUND", "The dashboard is not built on this server.");
     }
     return c.html(await pageWith(await page.text(), session), 200, { "Cache-Control": "no-store" });

@@ -32,7 +32,6 @@ import { jsonBody } from "../json-body";
 import { zodDetails } from "../errors/zod-issues";
 import type { AppEnv } from "../app-env";
 
-
 /** What the dashboard shows of its session, and hides what the session may not do by. */
 export function sessionView(session: Session) {
   const keyExpiry = session.key?.expiresAt ?? null;
@@ -52,7 +51,8 @@ const Secret = z.string().min(1, "must not be empty").max(200, "must be at most 
 const SignInBody = z
   .strictObject({ code: Secret.optional(), key: Secret.optional() })
   .refine((body) => (body.code === undefined) !== (body.key === undefined), {
-    message: "must hold exactly one of `code` (a sign-in link's, from after `#code=`) and `key` (an API key, `cct_...`)",
+    message:
+      "must hold exactly one of `code` (a sign-in link's, from after `#code=`) and `key` (an API key, `cct_...`)",
   });
 
 /** A sign-in link's code as createSignInLink makes it: 256 bits, base64url. */
@@ -71,7 +71,13 @@ async function signInWithCode(c: Context<AppEnv>, code: string, idHash: string, 
     ? await spendSignInLink(c.env.DB, await sha256Hex(code), { idHash, now, expiresAt: now + SESSION_MAX_AGE_MS })
     : { refused: null };
   if ("refused" in spent) {
-    throw await failure(c, new ApiError("INVALID_SIGN_IN_LINK", `${linkRefusal(spent.refused)} Ask for a new sign-in link, or sign in with an API key.`));
+    throw await failure(
+      c,
+      new ApiError(
+        "INVALID_SIGN_IN_LINK",
+        `${linkRefusal(spent.refused)} Ask for a new sign-in link, or sign in with an API key.`,
+      ),
+    );
   }
 }
 
@@ -91,7 +97,13 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
       await signInWithCode(c, parsed.data.code, idHash, now);
     } else {
       const key = await authenticateKey(c, parsed.data.key!, now);
-      await createKeySession(c.env.DB, { idHash, accountId: key.accountId, keyId: key.id, now, expiresAt: now + SESSION_MAX_AGE_MS });
+      await createKeySession(c.env.DB, {
+        idHash,
+        accountId: key.accountId,
+        keyId: key.id,
+        now,
+        expiresAt: now + SESSION_MAX_AGE_MS,
+      });
     }
     // A session this browser held before ends: one browser, one session.
     const previous = sessionCookie(c);
@@ -104,7 +116,9 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
   .get("/session", async (c) => {
     const value = sessionCookie(c);
     if (value === undefined) {
-      throw new ApiError("INVALID_SESSION", "Not signed in: sign in to the dashboard first.", undefined, { "WWW-Authenticate": "Bearer" });
+      throw new ApiError("INVALID_SESSION", "Not signed in: sign in to the dashboard first.", undefined, {
+        "WWW-Authenticate": "Bearer",
+      });
     }
     const caller = await sessionCaller(c, value, Date.now());
     return c.json(sessionView(caller.session!));
@@ -115,4 +129,3 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
     c.header("Set-Cookie", sessionCookieHeader(c, "", 0));
     return c.body(null, 204);
   });
-

@@ -39,10 +39,15 @@ export async function chooseShard(primary: D1, names: ShardName[]): Promise<Shar
  * whose account was never made is an unreachable row, while the reverse order could leave an
  * account whose data has nowhere to go.
  */
-export async function placeAccount(primary: D1, shards: Shards, account: { id: string; name: string; createdAt: number }) {
+export async function placeAccount(
+  primary: D1,
+  shards: Shards,
+  account: { id: string; name: string; createdAt: number },
+) {
   const shard = await chooseShard(primary, [...shards.keys()]);
   const insert = `INSERT INTO accounts (id, name, created_at, shard) VALUES (?, ?, ?, ?)`;
-  if (shard !== PRIMARY) await shards.get(shard)!.prepare(insert).bind(account.id, account.name, account.createdAt, shard).run();
+  if (shard !== PRIMARY)
+    await shards.get(shard)!.prepare(insert).bind(account.id, account.name, account.createdAt, shard).run();
   return { shard, statement: primary.prepare(insert).bind(account.id, account.name, account.createdAt, shard) };
 }
 
@@ -59,24 +64,50 @@ const mintKey = async (): Promise<MintedKey> => ({ id: uuidv7(), ...(await mintT
 
 function keyStatement(db: D1Database, accountId: string, key: MintedKey, options: KeyOptions, now: number) {
   return db
-    .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .bind(key.id, accountId, key.hash, key.prefix, key.last4, options.name ?? "First key", options.permissions ? JSON.stringify(options.permissions) : null, options.expiresAt ?? null, now);
+    .prepare(
+      `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      key.id,
+      accountId,
+      key.hash,
+      key.prefix,
+      key.last4,
+      options.name ?? "First key",
+      options.permissions ? JSON.stringify(options.permissions) : null,
+      options.expiresAt ?? null,
+      now,
+    );
 }
 
 /** Another key of the account, inserted as POST /v1/api_keys would make it (without its checks). */
-export async function insertKey(db: D1Database, accountId: string, options: KeyOptions = {}, now = Date.now()): Promise<{ id: string; token: string }> {
+export async function insertKey(
+  db: D1Database,
+  accountId: string,
+  options: KeyOptions = {},
+  now = Date.now(),
+): Promise<{ id: string; token: string }> {
   const key = await mintKey();
   await keyStatement(db, accountId, key, options, now).run();
   return { id: key.id, token: key.token };
 }
 
 /** An account and its first key; with `shards`, placed on one as the operator API places accounts. */
-export async function insertAccountWithToken(db: D1Database, name: string, now = Date.now(), key: KeyOptions = {}, shards?: Shards): Promise<NewAccount> {
+export async function insertAccountWithToken(
+  db: D1Database,
+  name: string,
+  now = Date.now(),
+  key: KeyOptions = {},
+  shards?: Shards,
+): Promise<NewAccount> {
   const id = uuidv7();
   const minted = await mintKey();
   const placed = shards
     ? await placeAccount(db, shards, { id, name, createdAt: now })
-    : { shard: PRIMARY, statement: db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now) };
+    : {
+        shard: PRIMARY,
+        statement: db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?)`).bind(id, name, now),
+      };
   await db.batch([placed.statement, keyStatement(db, id, minted, key, now)]);
   return { id, tokenId: minted.id, token: minted.token, shard: placed.shard };
 }

@@ -26,7 +26,8 @@ interface ListedRow {
   metadata: string;
 }
 
-const LISTED_COLUMNS = "id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status, metadata";
+const LISTED_COLUMNS =
+  "id, alias, customer_uuid, schema_id, contract, created_at, open_until, pending_until, final_status, metadata";
 
 /** A candidate as a list reads it: the contract stays the JSON text it is stored as. */
 export type ListedCandidate = CandidateBasics & { contract: JsonText<Contract> };
@@ -162,12 +163,26 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   if (!query.status && range.gte === undefined && range.lt === undefined) {
     // By prefix alone: few matches are sorted off the alias index; many are met soon walking newest first.
     if (pairs.length === 0 && query.aliasPrefix !== undefined) {
-      const index = query.prefixPlan === "walk" ? (customer ? "candidates_by_customer" : "candidates_by_account") : "candidates_by_alias";
-      return [page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${index} WHERE ${common.join(" AND ")}`), params];
+      const index =
+        query.prefixPlan === "walk"
+          ? customer
+            ? "candidates_by_customer"
+            : "candidates_by_account"
+          : "candidates_by_alias";
+      return [
+        page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${index} WHERE ${common.join(" AND ")}`),
+        params,
+      ];
     }
-    if (pairs.length === 0) return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
+    if (pairs.length === 0)
+      return [page(`SELECT ${LISTED_COLUMNS} FROM candidates WHERE ${common.join(" AND ")}`), params];
     // Walked on the first pair's index entries, newest first: a page costs what a plain page costs.
-    const walk = ["first.account_id = :account", "first.key = :mk0", "first.value = :mv0", ...(query.after === undefined ? [] : ["first.candidate_id < :after"])];
+    const walk = [
+      "first.account_id = :account",
+      "first.key = :mk0",
+      "first.value = :mv0",
+      ...(query.after === undefined ? [] : ["first.candidate_id < :after"]),
+    ];
     const rest = common.filter((c) => !c.startsWith("id <")).map((c) => `candidates.${c}`);
     return [
       // CROSS JOIN: SQLite keeps the written order, so the walk drives the page.
@@ -202,7 +217,10 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
        WHERE ${[...common, `settled_status = '${status}'`, SETTLED_AT_NOW_SQL, ...created, ...inRange("settled_since")].join(" AND ")}`,
     ),
   );
-  const computed = [`${STATUS_AT_SQL} IN (${statuses.map((s) => `'${s}'`).join(", ")})`, ...inRange(STATUS_SINCE_AT_SQL)];
+  const computed = [
+    `${STATUS_AT_SQL} IN (${statuses.map((s) => `'${s}'`).join(", ")})`,
+    ...inRange(STATUS_SINCE_AT_SQL),
+  ];
   const unsettledParts = unsettledSelects(LISTED_COLUMNS, [...common, ...computed], customer).map(page);
   // D1 allows 5 terms in a compound SELECT: the parts are merged in groups of at most 4.
   const merged = (parts: string[]) => page(parts.map((part) => `SELECT * FROM (${part})`).join(" UNION ALL "));
@@ -245,11 +263,24 @@ export function bindNamed(db: D1, sql: string, params: Params): D1PreparedStatem
 export const PREFIX_SORT_LIMIT = 1000;
 
 const isPrefixOnly = (query: CandidateListQuery) =>
-  query.aliasPrefix !== undefined && !query.status && query.statusSince?.gte === undefined && query.statusSince?.lt === undefined && !query.metadata?.length;
+  query.aliasPrefix !== undefined &&
+  !query.status &&
+  query.statusSince?.gte === undefined &&
+  query.statusSince?.lt === undefined &&
+  !query.metadata?.length;
 
 /** Whether `count` of the account's candidates (the customer's, if given) have the prefix: a bounded range count. */
-async function prefixMatchesAtLeast(db: D1, accountId: string, query: CandidateListQuery, count: number): Promise<boolean> {
-  const [sql, params] = listPageQuery(accountId, { aliasPrefix: query.aliasPrefix, customerUuid: query.customerUuid, prefixPlan: "range", limit: count - 1 }, 0);
+async function prefixMatchesAtLeast(
+  db: D1,
+  accountId: string,
+  query: CandidateListQuery,
+  count: number,
+): Promise<boolean> {
+  const [sql, params] = listPageQuery(
+    accountId,
+    { aliasPrefix: query.aliasPrefix, customerUuid: query.customerUuid, prefixPlan: "range", limit: count - 1 },
+    0,
+  );
   const probe = sql.replace(`SELECT ${LISTED_COLUMNS} FROM`, "SELECT 1 FROM").replace(" ORDER BY id DESC", "");
   const found = await bindNamed(db, `SELECT count(*) AS n FROM (${probe})`, params).first<number>("n");
   return (found ?? 0) >= count;
@@ -262,7 +293,11 @@ export async function listCandidates(
   query: CandidateListQuery,
   now: number,
 ): Promise<CandidatePage> {
-  if (isPrefixOnly(query)) query = { ...query, prefixPlan: (await prefixMatchesAtLeast(db, accountId, query, PREFIX_SORT_LIMIT + 1)) ? "walk" : "range" };
+  if (isPrefixOnly(query))
+    query = {
+      ...query,
+      prefixPlan: (await prefixMatchesAtLeast(db, accountId, query, PREFIX_SORT_LIMIT + 1)) ? "walk" : "range",
+    };
   const [sql, params] = listPageQuery(accountId, query, now);
   const page = bindNamed(db, sql, params);
   if (query.after === undefined) {

@@ -20,7 +20,11 @@ export interface SqlFragment {
  * (a request that failed after its change) still finds the answer of the change it made.
  */
 const ANSWER_OF_KEY = `account_id = ? AND key = ? AND created_at > ?`;
-const answerParams = (accountId: string, request: IdempotentRequest, keepMs: number) => [accountId, request.key, request.claimedAt - keepMs];
+const answerParams = (accountId: string, request: IdempotentRequest, keepMs: number) => [
+  accountId,
+  request.key,
+  request.claimedAt - keepMs,
+];
 
 /** SQL that holds while no answer of the request's key is stored: a change made under it happens once. */
 export const noAnswerYet = (accountId: string, request: IdempotentRequest, keepMs: number): SqlFragment => ({
@@ -33,7 +37,13 @@ export const noAnswerYet = (accountId: string, request: IdempotentRequest, keepM
  * change was made (`madeIf`); an expired answer of the key gives way. `body` may be SQL, for an
  * answer made of the row the change left.
  */
-export function answerStatement(db: D1, accountId: string, request: IdempotentRequest, body: string | SqlFragment, madeIf: SqlFragment) {
+export function answerStatement(
+  db: D1,
+  accountId: string,
+  request: IdempotentRequest,
+  body: string | SqlFragment,
+  madeIf: SqlFragment,
+) {
   const bodySql = typeof body === "string" ? { sql: "?", params: [body] } : body;
   return db
     .prepare(
@@ -49,7 +59,9 @@ export type StoredAnswer = { fingerprint: string; body: string };
 
 /** The statement that reads the answer stored under the request's key, if any. */
 export const storedAnswerStatement = (db: D1, accountId: string, request: IdempotentRequest, keepMs: number) =>
-  db.prepare(`SELECT fingerprint, body FROM idempotent_changes WHERE ${ANSWER_OF_KEY}`).bind(...answerParams(accountId, request, keepMs));
+  db
+    .prepare(`SELECT fingerprint, body FROM idempotent_changes WHERE ${ANSWER_OF_KEY}`)
+    .bind(...answerParams(accountId, request, keepMs));
 
 /** Deletes up to `batch` answers stored before `expiredBefore`; returns how many went. */
 export async function purgeExpiredAnswers(db: D1, expiredBefore: number, batch = 5000) {

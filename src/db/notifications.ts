@@ -45,7 +45,8 @@ export async function feedPage(db: D1, accountId: string, q: FeedQuery, now: num
          ORDER BY seq LIMIT ?${params.length + 1}`,
       )
       .bind(...params, q.limit + 1, ...(after === undefined ? [] : [after]));
-  const fromOldest = async () => toPage((await page().all<{ id: string; payload: JsonText<Notification> }>()).results, q.limit, true);
+  const fromOldest = async () =>
+    toPage((await page().all<{ id: string; payload: JsonText<Notification> }>()).results, q.limit, true);
   if (q.after === undefined) return fromOldest();
   const cursor = db.prepare(`SELECT 1 FROM notifications WHERE id = ? AND account_id = ?`).bind(q.after, accountId);
   const [rows, found] = await db.batch<{ id: string; payload: JsonText<Notification> }>([page(q.after), cursor]);
@@ -77,7 +78,11 @@ async function agedOut(db: D1, accountId: string, id: string, now: number) {
 
 function toPage(rows: { id: string; payload: JsonText<Notification> }[], limit: number, cursorValid: boolean) {
   const shown = rows.slice(0, limit);
-  return { payloads: shown.map((r) => r.payload), nextCursor: rows.length > limit ? shown[shown.length - 1].id : null, cursorValid };
+  return {
+    payloads: shown.map((r) => r.payload),
+    nextCursor: rows.length > limit ? shown[shown.length - 1].id : null,
+    cursorValid,
+  };
 }
 
 export async function feedEntry(db: D1, accountId: string, id: string) {

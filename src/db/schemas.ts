@@ -24,7 +24,14 @@ export const parseContract = (row: SchemaRow) => JSON.parse(row.contract) as Con
  * while that holds (no answer of the request's Idempotency-Key stored yet); `changes` is 0 when
  * it creates nothing.
  */
-export function insertSchemaStatement(db: D1, accountId: string, contract: Contract, name: string | null, now: number, onlyIf?: SqlFragment) {
+export function insertSchemaStatement(
+  db: D1,
+  accountId: string,
+  contract: Contract,
+  name: string | null,
+  now: number,
+  onlyIf?: SqlFragment,
+) {
   const row: SchemaRow = {
     id: uuidv7(),
     account_id: accountId,
@@ -73,7 +80,12 @@ export async function schemaPage(db: D1, accountId: string, cursor: SchemaCursor
  * has no such schema (another account's, deleted, never made). One batch: the check and the page
  * see the same state.
  */
-export async function schemaPageAfterId(db: D1, accountId: string, afterId: string, limit: number): Promise<SchemaRow[] | null> {
+export async function schemaPageAfterId(
+  db: D1,
+  accountId: string,
+  afterId: string,
+  limit: number,
+): Promise<SchemaRow[] | null> {
   const [found, page] = await db.batch<SchemaRow>([
     db.prepare(`SELECT id FROM schemas WHERE account_id = ? AND id = ?`).bind(accountId, afterId),
     db.prepare(SCHEMA_PAGE_SQL.afterId).bind(accountId, limit, afterId),

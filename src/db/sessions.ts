@@ -48,7 +48,9 @@ export interface NewSession {
 
 const insertSession = (db: D1Database, s: NewSession) =>
   db
-    .prepare(`INSERT INTO sessions (id_hash, account_id, key_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`)
+    .prepare(
+      `INSERT INTO sessions (id_hash, account_id, key_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    )
     .bind(s.idHash, s.accountId, s.keyId, s.now, s.now, s.expiresAt);
 
 /** An account keeps at most this many live sessions: a sign-in beyond them signs out its oldest. */
@@ -115,7 +117,10 @@ export async function touchSession(db: D1Database, idHash: string, now: number, 
 
 /** Signs the session out (the first sign-out's instant is kept). */
 export async function revokeSession(db: D1Database, idHash: string, now: number) {
-  await db.prepare(`UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id_hash = ?`).bind(now, idHash).run();
+  await db
+    .prepare(`UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id_hash = ?`)
+    .bind(now, idHash)
+    .run();
 }
 
 /** How long a spent or expired sign-in link is kept, so using it again says why it is refused. */
@@ -124,8 +129,14 @@ const LINK_KEEP_MS = 24 * 3600_000;
 /** Deletes a batch of sessions past their absolute expiry, and of old sign-in links; how many went. */
 export async function purgeEndedSessions(db: D1Database, now: number, batch = 5000) {
   const [sessions, links] = await db.batch([
-    db.prepare(`DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? LIMIT ?)`).bind(now, batch),
-    db.prepare(`DELETE FROM sign_in_links WHERE rowid IN (SELECT rowid FROM sign_in_links WHERE expires_at <= ? LIMIT ?)`).bind(now - LINK_KEEP_MS, batch),
+    db
+      .prepare(`DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? LIMIT ?)`)
+      .bind(now, batch),
+    db
+      .prepare(
+        `DELETE FROM sign_in_links WHERE rowid IN (SELECT rowid FROM sign_in_links WHERE expires_at <= ? LIMIT ?)`,
+      )
+      .bind(now - LINK_KEEP_MS, batch),
   ]);
   return sessions.meta.changes + links.meta.changes;
 }

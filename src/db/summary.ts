@@ -62,9 +62,11 @@ export function summaryQueries(accountId: string, q: SummaryQuery, now: number):
   if (!ranged) {
     // Kept by triggers per account ('') and per customer.
     const customers = q.byCustomer
-      ? [`customer_uuid IN (SELECT DISTINCT customer_uuid FROM candidate_totals WHERE account_id = :account
+      ? [
+          `customer_uuid IN (SELECT DISTINCT customer_uuid FROM candidate_totals WHERE account_id = :account
             AND customer_uuid > :after ${q.customerUuid === undefined ? "" : "AND customer_uuid = :customer"}
-            ORDER BY customer_uuid LIMIT :limit)`]
+            ORDER BY customer_uuid LIMIT :limit)`,
+        ]
       : [q.customerUuid === undefined ? "customer_uuid = ''" : "customer_uuid = :customer"];
     settled = `SELECT customer_uuid, settled_status, final_status, price_scale, count, units_hi, units_lo
                FROM candidate_totals WHERE account_id = :account AND ${customers.join(" AND ")} AND count > 0`;
@@ -90,7 +92,11 @@ export function summaryQueries(accountId: string, q: SummaryQuery, now: number):
   // Price units as text: a price written before its bounds were checked may exceed what a double holds.
   const columns = `customer_uuid, settled_status, final_status, created_at, open_until, pending_until,
                    CAST(price_units AS TEXT) AS price_units, price_scale`;
-  const unsettled = unsettledSelects(columns, ["account_id = :account", ...customerFilter], q.customerUuid !== undefined).join(" UNION ALL ");
+  const unsettled = unsettledSelects(
+    columns,
+    ["account_id = :account", ...customerFilter],
+    q.customerUuid !== undefined,
+  ).join(" UNION ALL ");
   return [
     [settled, params],
     [unsettled, params],
@@ -102,6 +108,9 @@ type Query = [sql: string, params: Record<string, string | number>];
 /** The summary's rows, in one D1 round trip (see summaryQueries). */
 export async function summaryRows(db: D1, accountId: string, q: SummaryQuery, now: number) {
   const [[settledSql, params], [laggingSql]] = summaryQueries(accountId, q, now);
-  const [settledRows, laggingRows] = await db.batch([bindNamed(db, settledSql, params), bindNamed(db, laggingSql, params)]);
+  const [settledRows, laggingRows] = await db.batch([
+    bindNamed(db, settledSql, params),
+    bindNamed(db, laggingSql, params),
+  ]);
   return { settled: settledRows.results as TotalsRow[], lagging: laggingRows.results as LaggingRow[] };
 }

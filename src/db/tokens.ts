@@ -49,7 +49,9 @@ export async function keyForTokenHash(db: D1Database, tokenHash: string) {
 /** Records a use, unless one was recorded less than a minute before (by any isolate). */
 export async function touchLastUsed(db: D1Database, id: string, now: number) {
   await db
-    .prepare(`UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at <= ?2 - ?3)`)
+    .prepare(
+      `UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at <= ?2 - ?3)`,
+    )
     .bind(id, now, LAST_USED_PRECISION_MS)
     .run();
 }
@@ -74,7 +76,18 @@ export function insertKeyStatement(db: D1Database, key: NewKey) {
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
        WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10`,
     )
-    .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.name, key.permissions, key.expiresAt, key.now, MAX_KEYS_PER_ACCOUNT);
+    .bind(
+      key.id,
+      key.accountId,
+      key.hash,
+      key.prefix,
+      key.last4,
+      key.name,
+      key.permissions,
+      key.expiresAt,
+      key.now,
+      MAX_KEYS_PER_ACCOUNT,
+    );
 }
 
 export const newKeyRow = (key: NewKey): KeyRow => ({
@@ -91,18 +104,30 @@ export const newKeyRow = (key: NewKey): KeyRow => ({
 });
 
 export async function getKey(db: D1Database, accountId: string, id: string) {
-  return db.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ? AND id = ?`).bind(accountId, id).first<KeyRow>();
+  return db
+    .prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ? AND id = ?`)
+    .bind(accountId, id)
+    .first<KeyRow>();
 }
 
 /**
  * A page of the account's keys, newest first (ties by id), after the key `afterId`, with that
  * status at `now`; null when `afterId` is not one of the account's keys.
  */
-export async function keyPage(db: D1Database, accountId: string, options: { afterId?: string; status?: KeyStatus; now: number; limit: number }) {
-  const after = options.afterId === undefined ? "" : `AND (created_at, id) < (SELECT created_at, id FROM api_tokens WHERE account_id = ?1 AND id = ?2)`;
+export async function keyPage(
+  db: D1Database,
+  accountId: string,
+  options: { afterId?: string; status?: KeyStatus; now: number; limit: number },
+) {
+  const after =
+    options.afterId === undefined
+      ? ""
+      : `AND (created_at, id) < (SELECT created_at, id FROM api_tokens WHERE account_id = ?1 AND id = ?2)`;
   const status = options.status ? `AND ${STATUS_WHERE[options.status]("?3")}` : "";
   const page = db
-    .prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ?1 ${after} ${status} ORDER BY created_at DESC, id DESC LIMIT ?4`)
+    .prepare(
+      `SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ?1 ${after} ${status} ORDER BY created_at DESC, id DESC LIMIT ?4`,
+    )
     .bind(accountId, options.afterId ?? null, options.now, options.limit);
   if (options.afterId === undefined) return (await page.all<KeyRow>()).results;
   const [cursor, rows] = await db.batch<KeyRow | { found: number }>([
@@ -113,13 +138,18 @@ export async function keyPage(db: D1Database, accountId: string, options: { afte
 }
 
 export async function renameKey(db: D1Database, accountId: string, id: string, name: string) {
-  return db.prepare(`UPDATE api_tokens SET name = ? WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`).bind(name, accountId, id).first<KeyRow>();
+  return db
+    .prepare(`UPDATE api_tokens SET name = ? WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`)
+    .bind(name, accountId, id)
+    .first<KeyRow>();
 }
 
 /** Revokes the key (a revoked key keeps its first revocation instant). */
 export async function revokeKey(db: D1Database, accountId: string, id: string, now: number) {
   return db
-    .prepare(`UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`)
+    .prepare(
+      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`,
+    )
     .bind(now, accountId, id)
     .first<KeyRow>();
 }
@@ -129,7 +159,12 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
  * while the old key is active and the account is under its limit, then moves the old key's expiry
  * to `until` (never later than it was). One transaction; null when nothing was made.
  */
-export async function rollKey(db: D1Database, oldId: string, key: NewKey, until: number): Promise<{ made: KeyRow; old: KeyRow } | null> {
+export async function rollKey(
+  db: D1Database,
+  oldId: string,
+  key: NewKey,
+  until: number,
+): Promise<{ made: KeyRow; old: KeyRow } | null> {
   const [, old, made] = await db.batch<KeyRow>([
     db
       .prepare(

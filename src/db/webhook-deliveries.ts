@@ -40,13 +40,36 @@ function upsertAttempt(db: D1, a: AttemptRow) {
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, response_status = excluded.response_status, error = excluded.error,
          duration_ms = excluded.duration_ms, attempted_at = excluded.attempted_at, next_attempt_at = excluded.next_attempt_at`,
     )
-    .bind(a.id, a.delivery_id, a.endpoint_id, a.account_id, a.notification_id, a.type, a.attempt, a.status,
-      a.response_status, a.error, a.duration_ms, a.attempted_at, a.next_attempt_at);
+    .bind(
+      a.id,
+      a.delivery_id,
+      a.endpoint_id,
+      a.account_id,
+      a.notification_id,
+      a.type,
+      a.attempt,
+      a.status,
+      a.response_status,
+      a.error,
+      a.duration_ms,
+      a.attempted_at,
+      a.next_attempt_at,
+    );
 }
 
 /** An attempt whose request is starting: `pending` until it is answered. */
-export async function recordAttemptStart(db: D1, a: Omit<AttemptRow, "status" | "response_status" | "error" | "duration_ms" | "next_attempt_at">) {
-  await upsertAttempt(db, { ...a, status: "pending", response_status: null, error: null, duration_ms: null, next_attempt_at: null }).run();
+export async function recordAttemptStart(
+  db: D1,
+  a: Omit<AttemptRow, "status" | "response_status" | "error" | "duration_ms" | "next_attempt_at">,
+) {
+  await upsertAttempt(db, {
+    ...a,
+    status: "pending",
+    response_status: null,
+    error: null,
+    duration_ms: null,
+    next_attempt_at: null,
+  }).run();
 }
 
 /** Records an answered attempt and what it means for its endpoint, in one D1 transaction. */
@@ -118,7 +141,13 @@ export interface AttemptFilters {
  * The query of a page of an endpoint's attempts, newest first: one index range scan in page
  * order whatever the filters (migrations/0009 indexes the notification and the status).
  */
-export function attemptsPageQuery(accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
+export function attemptsPageQuery(
+  accountId: string,
+  endpointId: string,
+  filters: AttemptFilters,
+  after: string | undefined,
+  limit: number,
+) {
   const where: [condition: string, param: string][] = [
     ["endpoint_id = ?", endpointId],
     ["account_id = ?", accountId],
@@ -131,13 +160,25 @@ export function attemptsPageQuery(accountId: string, endpointId: string, filters
   // One notification's attempts are few, one status's may be nearly all: with both filters, the
   // notification's index (SQLite's planner, without statistics, may take the status's).
   const index = filters.notificationId !== undefined ? " INDEXED BY webhook_deliveries_by_notification" : "";
-  return [`SELECT * FROM webhook_deliveries${index} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`, [...params, limit + 1]] as const;
+  return [
+    `SELECT * FROM webhook_deliveries${index} WHERE ${conditions.join(" AND ")} ORDER BY id DESC LIMIT ?`,
+    [...params, limit + 1],
+  ] as const;
 }
 
 /** A page of an endpoint's attempts, newest first; `cursorValid` is false when `after` is none of them. */
-export async function attemptsPage(db: D1, accountId: string, endpointId: string, filters: AttemptFilters, after: string | undefined, limit: number) {
+export async function attemptsPage(
+  db: D1,
+  accountId: string,
+  endpointId: string,
+  filters: AttemptFilters,
+  after: string | undefined,
+  limit: number,
+) {
   const [sql, params] = attemptsPageQuery(accountId, endpointId, filters, after, limit);
-  const cursor = db.prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`).bind(after ?? "", endpointId, accountId);
+  const cursor = db
+    .prepare(`SELECT 1 FROM webhook_deliveries WHERE id = ? AND endpoint_id = ? AND account_id = ?`)
+    .bind(after ?? "", endpointId, accountId);
   const [rows, found] = await db.batch<AttemptRow>([db.prepare(sql).bind(...params), cursor]);
   const results = rows.results;
   return {
@@ -150,7 +191,9 @@ export async function attemptsPage(db: D1, accountId: string, endpointId: string
 /** Deletes up to `batch` attempts older than `before`; returns how many went. */
 export async function purgeOldAttempts(db: D1, before: number, batch = 5000) {
   const result = await db
-    .prepare(`DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`)
+    .prepare(
+      `DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE attempted_at <= ? LIMIT ?)`,
+    )
     .bind(before, batch)
     .run();
   return result.meta.changes;

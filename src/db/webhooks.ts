@@ -53,7 +53,17 @@ export function insertEndpointStatement(db: D1, e: NewEndpoint, onlyIf?: SqlFrag
        SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7
        WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
-    .bind(e.id, e.accountId, e.url, e.description, JSON.stringify(e.enabledEvents), e.secret, e.now, MAX_WEBHOOK_ENDPOINTS, ...(onlyIf?.params ?? []));
+    .bind(
+      e.id,
+      e.accountId,
+      e.url,
+      e.description,
+      JSON.stringify(e.enabledEvents),
+      e.secret,
+      e.now,
+      MAX_WEBHOOK_ENDPOINTS,
+      ...(onlyIf?.params ?? []),
+    );
 }
 
 /** The row a new endpoint is: what the API shows of it right after its creation. */
@@ -72,12 +82,18 @@ export const newEndpointRow = (e: NewEndpoint): EndpointRow => ({
 });
 
 export async function listEndpoints(db: D1, accountId: string): Promise<EndpointRow[]> {
-  const { results } = await db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC`).bind(accountId).all<EndpointRow>();
+  const { results } = await db
+    .prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC`)
+    .bind(accountId)
+    .all<EndpointRow>();
   return results;
 }
 
 export async function getEndpoint(db: D1, accountId: string, id: string) {
-  return db.prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? AND id = ?`).bind(accountId, id).first<EndpointRow>();
+  return db
+    .prepare(`SELECT * FROM webhook_endpoints WHERE account_id = ? AND id = ?`)
+    .bind(accountId, id)
+    .first<EndpointRow>();
 }
 
 export interface EndpointChanges {
@@ -146,7 +162,12 @@ export function rotateSecretStatement(
  * (the answer to a rotation, recorded with it). Its instants are given: they are not the row's
  * epoch milliseconds but their ISO text.
  */
-export const endpointWithSecretJson = (id: string, secret: string, createdAt: string, updatedAt: string): SqlFragment => ({
+export const endpointWithSecretJson = (
+  id: string,
+  secret: string,
+  createdAt: string,
+  updatedAt: string,
+): SqlFragment => ({
   sql: `(SELECT json_object('id', id, 'url', url, 'description', description, 'enabled_events', json(enabled_events), 'status', status,
                             'created_at', ?, 'updated_at', ?, 'secret', secret)
          FROM webhook_endpoints WHERE id = ? AND secret = ?)`,

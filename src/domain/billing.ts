@@ -57,7 +57,12 @@ class CustomerTally {
 
   summary(): Summary {
     const { OPEN, PENDING, CONFIRMED, FAILED } = this.byStatus;
-    return { OPEN: OPEN.toJSON(), PENDING: { ...PENDING.toJSON(), scheduled_confirmed: this.pendingConfirmed.toJSON() }, CONFIRMED: CONFIRMED.toJSON(), FAILED: FAILED.toJSON() };
+    return {
+      OPEN: OPEN.toJSON(),
+      PENDING: { ...PENDING.toJSON(), scheduled_confirmed: this.pendingConfirmed.toJSON() },
+      CONFIRMED: CONFIRMED.toJSON(),
+      FAILED: FAILED.toJSON(),
+    };
   }
 }
 
@@ -77,7 +82,8 @@ export function tally(counted: Counted[], lagging: Lagging[], how: Tallying): Ma
     const tally = of(row.customer_uuid);
     if (how.countedIncludesLagging) tally.add(row.settled_status, row.timeline.finalStatus, 1, row.price, -1);
     const { status, since } = statusAt(row.timeline, how.now);
-    const inRange = (how.range?.gte === undefined || since >= how.range.gte) && (how.range?.lt === undefined || since < how.range.lt);
+    const inRange =
+      (how.range?.gte === undefined || since >= how.range.gte) && (how.range?.lt === undefined || since < how.range.lt);
     if (inRange) tally.add(status, row.timeline.finalStatus, 1, row.price);
   }
   return new Map([...tallies].map(([key, t]) => [key, t.summary()]));

@@ -143,7 +143,6 @@ function jsonEqual(value: unknown, expectedCanonical: string): boolean {
   return canonicalize(value) === expectedCanonical;
 }
 
-
 function compare(op: (typeof COMPARATORS)[number], n: number, bound: number): boolean {
   switch (op) {
     case "gt":

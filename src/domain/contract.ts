@@ -54,8 +54,7 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
       description: "Event type this leaf refers to; compared with the `type` of a submitted event.",
     }),
     field: fieldPath.optional(),
-    match: JsonObjectSchema
-      .refine((m) => Object.keys(m).length > 0, { message: "must have at least one key" })
+    match: JsonObjectSchema.refine((m) => Object.keys(m).length > 0, { message: "must have at least one key" })
       .optional()
       .openapi({
         description: "Every key must equal the same key of the subject (strict JSON equality).",
@@ -112,8 +111,22 @@ export function whyLeafCannotHold(leaf: ConditionNode): string | null {
     return `\`match\` needs the subject to be an object and \`${comparators[0]}\` needs it to be a number`;
   }
   // The tightest lower and upper bounds, each with whether it is inclusive.
-  const lower = tightest([[leaf.gt, false], [leaf.gte, true], [leaf.eq, true]], (a, b) => a > b);
-  const upper = tightest([[leaf.lt, false], [leaf.lte, true], [leaf.eq, true]], (a, b) => a < b);
+  const lower = tightest(
+    [
+      [leaf.gt, false],
+      [leaf.gte, true],
+      [leaf.eq, true],
+    ],
+    (a, b) => a > b,
+  );
+  const upper = tightest(
+    [
+      [leaf.lt, false],
+      [leaf.lte, true],
+      [leaf.eq, true],
+    ],
+    (a, b) => a < b,
+  );
   if (lower && upper && (lower[0] > upper[0] || (lower[0] === upper[0] && !(lower[1] && upper[1])))) {
     return `no number is ${describeBound(">", lower)} and ${describeBound("<", upper)}`;
   }

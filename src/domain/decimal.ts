@@ -38,7 +38,8 @@ export class DecimalSum {
   private scale = 0;
 
   add(sum: ScaledSum | DecimalParts, sign: 1 | -1 = 1): this {
-    const units = "units" in sum ? BigInt(sum.units) : BigInt(sum.units_hi) * BigInt(UNITS_SPLIT) + BigInt(sum.units_lo);
+    const units =
+      "units" in sum ? BigInt(sum.units) : BigInt(sum.units_hi) * BigInt(UNITS_SPLIT) + BigInt(sum.units_lo);
     if (sum.scale > this.scale) {
       this.total *= 10n ** BigInt(sum.scale - this.scale);
       this.scale = sum.scale;

@@ -19,7 +19,9 @@ export function isoTime(ms: number): string {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
   const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
   const mp = Math.floor((5 * dayOfYear + 2) / 153); // month from March = 0
   const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
@@ -34,15 +36,33 @@ export function isoTime(ms: number): string {
   const hour = (rest - minute) / 60;
   // One flat string of char codes: no Date, and nothing for JSON.stringify to flatten later.
   return String.fromCharCode(
-    ZERO + Math.floor(year / 1000), ZERO + (Math.floor(year / 100) % 10), ZERO + (Math.floor(year / 10) % 10), ZERO + (year % 10), 45, // -
-    ZERO + Math.floor(month / 10), ZERO + (month % 10), 45,
-    ZERO + Math.floor(day / 10), ZERO + (day % 10), 84, // T
-    ZERO + Math.floor(hour / 10), ZERO + (hour % 10), 58, // :
-    ZERO + Math.floor(minute / 10), ZERO + (minute % 10), 58,
-    ZERO + Math.floor(second / 10), ZERO + (second % 10), 46, // .
-    ZERO + Math.floor(milli / 100), ZERO + (Math.floor(milli / 10) % 10), ZERO + (milli % 10), 90, // Z
+    ZERO + Math.floor(year / 1000),
+    ZERO + (Math.floor(year / 100) % 10),
+    ZERO + (Math.floor(year / 10) % 10),
+    ZERO + (year % 10),
+    45, // -
+    ZERO + Math.floor(month / 10),
+    ZERO + (month % 10),
+    45,
+    ZERO + Math.floor(day / 10),
+    ZERO + (day % 10),
+    84, // T
+    ZERO + Math.floor(hour / 10),
+    ZERO + (hour % 10),
+    58, // :
+    ZERO + Math.floor(minute / 10),
+    ZERO + (minute % 10),
+    58,
+    ZERO + Math.floor(second / 10),
+    ZERO + (second % 10),
+    46, // .
+    ZERO + Math.floor(milli / 100),
+    ZERO + (Math.floor(milli / 10) % 10),
+    ZERO + (milli % 10),
+    90, // Z
   );
 }
 
 /** The same for an instant that may be absent (a key that never expires, a range left open): null. */
-export const isoTimeOrNull = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : isoTime(ms));
+export const isoTimeOrNull = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : isoTime(ms);

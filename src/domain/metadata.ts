@@ -14,7 +14,8 @@ export type Metadata = Record<string, string>;
 
 /** What a message says it received: the kind of JSON value, and a string's length. */
 export function describeValue(value: unknown): string {
-  if (typeof value === "string") return value === "" ? "an empty string" : `a string of ${[...value].length} characters`;
+  if (typeof value === "string")
+    return value === "" ? "an empty string" : `a string of ${[...value].length} characters`;
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
@@ -22,7 +23,8 @@ export function describeValue(value: unknown): string {
 
 /** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */
 export function metadataKeyProblem(key: string): string | null {
-  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH) return `is a key of ${key.length} characters; a key must be 1 to ${MAX_METADATA_KEY_LENGTH}`;
+  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH)
+    return `is a key of ${key.length} characters; a key must be 1 to ${MAX_METADATA_KEY_LENGTH}`;
   return /[[\]]/.test(key) ? "is a key with [ or ] in it; a key must not contain them" : null;
 }
 
@@ -30,17 +32,29 @@ export function metadataKeyProblem(key: string): string | null {
  * An object of strings whose keys are metadata keys, passed through untouched (not `z.record`,
  * which copies by assignment and so drops a `__proto__` key): each problem at its key's path.
  */
-export const metadataObjectSchema = ({ maxKeys, valueProblem }: { maxKeys: number; valueProblem: (value: unknown) => string | null }) =>
-  z.custom<Metadata>(isJsonObject, {
-    error: (issue) => (issue.input === undefined ? "is required" : `must be an object of string values; received ${describeValue(issue.input)}`),
-  }).superRefine((metadata, ctx) => {
-    const keys = Object.keys(metadata);
-    if (keys.length > maxKeys) ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
-    for (const key of keys) {
-      const problem = metadataKeyProblem(key) ?? valueProblem(metadata[key]);
-      if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
-    }
-  });
+export const metadataObjectSchema = ({
+  maxKeys,
+  valueProblem,
+}: {
+  maxKeys: number;
+  valueProblem: (value: unknown) => string | null;
+}) =>
+  z
+    .custom<Metadata>(isJsonObject, {
+      error: (issue) =>
+        issue.input === undefined
+          ? "is required"
+          : `must be an object of string values; received ${describeValue(issue.input)}`,
+    })
+    .superRefine((metadata, ctx) => {
+      const keys = Object.keys(metadata);
+      if (keys.length > maxKeys)
+        ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
+      for (const key of keys) {
+        const problem = metadataKeyProblem(key) ?? valueProblem(metadata[key]);
+        if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+      }
+    });
 
 /** Metadata as sent: at creation "" means unset, in a change "" removes the key. */
 export const MetadataSchema = metadataObjectSchema({
@@ -67,6 +81,8 @@ export function mergeMetadata(current: Metadata, changes: Metadata): Metadata {
     if (value === "") merged.delete(key);
     else merged.set(key, value);
   }
-  const same = merged.size === Object.keys(current).length && [...merged].every(([key, value]) => Object.hasOwn(current, key) && current[key] === value);
+  const same =
+    merged.size === Object.keys(current).length &&
+    [...merged].every(([key, value]) => Object.hasOwn(current, key) && current[key] === value);
   return same ? current : Object.fromEntries(merged);
 }

@@ -68,7 +68,8 @@ export function escalation(holder: Grant, wanted: readonly Permission[] | null):
   if (holder.listed === null) return null;
   const missing = (wanted ?? PERMISSIONS).find((p) => !holder.allows.has(p));
   if (missing) return `This API key lacks \`${missing}\`, so it cannot give it to a key.`;
-  if (wanted === null) return "Only a full-access key can make a full-access key (one without `permissions`); list the permissions the key needs.";
+  if (wanted === null)
+    return "Only a full-access key can make a full-access key (one without `permissions`); list the permissions the key needs.";
   return null;
 }
 
@@ -79,11 +80,12 @@ const PermissionSchema = z.enum(PERMISSIONS);
  * is reported at its own index (`permissions.2`).
  */
 export const PermissionsSchema = z
-  .array(PermissionSchema, { error: "must be an array of permissions, like [\"events:write\"]" })
+  .array(PermissionSchema, { error: 'must be an array of permissions, like ["events:write"]' })
   .min(1, { error: "must list at least one permission; leave `permissions` out for a full-access key" })
   .superRefine((permissions, ctx) => {
     permissions.forEach((permission, i) => {
-      if (permissions.indexOf(permission) < i) ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
+      if (permissions.indexOf(permission) < i)
+        ctx.addIssue({ code: "custom", path: [i], message: `names ${permission} a second time` });
     });
   });
 
@@ -95,5 +97,7 @@ export function outranks(holder: Grant, target: readonly Permission[] | null): s
   if (holder.listed === null) return null;
   if (target === null) return "Only a full-access key can change a full-access key.";
   const missing = target.find((p) => !holder.allows.has(p));
-  return missing ? `This API key lacks \`${missing}\`, which the key it would change holds: a key changes only keys that can do no more than it.` : null;
+  return missing
+    ? `This API key lacks \`${missing}\`, which the key it would change holds: a key changes only keys that can do no more than it.`
+    : null;
 }

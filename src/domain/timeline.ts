@@ -43,7 +43,12 @@ export function timelineAtCreation(contract: Contract, createdAt: number): Timel
 
 /** The condition was fulfilled at `at` (while OPEN): PENDING now, CONFIRMED after review. */
 export function fulfilledAt(timeline: Timeline, contract: Contract, at: number): Timeline {
-  return { ...timeline, openUntil: at, pendingUntil: at + secondsToMs(contract.review_window), finalStatus: "CONFIRMED" };
+  return {
+    ...timeline,
+    openUntil: at,
+    pendingUntil: at + secondsToMs(contract.review_window),
+    finalStatus: "CONFIRMED",
+  };
 }
 
 /**
@@ -89,7 +94,11 @@ export function transitionsSince(timeline: Timeline, settled: Status, t: number)
     entered.push({ status: "PENDING", at: timeline.openUntil, window: "activity" });
   }
   if (rank < 2 && timeline.pendingUntil <= t) {
-    entered.push({ status: timeline.finalStatus, at: timeline.pendingUntil, window: timeline.pendingUntil === timeline.openUntil ? "activity" : "review" });
+    entered.push({
+      status: timeline.finalStatus,
+      at: timeline.pendingUntil,
+      window: timeline.pendingUntil === timeline.openUntil ? "activity" : "review",
+    });
   }
   return entered;
 }

@@ -5,7 +5,13 @@
  */
 
 /** The kinds of error, each code's `type`: what the caller can do about it, at a glance. */
-export const ERROR_TYPES = ["invalid_request_error", "authentication_error", "permission_error", "rate_limit_error", "api_error"] as const;
+export const ERROR_TYPES = [
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "rate_limit_error",
+  "api_error",
+] as const;
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
 interface ErrorCodeInfo {

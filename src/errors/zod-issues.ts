@@ -78,12 +78,14 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
         const wanted = issue.exact ? "exactly" : small ? "at least" : "at most";
         return `must have ${wanted} ${plural(bound, unit)}; received ${size === undefined ? kind(input) : plural(size, unit)}`;
       }
-      const wanted = issue.inclusive === false ? (small ? "greater than" : "less than") : small ? "at least" : "at most";
+      const wanted =
+        issue.inclusive === false ? (small ? "greater than" : "less than") : small ? "at least" : "at most";
       return `must be ${wanted} ${bound}; ${got}`;
     }
     case "invalid_format":
       if (issue.format === "regex") return `must match \`${issue.pattern}\`; ${got}`;
-      if (issue.format in AFFIXES) return `must ${AFFIXES[issue.format]} \`${String(issue.prefix ?? issue.suffix ?? issue.includes)}\`; ${got}`;
+      if (issue.format in AFFIXES)
+        return `must ${AFFIXES[issue.format]} \`${String(issue.prefix ?? issue.suffix ?? issue.includes)}\`; ${got}`;
       return `must be ${FORMATS[issue.format] ?? `a valid ${issue.format}`}; ${got}`;
     case "not_multiple_of":
       return `must be a multiple of ${issue.divisor}; ${got}`;

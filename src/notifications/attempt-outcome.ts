@@ -14,12 +14,15 @@ export interface Answer {
   error: string | null;
 }
 
-export const isDelivered = (answer: Answer) => answer.responseStatus !== null && answer.responseStatus >= 200 && answer.responseStatus < 300;
+export const isDelivered = (answer: Answer) =>
+  answer.responseStatus !== null && answer.responseStatus >= 200 && answer.responseStatus < 300;
 
 /** Why an answer is not a delivery, in the log's words; null for a 2xx. */
 export function answerProblem(answer: Answer): string | null {
   if (isDelivered(answer)) return null;
-  return answer.responseStatus === null ? answer.error ?? "no response" : `answered ${answer.responseStatus}, not a 2xx`;
+  return answer.responseStatus === null
+    ? (answer.error ?? "no response")
+    : `answered ${answer.responseStatus}, not a 2xx`;
 }
 
 export interface Judged {
@@ -35,12 +38,20 @@ export interface Judged {
  * every attempt since `failingSince` (null: its last attempt succeeded). `random` in [0, 1) sets
  * the retry's jitter.
  */
-export function judgeAttempt(answer: Answer, c: { attempt: number; at: number; failingSince: number | null; schedule: number[]; random: number }): Judged {
+export function judgeAttempt(
+  answer: Answer,
+  c: { attempt: number; at: number; failingSince: number | null; schedule: number[]; random: number },
+): Judged {
   if (isDelivered(answer)) return { status: "succeeded", error: null, retryInSeconds: null, disable: false };
   const gone = answer.responseStatus === 410;
   const failingFor = c.failingSince === null ? 0 : c.at - c.failingSince;
   const disable = gone || failingFor >= DISABLE_AFTER_FAILING_MS;
   let error = gone ? "answered 410 Gone: the endpoint is disabled" : answerProblem(answer)!;
   if (disable && !gone) error += "; the endpoint failed every attempt for 5 days and is disabled";
-  return { status: "failed", error, retryInSeconds: disable ? null : retryDelaySeconds(c.schedule, c.attempt, c.random), disable };
+  return {
+    status: "failed",
+    error,
+    retryInSeconds: disable ? null : retryDelaySeconds(c.schedule, c.attempt, c.random),
+    disable,
+  };
 }

@@ -25,7 +25,12 @@ export interface DeliveryMessage {
  * Makes attempt number `attempt` (1-based) of the delivery, logged under `attemptId`. Returns
  * when the next attempt is due, or nothing: the delivery has ended.
  */
-export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attempt: number, attemptId: string): Promise<{ retryAt?: number }> {
+export async function attemptDelivery(
+  env: Env,
+  delivery: DeliveryMessage,
+  attempt: number,
+  attemptId: string,
+): Promise<{ retryAt?: number }> {
   const db = shardDb(env, shardNamed(env, delivery.shard));
   const [endpoint, notification] = await Promise.all([
     getEndpoint(db, delivery.account_id, delivery.endpoint_id),
@@ -33,7 +38,11 @@ export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attem
   ]);
   if (!endpoint) return {}; // deleted, its log with it: nothing to send or record
   if (endpoint.status !== "enabled" || !notification) {
-    await endDelivery(db, delivery.delivery_id, endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept");
+    await endDelivery(
+      db,
+      delivery.delivery_id,
+      endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept",
+    );
     return {};
   }
 
@@ -48,7 +57,13 @@ export async function attemptDelivery(env: Env, delivery: DeliveryMessage, attem
     attempted_at: Date.now(),
   };
   await recordAttemptStart(db, logged);
-  const sent = await sendSigned(env, endpoint.url, signingSecrets(endpoint, logged.attempted_at), notification.id, notification.payload);
+  const sent = await sendSigned(
+    env,
+    endpoint.url,
+    signingSecrets(endpoint, logged.attempted_at),
+    notification.id,
+    notification.payload,
+  );
   const finished = sent.startedAt + sent.durationMs;
   const judged = judgeAttempt(sent, {
     attempt,

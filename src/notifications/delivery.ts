@@ -23,7 +23,10 @@ export async function handOffBatch(env: Env, batch: MessageBatch<DeliveryMessage
         message.ack();
       } catch (error) {
         if (dropUnknownShard(message, error)) return;
-        console.error(`delivery ${message.body.delivery_id}: could not be handed to its endpoint's object; the queue retries it`, error);
+        console.error(
+          `delivery ${message.body.delivery_id}: could not be handed to its endpoint's object; the queue retries it`,
+          error,
+        );
         message.retry({ delaySeconds: backoffSeconds(message.attempts) });
       }
     }),
@@ -38,9 +41,20 @@ export async function markDeadLetters(env: Env, batch: MessageBatch<DeliveryMess
   await Promise.all(
     batch.messages.map(async (message) => {
       const body = message.body;
-      const delivery = { attemptId: uuidv7(), deliveryId: body.delivery_id, notificationId: body.notification_id, accountId: body.account_id, endpointId: body.endpoint_id };
+      const delivery = {
+        attemptId: uuidv7(),
+        deliveryId: body.delivery_id,
+        notificationId: body.notification_id,
+        accountId: body.account_id,
+        endpointId: body.endpoint_id,
+      };
       try {
-        await markDeliveryFailed(shardDb(env, shardNamed(env, body.shard)), delivery, "the delivery could not be handed to its endpoint's sender", Date.now());
+        await markDeliveryFailed(
+          shardDb(env, shardNamed(env, body.shard)),
+          delivery,
+          "the delivery could not be handed to its endpoint's sender",
+          Date.now(),
+        );
         message.ack();
       } catch (error) {
         if (dropUnknownShard(message, error)) return;

@@ -77,9 +77,15 @@ export class EndpointObject extends DurableObject<Env> {
     const now = Date.now();
     this.sql.exec(
       `INSERT OR IGNORE INTO deliveries (delivery_id, notification_id, account_id, endpoint_id, shard, due_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      delivery.delivery_id, delivery.notification_id, delivery.account_id, delivery.endpoint_id, delivery.shard ?? null, now,
+      delivery.delivery_id,
+      delivery.notification_id,
+      delivery.account_id,
+      delivery.endpoint_id,
+      delivery.shard ?? null,
+      now,
     );
-    if (this.draining) this.wake(); // the running alarm takes it at once
+    if (this.draining)
+      this.wake(); // the running alarm takes it at once
     else await this.ctx.storage.setAlarm(now);
   }
 
@@ -107,7 +113,10 @@ export class EndpointObject extends DurableObject<Env> {
     const now = Date.now();
     this.sql.exec(`DELETE FROM deliveries WHERE due_at IS NULL AND ended_at <= ?`, now - REMEMBER_ENDED_MS);
     const [{ next }] = this.sql
-      .exec<{ next: number | null }>(`SELECT MIN(COALESCE(due_at, ended_at + ?)) AS next FROM deliveries`, REMEMBER_ENDED_MS)
+      .exec<{ next: number | null }>(
+        `SELECT MIN(COALESCE(due_at, ended_at + ?)) AS next FROM deliveries`,
+        REMEMBER_ENDED_MS,
+      )
       .toArray();
     // An alarm set for now from inside alarm() may be dropped (locally): never earlier than now + 1.
     if (next === null) await this.ctx.storage.deleteAlarm();
@@ -136,7 +145,9 @@ export class EndpointObject extends DurableObject<Env> {
   private async somethingChanged() {
     // What is due already waits for a free slot: an attempt's end wakes the drain for it.
     const now = Date.now();
-    const [{ next }] = this.sql.exec<{ next: number | null }>(`SELECT MIN(due_at) AS next FROM deliveries WHERE due_at > ?`, now).toArray();
+    const [{ next }] = this.sql
+      .exec<{ next: number | null }>(`SELECT MIN(due_at) AS next FROM deliveries WHERE due_at > ?`, now)
+      .toArray();
     let timer: ReturnType<typeof setTimeout> | null = null;
     const woken = new Promise<void>((resolve) => {
       this.wake = resolve;
@@ -151,7 +162,11 @@ export class EndpointObject extends DurableObject<Env> {
     try {
       const { retryAt } = await attemptDelivery(this.env, row, row.attempts + 1, attemptId);
       if (retryAt === undefined) {
-        this.sql.exec(`UPDATE deliveries SET due_at = NULL, ended_at = ?, attempt_id = NULL WHERE delivery_id = ?`, Date.now(), row.delivery_id);
+        this.sql.exec(
+          `UPDATE deliveries SET due_at = NULL, ended_at = ?, attempt_id = NULL WHERE delivery_id = ?`,
+          Date.now(),
+          row.delivery_id,
+        );
       } else {
         this.sql.exec(
           `UPDATE deliveries SET attempts = attempts + 1, attempt_id = NULL, failures = 0, due_at = ? WHERE delivery_id = ?`,
@@ -163,7 +178,11 @@ export class EndpointObject extends DurableObject<Env> {
       // D1 failing, not the endpoint: the same attempt again after a backoff, under the same log id.
       console.error(`delivery ${row.delivery_id}: attempt could not be made or recorded; tried again`, error);
       const delay = backoffSeconds(row.failures + 1) * 1000;
-      this.sql.exec(`UPDATE deliveries SET failures = failures + 1, due_at = ? WHERE delivery_id = ?`, Date.now() + delay, row.delivery_id);
+      this.sql.exec(
+        `UPDATE deliveries SET failures = failures + 1, due_at = ? WHERE delivery_id = ?`,
+        Date.now() + delay,
+        row.delivery_id,
+      );
     }
   }
 }

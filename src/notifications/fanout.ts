@@ -27,7 +27,10 @@ export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>)
       try {
         const shard = shardNamed(env, message.body.shard);
         const endpoints = await subscribedEndpoints(shardDb(env, shard), account_id, type);
-        if (endpoints.length > 0) await env.DELIVERIES.sendBatch(endpoints.map((endpoint) => ({ body: deliveryMessage(id, account_id, endpoint, shard) })));
+        if (endpoints.length > 0)
+          await env.DELIVERIES.sendBatch(
+            endpoints.map((endpoint) => ({ body: deliveryMessage(id, account_id, endpoint, shard) })),
+          );
         message.ack();
       } catch (error) {
         if (dropUnknownShard(message, error)) return;
@@ -39,7 +42,12 @@ export async function fanOut(env: Env, batch: MessageBatch<NotificationMessage>)
 }
 
 /** One notification to one endpoint: a delivery, whose attempts share its id. */
-export const deliveryMessage = (notificationId: string, accountId: string, endpointId: string, shard: ShardName): DeliveryMessage => ({
+export const deliveryMessage = (
+  notificationId: string,
+  accountId: string,
+  endpointId: string,
+  shard: ShardName,
+): DeliveryMessage => ({
   delivery_id: uuidv7(),
   notification_id: notificationId,
   account_id: accountId,

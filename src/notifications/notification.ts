@@ -24,7 +24,8 @@ export interface Notification {
   data: { candidate: CandidateView; cause: Cause };
 }
 
-export const notificationType = (status: Transition["status"]) => `candidate.${status.toLowerCase()}` as NotificationType;
+export const notificationType = (status: Transition["status"]) =>
+  `candidate.${status.toLowerCase()}` as NotificationType;
 
 /**
  * A transition's id: a candidate enters each status at most once, so its id and the status name
@@ -62,5 +63,10 @@ export const TEST_EVENT_TYPE = "webhook.test";
 
 /** A test event for an endpoint: its id (a fresh one each time: it is no transition) and JSON. */
 export function testEventJson(eventId: string, endpointId: string, at: number) {
-  return JSON.stringify({ id: eventId, type: TEST_EVENT_TYPE, timestamp: isoTime(at), data: { webhook_endpoint_id: endpointId } });
+  return JSON.stringify({
+    id: eventId,
+    type: TEST_EVENT_TYPE,
+    timestamp: isoTime(at),
+    data: { webhook_endpoint_id: endpointId },
+  });
 }

@@ -19,7 +19,11 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
   try {
     const response = await fetch(url, {
       method: "POST",
-      headers: { ...headers, "content-type": "application/json", "user-agent": "candidate-contract-service-webhooks/1" },
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        "user-agent": "candidate-contract-service-webhooks/1",
+      },
       body,
       redirect: "manual", // a redirect is not a delivery
       // Timed from this request's own start: nothing queued before it counts against it.
@@ -29,7 +33,10 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
     await response.body?.cancel();
   } catch (failure) {
     const name = (failure as Error).name;
-    error = name === "TimeoutError" || name === "AbortError" ? `no response within ${timeoutSeconds} s` : `request failed: ${(failure as Error).message}`;
+    error =
+      name === "TimeoutError" || name === "AbortError"
+        ? `no response within ${timeoutSeconds} s`
+        : `request failed: ${(failure as Error).message}`;
   }
   return { startedAt, durationMs: Date.now() - startedAt, responseStatus, error };
 }

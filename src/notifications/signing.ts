@@ -14,9 +14,13 @@ export function newWebhookSecret(): string {
 }
 
 async function signature(secret: string, content: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", fromBase64(secret.slice(SECRET_PREFIX.length)), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    fromBase64(secret.slice(SECRET_PREFIX.length)),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(content))))}`;
 }
 

@@ -5,7 +5,8 @@
 import ipaddr from "ipaddr.js";
 
 /** Whether a URL's host is loopback: a name under `localhost`, or a loopback address. */
-const isLoopback = (host: string) => host === "localhost" || host.endsWith(".localhost") || addressRange(host) === "loopback";
+const isLoopback = (host: string) =>
+  host === "localhost" || host.endsWith(".localhost") || addressRange(host) === "loopback";
 
 /**
  * The range of a host that is an IP address (ipaddr.js: "unicast" is the public internet; an
@@ -18,7 +19,8 @@ function addressRange(host: string): string | null {
   const address = ipaddr.process(literal);
   const range = address.range();
   // ::a.b.c.d (IPv4-compatible, deprecated) is "unicast" to ipaddr.js; it is no public address.
-  const ipv4Compatible = address.kind() === "ipv6" && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
+  const ipv4Compatible =
+    address.kind() === "ipv6" && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0);
   return range === "unicast" && ipv4Compatible ? "ipv4Compatible" : range;
 }
 
@@ -34,14 +36,18 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   } catch {
     return "must be an absolute URL, like https://example.com/webhooks";
   }
-  if (url.username || url.password) return "must not carry credentials; put a secret in the path or verify the signature";
+  if (url.username || url.password)
+    return "must not carry credentials; put a secret in the path or verify the signature";
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must be https://";
   // A fully qualified name's trailing dot names the same host: `localhost.` is `localhost`.
   const host = url.hostname.replace(/\.$/, "").toLowerCase();
   if (isLoopback(host)) {
-    return allowLoopback ? null : "must be https:// to a public host (a loopback host is accepted only in local development)";
+    return allowLoopback
+      ? null
+      : "must be https:// to a public host (a loopback host is accepted only in local development)";
   }
   const range = addressRange(host);
-  if (range !== null && range !== "unicast") return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
+  if (range !== null && range !== "unicast")
+    return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
   return url.protocol === "https:" ? null : "must be https://";
 }

@@ -30,13 +30,17 @@ export const operatorGate = createMiddleware<AppEnv>(async (c, next) => {
   if (given === undefined) {
     throw await failure(
       c,
-      new ApiError("MISSING_API_TOKEN", "Send the operator secret as `Authorization: Bearer <secret>`.", undefined, { "WWW-Authenticate": "Bearer" }),
+      new ApiError("MISSING_API_TOKEN", "Send the operator secret as `Authorization: Bearer <secret>`.", undefined, {
+        "WWW-Authenticate": "Bearer",
+      }),
     );
   }
   if (!(await isOperatorSecret(given, secret))) {
     throw await failure(
       c,
-      new ApiError("INVALID_API_TOKEN", "The operator secret is wrong.", undefined, { "WWW-Authenticate": 'Bearer error="invalid_token"' }),
+      new ApiError("INVALID_API_TOKEN", "The operator secret is wrong.", undefined, {
+        "WWW-Authenticate": 'Bearer error="invalid_token"',
+      }),
     );
   }
   await next();

@@ -29,14 +29,22 @@ export const CreateKeyBody = z.strictObject({
   expires_at: z.iso
     .datetime({ offset: true, abort: true, error: "must be an ISO 8601 instant, such as 2027-01-31T00:00:00Z" })
     .refine((at) => Date.parse(at) > Date.now(), "must be in the future")
-    .refine((at) => Date.parse(at) <= Date.parse("9999-12-31T23:59:59.999Z"), "must be no later than 9999-12-31T23:59:59.999Z")
+    .refine(
+      (at) => Date.parse(at) <= Date.parse("9999-12-31T23:59:59.999Z"),
+      "must be no later than 9999-12-31T23:59:59.999Z",
+    )
     .optional(),
 });
 export type CreateKeyInput = z.output<typeof CreateKeyBody>;
 
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${MAX_ACCOUNTS_PAGE}`;
 export const ListAccountsQuery = z.strictObject({
-  limit: z.string().regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE).transform(Number).pipe(z.number().min(1, LIMIT_MESSAGE).max(MAX_ACCOUNTS_PAGE, LIMIT_MESSAGE)).default(100),
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, LIMIT_MESSAGE)
+    .transform(Number)
+    .pipe(z.number().min(1, LIMIT_MESSAGE).max(MAX_ACCOUNTS_PAGE, LIMIT_MESSAGE))
+    .default(100),
   starting_after: z.string().min(1).optional(),
 });
 
@@ -64,7 +72,6 @@ export interface KeyView {
 /** A key as made: the secret, shown this once. */
 export type IssuedKey = KeyView & { token: string };
 
-
 function keyView(row: KeyRow, now: number): KeyView {
   return {
     token_id: row.id,
@@ -76,14 +83,17 @@ function keyView(row: KeyRow, now: number): KeyView {
     expires_at: isoTimeOrNull(row.expires_at),
     last_used_at: isoTimeOrNull(row.last_used_at),
     revoked_at: isoTimeOrNull(row.revoked_at),
-    status: row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active",
+    status:
+      row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active",
   };
 }
 
-const accountNotFound = (accountId: string) => new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
+const accountNotFound = (accountId: string) =>
+  new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
 const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id '${keyId}'.`);
 
-const KEY_COLUMNS = "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
+const KEY_COLUMNS =
+  "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
 
 /**
  * The statement inserting a new key for the account, which inserts it only if the account exists
@@ -122,7 +132,12 @@ async function accountExists(db: D1Database, accountId: string): Promise<boolean
  * A new account, placed on a shard (its anchor row written there first), then made in the
  * primary with its first key (full access, never expiring) in one transaction.
  */
-export async function createAccount(db: D1Database, shards: Shards, name: string, now: number): Promise<AccountView & { key: IssuedKey }> {
+export async function createAccount(
+  db: D1Database,
+  shards: Shards,
+  name: string,
+  now: number,
+): Promise<AccountView & { key: IssuedKey }> {
   const accountId = uuidv7();
   const key = await keyInsert(db, accountId, { name: "First key" }, now);
   const placed = await placeAccount(db, shards, { id: accountId, name, createdAt: now });
@@ -136,7 +151,10 @@ export async function listAccounts(
   { limit, starting_after }: z.output<typeof ListAccountsQuery>,
 ): Promise<{ data: AccountView[]; next: string | null }> {
   const after = starting_after
-    ? await db.prepare(`SELECT created_at, id FROM accounts WHERE id = ?`).bind(starting_after).first<{ created_at: number; id: string }>()
+    ? await db
+        .prepare(`SELECT created_at, id FROM accounts WHERE id = ?`)
+        .bind(starting_after)
+        .first<{ created_at: number; id: string }>()
     : null;
   if (starting_after && !after) throw accountNotFound(starting_after);
   const { results } = await db
@@ -146,21 +164,33 @@ export async function listAccounts(
     )
     .bind(after?.created_at ?? null, after?.id ?? null, limit + 1)
     .all<{ id: string; name: string; created_at: number }>();
-  const page = results.slice(0, limit).map((r) => ({ account_id: r.id, name: r.name, created_at: isoTime(r.created_at) }));
+  const page = results
+    .slice(0, limit)
+    .map((r) => ({ account_id: r.id, name: r.name, created_at: isoTime(r.created_at) }));
   return { data: page, next: results.length > limit ? page[page.length - 1].account_id : null };
 }
 
-export async function createKey(db: D1Database, accountId: string, input: CreateKeyInput, now: number): Promise<IssuedKey> {
+export async function createKey(
+  db: D1Database,
+  accountId: string,
+  input: CreateKeyInput,
+  now: number,
+): Promise<IssuedKey> {
   const key = await keyInsert(db, accountId, input, now);
   if ((await key.statement.run()).meta.changes === 1) return key.issued;
   if (!(await accountExists(db, accountId))) throw accountNotFound(accountId);
-  throw new ApiError("API_KEY_LIMIT_REACHED", `The account already has ${MAX_KEYS_PER_ACCOUNT} active API keys: revoke one first.`);
+  throw new ApiError(
+    "API_KEY_LIMIT_REACHED",
+    `The account already has ${MAX_KEYS_PER_ACCOUNT} active API keys: revoke one first.`,
+  );
 }
 
 /** The account's keys, newest first (revoked ones too); never their secrets. */
 export async function listKeys(db: D1Database, accountId: string, now: number): Promise<KeyView[]> {
   const [keys, account] = await db.batch<KeyRow | { id: string }>([
-    db.prepare(`SELECT ${KEY_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id DESC`).bind(accountId),
+    db
+      .prepare(`SELECT ${KEY_COLUMNS} FROM api_tokens WHERE account_id = ? ORDER BY created_at DESC, id DESC`)
+      .bind(accountId),
     db.prepare(`SELECT id FROM accounts WHERE id = ?`).bind(accountId),
   ]);
   if (account.results.length === 0) throw accountNotFound(accountId);
@@ -186,7 +216,9 @@ export async function createSignInLink(db: D1Database, accountId: string, origin
   const code = randomBase64url(32);
   const expiresAt = now + SIGN_IN_LINK_TTL_MS;
   const inserted = await db
-    .prepare(`INSERT INTO sign_in_links (code_hash, account_id, created_at, expires_at) SELECT ?, id, ?, ? FROM accounts WHERE id = ?`)
+    .prepare(
+      `INSERT INTO sign_in_links (code_hash, account_id, created_at, expires_at) SELECT ?, id, ?, ? FROM accounts WHERE id = ?`,
+    )
     .bind(await sha256Hex(code), now, expiresAt, accountId)
     .run();
   if (inserted.meta.changes !== 1) throw accountNotFound(accountId);

@@ -12,7 +12,14 @@ import { escalation, grantOfStored, inOrder, outranks, type Permission } from ".
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, withJsonBody, type BodyOptions } from "./shared/openapi";
+import {
+  BODY_ERRORS,
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  withJsonBody,
+  type BodyOptions,
+} from "./shared/openapi";
 import { createRoute } from "./shared/route";
 import {
   apiKeyExample,
@@ -31,7 +38,8 @@ import {
 } from "./shared/api-key-models";
 
 const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
-const secretResponse = (description: string) => jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);
+const secretResponse = (description: string) =>
+  jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);
 const NO_IDEMPOTENCY =
   "Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. " +
   "After a lost answer, list the keys and revoke any whose secret you did not receive.";
@@ -52,7 +60,10 @@ const create = createRoute("api_keys:write", {
     "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
     `given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. ${NO_IDEMPOTENCY}`,
   ...keyPostBody(CreateKeyBody),
-  responses: { 201: secretResponse("The new key, with its secret."), ...errorResponses(...BODY_ERRORS, "API_KEY_LIMIT_REACHED") },
+  responses: {
+    201: secretResponse("The new key, with its secret."),
+    ...errorResponses(...BODY_ERRORS, "API_KEY_LIMIT_REACHED"),
+  },
 });
 
 const list = createRoute("api_keys:read", {
@@ -61,13 +72,18 @@ const list = createRoute("api_keys:read", {
   operationId: "listApiKeys",
   tags: ["API keys"],
   summary: "List API keys, newest first (extension)",
-  description: "Newest first, ties broken by id; no secrets. `next_cursor` is the id of the page's last key when more follow, else null.",
+  description:
+    "Newest first, ties broken by id; no secrets. `next_cursor` is the id of the page's last key when more follow, else null.",
   request: { query: ListKeysQuery },
   responses: {
-    200: jsonResponse("A page of keys; pass `next_cursor` as `after` for the next one.", z.object({ data: z.array(ApiKeySchema), next_cursor: z.string().nullable() }), {
-      data: [apiKeyExample],
-      next_cursor: null,
-    }),
+    200: jsonResponse(
+      "A page of keys; pass `next_cursor` as `after` for the next one.",
+      z.object({ data: z.array(ApiKeySchema), next_cursor: z.string().nullable() }),
+      {
+        data: [apiKeyExample],
+        next_cursor: null,
+      },
+    ),
     ...errorResponses("VALIDATION_ERROR"),
   },
 });
@@ -103,7 +119,10 @@ const roll = createRoute("api_keys:write", {
     "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
     `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). ${NO_IDEMPOTENCY}`,
   ...keyPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true }),
-  responses: { 201: secretResponse("The new key, with its secret."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND", "INVALID_STATE", "API_KEY_LIMIT_REACHED") },
+  responses: {
+    201: secretResponse("The new key, with its secret."),
+    ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND", "INVALID_STATE", "API_KEY_LIMIT_REACHED"),
+  },
 });
 
 const revoke = createRoute("api_keys:write", {
@@ -113,7 +132,10 @@ const revoke = createRoute("api_keys:write", {
   tags: ["API keys"],
   summary: "Revoke an API key (extension)",
   description: `The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. ${NO_IDEMPOTENCY}`,
-  ...keyPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), { request: { params: KeyIdParam }, optional: true }),
+  ...keyPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), {
+    request: { params: KeyIdParam },
+    optional: true,
+  }),
   responses: { 200: keyResponse("The key, revoked."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND") },
 });
 
@@ -153,7 +175,10 @@ function notActive(row: db.KeyRow) {
 }
 
 const limitReached = () =>
-  new ApiError("API_KEY_LIMIT_REACHED", `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). Revoke one you no longer use.`);
+  new ApiError(
+    "API_KEY_LIMIT_REACHED",
+    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). Revoke one you no longer use.`,
+  );
 
 async function newKey(accountId: string, fields: Pick<db.NewKey, "name" | "permissions" | "expiresAt">, now: number) {
   const { token, hash, prefix, last4 } = await mintToken();
@@ -167,7 +192,11 @@ export const apiKeysRouter = createRouter()
     refuseEscalation(c.var.apiKey.grant, permissions);
     refuseOutliving(c.var.apiKey.expiresAt, body.expires_at ?? null);
     const now = Date.now();
-    const { token, key } = await newKey(c.var.accountId, { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null }, now);
+    const { token, key } = await newKey(
+      c.var.accountId,
+      { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null },
+      now,
+    );
     const { meta } = await db.insertKeyStatement(c.env.DB, key).run();
     if (meta.changes !== 1) throw limitReached();
     return c.json({ ...keyView(db.newKeyRow(key), now), secret: token }, 201);
@@ -176,10 +205,22 @@ export const apiKeysRouter = createRouter()
     const { after, limit, status } = c.req.valid("query");
     const now = Date.now();
     // A malformed cursor names no key: refused like any other, without a query.
-    const rows = after === undefined || isUuid(after) ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 }) : null;
-    if (!rows) throw validationError([{ path: "after", message: "is not a cursor from this account's key list (the `next_cursor` of a page)" }]);
+    const rows =
+      after === undefined || isUuid(after)
+        ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 })
+        : null;
+    if (!rows)
+      throw validationError([
+        { path: "after", message: "is not a cursor from this account's key list (the `next_cursor` of a page)" },
+      ]);
     const shown = rows.slice(0, limit);
-    return c.json({ data: shown.map((row) => keyView(row, now)), next_cursor: rows.length > limit ? shown[shown.length - 1].id : null }, 200);
+    return c.json(
+      {
+        data: shown.map((row) => keyView(row, now)),
+        next_cursor: rows.length > limit ? shown[shown.length - 1].id : null,
+      },
+      200,
+    );
   })
   .openapi(get, async (c) => {
     return c.json(keyView(await requireKey(c.env.DB, c.var.accountId, c.req.valid("param").id), Date.now()), 200);
@@ -199,7 +240,11 @@ export const apiKeysRouter = createRouter()
     if (keyStatus(old, now) !== "active") throw notActive(old);
     refuseEscalation(c.var.apiKey.grant, grantOfStored(old.permissions).listed);
     refuseOutliving(c.var.apiKey.expiresAt, old.expires_at);
-    const { token, key } = await newKey(c.var.accountId, { name: old.name, permissions: old.permissions, expiresAt: old.expires_at }, now);
+    const { token, key } = await newKey(
+      c.var.accountId,
+      { name: old.name, permissions: old.permissions, expiresAt: old.expires_at },
+      now,
+    );
     const rolled = await db.rollKey(c.env.DB, old.id, key, now + Math.round(expires_in * 1000));
     if (!rolled) {
       // Revoked, expired or another key made meanwhile: say which.

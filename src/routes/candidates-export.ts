@@ -89,7 +89,8 @@ export const candidatesExportRouter = createRouter().openapi(exportRoute, async 
   const accountId = c.var.accountId;
   const now = Date.now();
   const encoder = new TextEncoder();
-  const pageAfter = (after: string | undefined) => listCandidates(db, accountId, { ...filters, after, limit: EXPORT_PAGE_ROWS }, now);
+  const pageAfter = (after: string | undefined) =>
+    listCandidates(db, accountId, { ...filters, after, limit: EXPORT_PAGE_ROWS }, now);
   // The first page is read before the answer starts, so its Bookmark header is the session's after
   // that read; the later pages go through the same session, never older than it.
   let first: Awaited<ReturnType<typeof pageAfter>> | undefined = await pageAfter(undefined);

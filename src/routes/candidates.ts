@@ -12,20 +12,50 @@ import { validationError } from "../errors/api-error";
 import { noteCandidateAnswer } from "../idempotency";
 import { candidateFailure } from "./shared/candidate-failure";
 import { requireSchema } from "./shared/schema-lookup";
-import { candidateExample, candidateWithEventsExample, contractExample, createdCandidateExample, resolvedCandidateExample } from "./shared/examples";
-import { AliasSchema, CursorSchema, unknownCursor, statusSinceRangeInOrder, DefaultPageLimitSchema } from "./shared/params";
-import { BODY_ERRORS, POST_ERRORS, createRouter, errorResponses, jsonResponse, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import {
+  candidateExample,
+  candidateWithEventsExample,
+  contractExample,
+  createdCandidateExample,
+  resolvedCandidateExample,
+} from "./shared/examples";
+import {
+  AliasSchema,
+  CursorSchema,
+  unknownCursor,
+  statusSinceRangeInOrder,
+  DefaultPageLimitSchema,
+} from "./shared/params";
+import {
+  BODY_ERRORS,
+  POST_ERRORS,
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  sendJsonText,
+  withJsonBody,
+  withPostBody,
+  READS_ACCOUNT_DATA,
+} from "./shared/openapi";
 import { CandidateView, CandidateWithEvents } from "../models";
 import { accountDb, noteBookmark } from "../account-db";
 import type { D1 } from "../shards";
 
 const CreateBody = z
   .strictObject({
-    customer_uuid: z.string().min(1).max(255).openapi({ description: "The customer's external_id.", example: "cust_42" }),
-    candidate_alias: AliasSchema.openapi({ description: "Your identifier for the candidate, unique across all accounts." }),
+    customer_uuid: z
+      .string()
+      .min(1)
+      .max(255)
+      .openapi({ description: "The customer's external_id.", example: "cust_42" }),
+    candidate_alias: AliasSchema.openapi({
+      description: "Your identifier for the candidate, unique across all accounts.",
+    }),
     schema_id: z.string().optional().openapi({ description: "Extension. Take the contract from this schema." }),
     contract: ContractSchema.optional().openapi({ description: "Extension. Give the contract inline." }),
-    metadata: MetadataSchema.optional().openapi({ description: "Extension. Your own key-value strings (a value of \"\" is a key not set)." }),
+    metadata: MetadataSchema.optional().openapi({
+      description: 'Extension. Your own key-value strings (a value of "" is a key not set).',
+    }),
   })
   .superRefine((body, ctx) => {
     if (body.schema_id !== undefined && body.contract !== undefined) {
@@ -41,19 +71,31 @@ const AliasParam = z.object({
   candidate_alias: AliasSchema.openapi({ param: { name: "candidate_alias", in: "path" } }),
 });
 
-const ListQuery = z.strictObject({
-  ...LIST_FILTERS,
-  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: candidateExample.id }),
-  limit: DefaultPageLimitSchema,
-}).superRefine(statusSinceRangeInOrder);
+const ListQuery = z
+  .strictObject({
+    ...LIST_FILTERS,
+    after: CursorSchema.optional().openapi({
+      description: "The `next_cursor` of the previous page.",
+      example: candidateExample.id,
+    }),
+    limit: DefaultPageLimitSchema,
+  })
+  .superRefine(statusSinceRangeInOrder);
 
 const UpdateBody = z
-  .strictObject({ metadata: MetadataSchema.openapi({ description: "Merged into the candidate's metadata: a key set to `\"\"` is removed." }) })
+  .strictObject({
+    metadata: MetadataSchema.openapi({
+      description: 'Merged into the candidate\'s metadata: a key set to `""` is removed.',
+    }),
+  })
   .openapi("UpdateCandidateBody", { example: { metadata: { region: "us", order_id: "" } } });
 
-const ResolveBody = z.strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) }).openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
+const ResolveBody = z
+  .strictObject({ outcome: z.enum(["CONFIRMED", "FAILED"]) })
+  .openapi("ResolveBody", { example: { outcome: "CONFIRMED" } });
 
-const candidateResponse = (description: string, example: object) => jsonResponse(description, CandidateView, example, { replayable: true, bookmark: true });
+const candidateResponse = (description: string, example: object) =>
+  jsonResponse(description, CandidateView, example, { replayable: true, bookmark: true });
 
 const create = createRoute("candidates:write", {
   method: "post",
@@ -76,7 +118,11 @@ const get = createRoute("candidates:read", {
   summary: "Get a candidate with its events",
   request: { params: AliasParam },
   responses: {
-    200: jsonResponse("The candidate as of this instant, with its events.", CandidateWithEvents, candidateWithEventsExample),
+    200: jsonResponse(
+      "The candidate as of this instant, with its events.",
+      CandidateWithEvents,
+      candidateWithEventsExample,
+    ),
     ...errorResponses("VALIDATION_ERROR", "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -107,10 +153,16 @@ const update = createRoute("candidates:write", {
   operationId: "updateCandidate",
   tags: ["Candidates"],
   summary: "Change a candidate's metadata (extension)",
-  description: "Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `\"\"` is removed.",
+  description:
+    'Only metadata changes: the contract never does. The changes merge into the metadata; a key set to `""` is removed.',
   ...withJsonBody(UpdateBody, { request: { params: AliasParam } }),
   responses: {
-    200: jsonResponse("The candidate, with its metadata as changed.", CandidateView, { ...createdCandidateExample, metadata: { region: "us" } }, { bookmark: true }),
+    200: jsonResponse(
+      "The candidate, with its metadata as changed.",
+      CandidateView,
+      { ...createdCandidateExample, metadata: { region: "us" } },
+      { bookmark: true },
+    ),
     ...errorResponses(...BODY_ERRORS, "CANDIDATE_NOT_FOUND"),
   },
 });
@@ -155,15 +207,21 @@ export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const { contract, schemaId } = await contractFor(accountDb(c), c.var.accountId, body);
-    const result = noteCandidateAnswer(c, await candidateObject(c.env, body.candidate_alias).create({
-      accountId: c.var.accountId,
-      shard: c.var.shard,
-      alias: body.candidate_alias,
-      customerUuid: body.customer_uuid,
-      schemaId,
-      contract,
-      metadata: body.metadata ?? {},
-    }, c.var.idempotency));
+    const result = noteCandidateAnswer(
+      c,
+      await candidateObject(c.env, body.candidate_alias).create(
+        {
+          accountId: c.var.accountId,
+          shard: c.var.shard,
+          alias: body.candidate_alias,
+          customerUuid: body.customer_uuid,
+          schemaId,
+          contract,
+          metadata: body.metadata ?? {},
+        },
+        c.var.idempotency,
+      ),
+    );
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
@@ -184,7 +242,14 @@ export const candidatesRouter = createRouter()
       now,
     );
     if (!page.cursorValid) throw unknownCursor(query.after!, "this account's candidate list");
-    return sendJsonText(c, candidatePageJson(page.records.map((r) => candidateJson(r, r.contract, now)), page.nextCursor), 200);
+    return sendJsonText(
+      c,
+      candidatePageJson(
+        page.records.map((r) => candidateJson(r, r.contract, now)),
+        page.nextCursor,
+      ),
+      200,
+    );
   })
   .openapi(update, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
@@ -192,13 +257,21 @@ export const candidatesRouter = createRouter()
     noteBookmark(c, result.bookmark);
     if (result.ok) return sendJsonText(c, result.body, 200);
     if (result.code === "METADATA_LIMIT") {
-      throw validationError([{ path: "metadata", message: `would leave the candidate with ${result.keys} keys; at most ${MAX_METADATA_KEYS} are allowed` }]);
+      throw validationError([
+        {
+          path: "metadata",
+          message: `would leave the candidate with ${result.keys} keys; at most ${MAX_METADATA_KEYS} are allowed`,
+        },
+      ]);
     }
     throw candidateFailure(result.code, alias);
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = noteCandidateAnswer(c, await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome, c.var.idempotency));
+    const result = noteCandidateAnswer(
+      c,
+      await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome, c.var.idempotency),
+    );
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);
     return sendJsonText(c, result.body, 200);

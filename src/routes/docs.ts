@@ -30,11 +30,7 @@ const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype ht
 
 /** The error texts' one piece of markup: `code` spans. Everything else is escaped text. */
 const withCode = (text: string) =>
-  raw(
-    text
-      .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-      .replace(/`([^`]+)`/g, "<code>$1</code>"),
-  );
+  raw(text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/`([^`]+)`/g, "<code>$1</code>"));
 
 export const docsRouter = new Hono<AppEnv>()
   .get(

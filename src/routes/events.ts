@@ -4,7 +4,13 @@ import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
-import { candidateObject, type CandidateRpc, type EventItem, type EventResult, type RecordedEvent } from "../candidate/rpc";
+import {
+  candidateObject,
+  type CandidateRpc,
+  type EventItem,
+  type EventResult,
+  type RecordedEvent,
+} from "../candidate/rpc";
 import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
 import { sha256Hex } from "../hash";
 import { MAX_BATCH_BODY_BYTES } from "../json-body";
@@ -30,13 +36,24 @@ function longerThanUtf8(text: string, max: number): boolean {
 
 const eventFields = {
   candidate_alias: AliasSchema,
-  type: z.string().min(1).max(255).openapi({ description: "Compared with the `event` of condition leaves.", example: "purchase" }),
-  value: JsonValueSchema.optional().openapi({ description: "Any JSON value, at most 8 KiB serialised.", example: { total: 120 } }),
+  type: z
+    .string()
+    .min(1)
+    .max(255)
+    .openapi({ description: "Compared with the `event` of condition leaves.", example: "purchase" }),
+  value: JsonValueSchema.optional().openapi({
+    description: "Any JSON value, at most 8 KiB serialised.",
+    example: { total: 120 },
+  }),
 };
 
 const valueSizeCheck = (body: { value?: unknown }, ctx: z.RefinementCtx) => {
   if (Object.hasOwn(body, "value") && longerThanUtf8(JSON.stringify(body.value), MAX_EVENT_VALUE_BYTES)) {
-    ctx.addIssue({ code: "custom", path: ["value"], message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON` });
+    ctx.addIssue({
+      code: "custom",
+      path: ["value"],
+      message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON`,
+    });
   }
 };
 
@@ -48,27 +65,35 @@ const EventBody = z
 const BatchItem = z
   .strictObject({
     ...eventFields,
-    idempotency_key: z.string().min(1).max(255).optional().openapi({
-      description:
-        "Makes this item safe to resend: the same key on the same candidate with the same item within 24 hours " +
-        "answers the first result and records nothing; with another item, this item's result is 409 IDEMPOTENCY_KEY_REUSED.",
-      example: "order-2026-0001-purchase-1",
-    }),
+    idempotency_key: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({
+        description:
+          "Makes this item safe to resend: the same key on the same candidate with the same item within 24 hours " +
+          "answers the first result and records nothing; with another item, this item's result is 409 IDEMPOTENCY_KEY_REUSED.",
+        example: "order-2026-0001-purchase-1",
+      }),
   })
   .superRefine(valueSizeCheck)
   .openapi("BatchEventItem");
 
-const BatchBody = z
-  .strictObject({ events: z.array(BatchItem).min(1).max(MAX_BATCH_ITEMS) })
-  .openapi("EventBatchBody", {
-    description: `1 to ${MAX_BATCH_ITEMS} events; the body may be up to 1 MiB.`,
-    example: {
-      events: [
-        { candidate_alias: "order-2026-0001", type: "purchase", value: { total: 120 }, idempotency_key: "ord-1-purchase" },
-        { candidate_alias: "order-2026-0002", type: "view" },
-      ],
-    },
-  });
+const BatchBody = z.strictObject({ events: z.array(BatchItem).min(1).max(MAX_BATCH_ITEMS) }).openapi("EventBatchBody", {
+  description: `1 to ${MAX_BATCH_ITEMS} events; the body may be up to 1 MiB.`,
+  example: {
+    events: [
+      {
+        candidate_alias: "order-2026-0001",
+        type: "purchase",
+        value: { total: 120 },
+        idempotency_key: "ord-1-purchase",
+      },
+      { candidate_alias: "order-2026-0002", type: "view" },
+    ],
+  },
+});
 
 const RecordedEventSchema = z.object({ event: EventView, candidate: CandidateView });
 
@@ -91,10 +116,16 @@ const submit = createRoute("events:write", {
   operationId: "submitEvent",
   tags: ["Events"],
   summary: "Submit an event",
-  description: "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
+  description:
+    "The event is recorded; the first one that fulfils the condition while OPEN makes the candidate PENDING.",
   ...withPostBody(EventBody, { candidateKeepsResult: true }),
   responses: {
-    201: jsonResponse("The recorded event and the candidate after it.", RecordedEventSchema, { event: eventExample, candidate: candidateExample }, { replayable: true, bookmark: true }),
+    201: jsonResponse(
+      "The recorded event and the candidate after it.",
+      RecordedEventSchema,
+      { event: eventExample, candidate: candidateExample },
+      { replayable: true, bookmark: true },
+    ),
     ...errorResponses(...POST_ERRORS, "CANDIDATE_NOT_FOUND", "EVENT_LIMIT_REACHED"),
   },
 });
@@ -149,7 +180,14 @@ type BatchResult = z.infer<typeof BatchResultSchema>;
 export const eventsRouter = createRouter()
   .openapi(submit, async (c) => {
     const body = c.req.valid("json");
-    const result = noteCandidateAnswer(c, await candidateObject(c.env, body.candidate_alias).recordEvent(c.var.accountId, submittedEvent(body), c.var.idempotency));
+    const result = noteCandidateAnswer(
+      c,
+      await candidateObject(c.env, body.candidate_alias).recordEvent(
+        c.var.accountId,
+        submittedEvent(body),
+        c.var.idempotency,
+      ),
+    );
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
@@ -160,7 +198,10 @@ export const eventsRouter = createRouter()
     const byAlias = new Map<string, { index: number; item: EventItem }[]>();
     await Promise.all(
       events.map(async (item, index) => {
-        const key = item.idempotency_key === undefined ? undefined : { key: item.idempotency_key, fingerprint: await itemFingerprint(item) };
+        const key =
+          item.idempotency_key === undefined
+            ? undefined
+            : { key: item.idempotency_key, fingerprint: await itemFingerprint(item) };
         const entry = { index, item: { event: submittedEvent(item), ...(key ? { key } : {}) } };
         byAlias.set(item.candidate_alias, [...(byAlias.get(item.candidate_alias) ?? []), entry]);
       }),
@@ -172,7 +213,11 @@ export const eventsRouter = createRouter()
       [...byAlias].map(async ([alias, entries]) => {
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
         try {
-          outcome = await candidateObject(c.env, alias).recordEvents(c.var.accountId, entries.map((e) => e.item), c.var.idempotency);
+          outcome = await candidateObject(c.env, alias).recordEvents(
+            c.var.accountId,
+            entries.map((e) => e.item),
+            c.var.idempotency,
+          );
           noteBookmark(c, outcome.bookmark);
         } catch (error) {
           // One object's failure (its transaction rolled back: nothing recorded) is its items' alone.
@@ -191,12 +236,19 @@ export const eventsRouter = createRouter()
 
 /** The result of an item whose candidate object failed: safe to send again (with its key, exactly once). */
 const failedItemJson = (docsUrl: string) =>
-  JSON.stringify({ status: 500, error: errorObject(new ApiError("INTERNAL_ERROR", FAILED_ITEM_MESSAGE), docsUrl) }) as JsonText<BatchResult>;
+  JSON.stringify({
+    status: 500,
+    error: errorObject(new ApiError("INTERNAL_ERROR", FAILED_ITEM_MESSAGE), docsUrl),
+  }) as JsonText<BatchResult>;
 const FAILED_ITEM_MESSAGE =
   "The service could not record this item. Send it again with its idempotency_key to have it recorded exactly once.";
 
 /** One item's result: the 201 answer with its status, or the error `POST /v1/events` would give. */
-function itemResultJson(result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" }, alias: string, docsUrl: string) {
+function itemResultJson(
+  result: EventResult | { ok: false; code: "CANDIDATE_NOT_FOUND" | "IDEMPOTENCY_KEY_IN_USE" },
+  alias: string,
+  docsUrl: string,
+) {
   if (result.ok) return `{"status":201,${(result.body as JsonText<RecordedEvent>).slice(1)}` as JsonText<BatchResult>;
   const error = candidateFailure(result.code, alias) as ApiError;
   return JSON.stringify({ status: error.status, error: errorObject(error, docsUrl) }) as JsonText<BatchResult>;

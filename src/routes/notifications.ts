@@ -10,7 +10,15 @@ import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
 import { CandidateView, timestamp } from "../models";
-import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import {
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  POST_ERRORS,
+  sendJsonText,
+  withPostBody,
+  READS_ACCOUNT_DATA,
+} from "./shared/openapi";
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { notificationExample, webhookEndpointExample } from "./shared/examples";
 import { requireEndpoint } from "./shared/endpoint-lookup";
@@ -18,7 +26,10 @@ import { accountDb } from "../account-db";
 
 const CauseSchema = z
   .discriminatedUnion("kind", [
-    z.object({ kind: z.literal("event"), event_id: z.string().uuid().openapi({ description: "The event that fulfilled the condition." }) }),
+    z.object({
+      kind: z.literal("event"),
+      event_id: z.string().uuid().openapi({ description: "The event that fulfilled the condition." }),
+    }),
     z.object({ kind: z.literal("activity_window_ended") }),
     z.object({ kind: z.literal("review_window_ended") }),
     z.object({ kind: z.literal("resolved") }),
@@ -27,7 +38,10 @@ const CauseSchema = z
 
 export const NotificationSchema = z
   .object({
-    id: z.string().openapi({ description: "Stable: the same transition always has this id (deliveries carry it as `webhook-id`).", example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }),
+    id: z.string().openapi({
+      description: "Stable: the same transition always has this id (deliveries carry it as `webhook-id`).",
+      example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed",
+    }),
     type: z.enum(NOTIFICATION_TYPES),
     timestamp: timestamp("The transition's instant: the candidate's `status_since`."),
     data: z.object({
@@ -38,15 +52,36 @@ export const NotificationSchema = z
   .openapi("Notification");
 
 const FeedQuery = z.strictObject({
-  after: CursorSchema.optional().openapi({ description: "A notification id: the page starts after it (pass `next_cursor`, or the last id seen). An id of the account's that aged out of the feed starts from the oldest notification kept.", example: notificationExample.id }),
+  after: CursorSchema.optional().openapi({
+    description:
+      "A notification id: the page starts after it (pass `next_cursor`, or the last id seen). An id of the account's that aged out of the feed starts from the oldest notification kept.",
+    example: notificationExample.id,
+  }),
   limit: DefaultPageLimitSchema,
-  type: z.enum(NOTIFICATION_TYPES).optional().openapi({ description: "Only notifications of this type.", example: "candidate.confirmed" }),
-  candidate_alias: z.string().min(8).max(255).optional().openapi({ description: "Only this candidate's notifications.", example: "order-2026-0001" }),
+  type: z
+    .enum(NOTIFICATION_TYPES)
+    .optional()
+    .openapi({ description: "Only notifications of this type.", example: "candidate.confirmed" }),
+  candidate_alias: z
+    .string()
+    .min(8)
+    .max(255)
+    .optional()
+    .openapi({ description: "Only this candidate's notifications.", example: "order-2026-0001" }),
 });
-const IdParam = z.object({ id: z.string().min(1).max(255).openapi({ param: { name: "id", in: "path" }, example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }) });
-const ResendBody = z.strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) }).openapi("ResendBody", { example: { webhook_endpoint_id: webhookEndpointExample.id } });
+const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .openapi({ param: { name: "id", in: "path" }, example: "ntf_01936f0e8a7b7c4d9e2f3a4b5c6d7e8f_confirmed" }),
+});
+const ResendBody = z
+  .strictObject({ webhook_endpoint_id: z.string().openapi({ format: "uuid" }) })
+  .openapi("ResendBody", { example: { webhook_endpoint_id: webhookEndpointExample.id } });
 
-const notificationNotFound = (id: string) => new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
+const notificationNotFound = (id: string) =>
+  new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
 
 const list = createRoute("notifications:read", {
   method: "get",
@@ -96,7 +131,11 @@ const resend = createRoute("webhooks:write", {
     202: jsonResponse(
       "The delivery is queued; its attempts appear in the endpoint's deliveries.",
       z.object({ delivery_id: z.string().uuid(), notification_id: z.string(), webhook_endpoint_id: z.string().uuid() }),
-      { delivery_id: "01936f22-0000-7000-8000-000000000002", notification_id: notificationExample.id, webhook_endpoint_id: webhookEndpointExample.id },
+      {
+        delivery_id: "01936f22-0000-7000-8000-000000000002",
+        notification_id: notificationExample.id,
+        webhook_endpoint_id: webhookEndpointExample.id,
+      },
       { replayable: true, bookmark: true },
     ),
     ...errorResponses(...POST_ERRORS, "NOTIFICATION_NOT_FOUND", "WEBHOOK_ENDPOINT_NOT_FOUND", "INVALID_STATE"),
@@ -106,7 +145,12 @@ const resend = createRoute("webhooks:write", {
 export const notificationsRouter = createRouter()
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
-    const page = await feedPage(accountDb(c), c.var.accountId, { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit }, Date.now());
+    const page = await feedPage(
+      accountDb(c),
+      c.var.accountId,
+      { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit },
+      Date.now(),
+    );
     if (!page.cursorValid) throw unknownCursor(q.after!, "this account's notifications");
     const body = `{"data":[${page.payloads.join(",")}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
     return sendJsonText(c, body as JsonText<{ data: Notification[]; next_cursor: string | null }>, 200);
@@ -124,9 +168,15 @@ export const notificationsRouter = createRouter()
     if (!entry) throw notificationNotFound(id);
     const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, endpointId);
     if (endpoint.status !== "enabled") {
-      throw new ApiError("INVALID_STATE", `Webhook endpoint '${endpointId}' is disabled: enable it (PATCH status "enabled") before a resend.`);
+      throw new ApiError(
+        "INVALID_STATE",
+        `Webhook endpoint '${endpointId}' is disabled: enable it (PATCH status "enabled") before a resend.`,
+      );
     }
     const message = deliveryMessage(entry.id, c.var.accountId, endpoint.id, c.var.shard);
     await c.env.DELIVERIES.send(message);
-    return c.json({ delivery_id: message.delivery_id, notification_id: entry.id, webhook_endpoint_id: endpoint.id }, 202);
+    return c.json(
+      { delivery_id: message.delivery_id, notification_id: entry.id, webhook_endpoint_id: endpoint.id },
+      202,
+    );
   });

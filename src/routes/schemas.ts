@@ -10,7 +10,17 @@ import * as db from "../db/schemas";
 import { contractExample, schemaExample } from "./shared/examples";
 import { requireSchema, schemaKey, schemaNotFound } from "./shared/schema-lookup";
 import { changeOnce, unlessAnswered } from "../idempotency";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import {
+  BODY_ERRORS,
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  POST_ERRORS,
+  sendJsonText,
+  withJsonBody,
+  withPostBody,
+  READS_ACCOUNT_DATA,
+} from "./shared/openapi";
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { SchemaView } from "../models";
 import { accountDb } from "../account-db";
@@ -20,7 +30,10 @@ type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
 
 /** A schema as the API shows it, with its contract spliced in as the text it is stored as. */
 function schemaJson(row: db.SchemaRow) {
-  const [before, after] = [{ id: row.id, user_id: row.account_id, name: row.name }, { created_at: isoTime(row.created_at), updated_at: isoTime(row.updated_at) }];
+  const [before, after] = [
+    { id: row.id, user_id: row.account_id, name: row.name },
+    { created_at: isoTime(row.created_at), updated_at: isoTime(row.updated_at) },
+  ];
   return `${JSON.stringify(before).slice(0, -1)},"contract":${row.contract},${JSON.stringify(after).slice(1)}` as JsonText<SchemaView>;
 }
 
@@ -79,14 +92,24 @@ async function schemaPageStream(
 
 const MAX_SCHEMA_NAME = 100;
 /** What a JSON value is, in the API's words, for a message about a value of the wrong type. */
-const jsonKind = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`);
+const jsonKind = (value: unknown) =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "an object"
+        : `a ${typeof value}`;
 
 /**
  * A schema's name: 1 to 100 characters, counted as Unicode code points (as JSON Schema's
  * `maxLength` counts them, so an emoji is one), or null for none.
  */
 const NameSchema = z
-  .string({ error: (issue) => `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}` })
+  .string({
+    error: (issue) =>
+      `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}`,
+  })
   .min(1, { error: "must not be empty: send null for no name" })
   .refine((name) => [...name].length <= MAX_SCHEMA_NAME, {
     error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${[...(issue.input as string)].length}`,
@@ -101,16 +124,26 @@ const SchemaBody = z
 const UpdateSchemaBody = z
   .strictObject({
     contract: ContractSchema.optional().openapi({ description: "Replaces the contract; left out, it stays as it is." }),
-    name: NameSchema.optional().openapi({ description: "Replaces the name (null: none); left out, it stays as it is." }),
+    name: NameSchema.optional().openapi({
+      description: "Replaces the name (null: none); left out, it stays as it is.",
+    }),
   })
-  .refine((body) => body.contract !== undefined || body.name !== undefined, { message: "must change at least one field: `contract` or `name`" })
+  .refine((body) => body.contract !== undefined || body.name !== undefined, {
+    message: "must change at least one field: `contract` or `name`",
+  })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
 const ListQuery = z.strictObject({
-  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: schemaExample.id }),
+  after: CursorSchema.optional().openapi({
+    description: "The `next_cursor` of the previous page.",
+    example: schemaExample.id,
+  }),
   limit: DefaultPageLimitSchema,
 });
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }) });
-const schemaResponse = (description: string, replayable = false) => jsonResponse(description, SchemaView, schemaExample, { replayable, bookmark: true });
+const IdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }),
+});
+const schemaResponse = (description: string, replayable = false) =>
+  jsonResponse(description, SchemaView, schemaExample, { replayable, bookmark: true });
 
 const create = createRoute("schemas:write", {
   method: "post",
@@ -119,7 +152,10 @@ const create = createRoute("schemas:write", {
   tags: ["Schemas"],
   summary: "Create a schema",
   ...withPostBody(SchemaBody),
-  responses: { 201: schemaResponse("The new schema.", true), ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED") },
+  responses: {
+    201: schemaResponse("The new schema.", true),
+    ...errorResponses(...POST_ERRORS, "SCHEMA_LIMIT_REACHED"),
+  },
 });
 
 const list = createRoute("schemas:read", {
@@ -161,7 +197,8 @@ const update = createRoute("schemas:write", {
   operationId: "updateSchema",
   tags: ["Schemas"],
   summary: "Change a schema's contract or name (extension)",
-  description: "Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.",
+  description:
+    "Changes the fields given, at least one of `contract` and `name`. Existing candidates keep the contract they were created with.",
   ...withJsonBody(UpdateSchemaBody, { request: { params: IdParam } }),
   responses: { 200: schemaResponse("The updated schema."), ...errorResponses(...BODY_ERRORS, "SCHEMA_NOT_FOUND") },
 });
@@ -174,18 +211,31 @@ const remove = createRoute("schemas:write", {
   summary: "Delete a schema (extension)",
   description: "Existing candidates keep the contract they were created with.",
   request: { params: IdParam },
-  responses: { 204: { description: "Deleted.", headers: jsonResponse("", SchemaView, undefined, { bookmark: true }).headers }, ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: {
+    204: { description: "Deleted.", headers: jsonResponse("", SchemaView, undefined, { bookmark: true }).headers },
+    ...errorResponses("SCHEMA_NOT_FOUND"),
+  },
 });
 
 export const schemasRouter = createRouter()
   .openapi(create, async (c) => {
     const { contract, name } = c.req.valid("json");
-    const { row, statement } = db.insertSchemaStatement(accountDb(c), c.var.accountId, contract, name ?? null, Date.now(), unlessAnswered(c.var.accountId, c.var.idempotency));
+    const { row, statement } = db.insertSchemaStatement(
+      accountDb(c),
+      c.var.accountId,
+      contract,
+      name ?? null,
+      Date.now(),
+      unlessAnswered(c.var.accountId, c.var.idempotency),
+    );
     const body = schemaJson(row);
     // With an Idempotency-Key, the schema is made only if no request with the key made one, and
     // its answer is stored in the same transaction: neither a crash before the key's outcome is
     // recorded nor a retry that took the key over can create the schema twice.
-    const done = await changeOnce(c, accountDb(c), statement, { body, madeIf: { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] } });
+    const done = await changeOnce(c, accountDb(c), statement, {
+      body,
+      madeIf: { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] },
+    });
     if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<SchemaView>, 201);
     if (done.changed.meta.changes !== 1) {
       throw new ApiError("SCHEMA_LIMIT_REACHED", `An account can hold at most ${db.MAX_SCHEMAS_PER_ACCOUNT} schemas.`);
@@ -195,7 +245,10 @@ export const schemasRouter = createRouter()
   .openapi(list, async (c) => {
     const { after, limit } = c.req.valid("query");
     // A malformed cursor names no schema: refused like any other, without a query.
-    const page = after === undefined || isUuid(after) ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit) : null;
+    const page =
+      after === undefined || isUuid(after)
+        ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit)
+        : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
     }

@@ -16,7 +16,9 @@ const TotalSchema = z.object({
 });
 const TotalsSchema = z.object({
   OPEN: TotalSchema,
-  PENDING: TotalSchema.extend({ scheduled_confirmed: TotalSchema.openapi({ description: "Those scheduled to become CONFIRMED." }) }),
+  PENDING: TotalSchema.extend({
+    scheduled_confirmed: TotalSchema.openapi({ description: "Those scheduled to become CONFIRMED." }),
+  }),
   CONFIRMED: TotalSchema,
   FAILED: TotalSchema,
 });
@@ -30,17 +32,35 @@ const CustomerSummarySchema = TotalsSchema.extend({ customer_uuid: z.string() })
 
 const SummaryQuerySchema = z
   .strictObject({
-    customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
-    status_since_gte: InstantSchema.optional().openapi({ description: "Only candidates whose current status began at or after this instant.", example: "2026-11-01T00:00:00Z" }),
-    status_since_lt: InstantSchema.optional().openapi({ description: "Only candidates whose current status began before this instant.", example: "2026-12-01T00:00:00Z" }),
-    group_by: z.enum(["customer_uuid"]).optional().openapi({ description: "One summary per customer, ordered by customer_uuid, paged.", example: "customer_uuid" }),
-    after: CursorSchema.optional().openapi({ description: "With group_by: the `next_cursor` of the previous page (a customer_uuid).", example: "cust_42" }),
+    customer_uuid: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
+    status_since_gte: InstantSchema.optional().openapi({
+      description: "Only candidates whose current status began at or after this instant.",
+      example: "2026-11-01T00:00:00Z",
+    }),
+    status_since_lt: InstantSchema.optional().openapi({
+      description: "Only candidates whose current status began before this instant.",
+      example: "2026-12-01T00:00:00Z",
+    }),
+    group_by: z
+      .enum(["customer_uuid"])
+      .optional()
+      .openapi({ description: "One summary per customer, ordered by customer_uuid, paged.", example: "customer_uuid" }),
+    after: CursorSchema.optional().openapi({
+      description: "With group_by: the `next_cursor` of the previous page (a customer_uuid).",
+      example: "cust_42",
+    }),
     limit: PageLimitSchema.optional().openapi({ description: "With group_by: customers per page (default 50)." }),
   })
   .superRefine((q, ctx) => {
     statusSinceRangeInOrder(q, ctx);
     for (const key of ["after", "limit"] as const) {
-      if (q[key] !== undefined && q.group_by === undefined) ctx.addIssue({ code: "custom", path: [key], message: "is used only with group_by=customer_uuid" });
+      if (q[key] !== undefined && q.group_by === undefined)
+        ctx.addIssue({ code: "custom", path: [key], message: "is used only with group_by=customer_uuid" });
     }
   });
 
@@ -82,27 +102,55 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
   const range = { gte: q.status_since_gte, lt: q.status_since_lt };
   const grouped = q.group_by === "customer_uuid";
   const limit = q.limit ?? 50;
-  const query: SummaryQuery = { customerUuid: q.customer_uuid, range, ...(grouped ? { byCustomer: { after: q.after, limit } } : {}) };
+  const query: SummaryQuery = {
+    customerUuid: q.customer_uuid,
+    range,
+    ...(grouped ? { byCustomer: { after: q.after, limit } } : {}),
+  };
   const rows = await summaryRows(accountDb(c), c.var.accountId, query, now);
   const ranged = range.gte !== undefined || range.lt !== undefined;
   const key = (customer: string) => (grouped ? customer : "");
 
-  const counted: Counted[] = rows.settled.map((r) => ({ ...r, customer_uuid: key(r.customer_uuid), status: r.settled_status, scale: r.price_scale }));
+  const counted: Counted[] = rows.settled.map((r) => ({
+    ...r,
+    customer_uuid: key(r.customer_uuid),
+    status: r.settled_status,
+    scale: r.price_scale,
+  }));
   // Lagging candidates of customers beyond this page are another page's.
   const countedCustomers = [...new Set(counted.map((r) => r.customer_uuid))].sort(byCodePoint);
   const cutoff = grouped && countedCustomers.length > limit ? countedCustomers[limit] : undefined;
   const lagging: Lagging[] = rows.lagging
-    .filter((r) => !grouped || ((q.after === undefined || byCodePoint(r.customer_uuid, q.after) > 0) && (cutoff === undefined || byCodePoint(r.customer_uuid, cutoff) <= 0)))
+    .filter(
+      (r) =>
+        !grouped ||
+        ((q.after === undefined || byCodePoint(r.customer_uuid, q.after) > 0) &&
+          (cutoff === undefined || byCodePoint(r.customer_uuid, cutoff) <= 0)),
+    )
     .map((r) => ({
       customer_uuid: key(r.customer_uuid),
       settled_status: r.settled_status,
-      timeline: { createdAt: r.created_at, openUntil: r.open_until, pendingUntil: r.pending_until, finalStatus: r.final_status },
+      timeline: {
+        createdAt: r.created_at,
+        openUntil: r.open_until,
+        pendingUntil: r.pending_until,
+        finalStatus: r.final_status,
+      },
       price: { units: BigInt(r.price_units), scale: r.price_scale },
     }));
   const totals = tally(counted, lagging, { countedIncludesLagging: !ranged, range, now });
 
   if (!grouped) {
-    return c.json({ as_of: isoTime(now), customer_uuid: q.customer_uuid ?? null, status_since_gte: isoTimeOrNull(range.gte), status_since_lt: isoTimeOrNull(range.lt), ...(totals.get("") ?? EMPTY_SUMMARY) }, 200);
+    return c.json(
+      {
+        as_of: isoTime(now),
+        customer_uuid: q.customer_uuid ?? null,
+        status_since_gte: isoTimeOrNull(range.gte),
+        status_since_lt: isoTimeOrNull(range.lt),
+        ...(totals.get("") ?? EMPTY_SUMMARY),
+      },
+      200,
+    );
   }
   const customers = [...totals.keys()]
     .filter((customer) => !ranged || Object.values(totals.get(customer)!).some((t) => t.count > 0))
@@ -111,4 +159,3 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
   const data = page.map((customer) => ({ customer_uuid: customer, ...totals.get(customer)! }));
   return c.json({ data, next_cursor: customers.length > limit ? page[page.length - 1] : null }, 200);
 });
-

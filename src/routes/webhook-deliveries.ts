@@ -11,15 +11,30 @@ import { answerProblem, isDelivered } from "../notifications/attempt-outcome";
 import { NOTIFICATION_TYPES, TEST_EVENT_TYPE, testEventJson } from "../notifications/notification";
 import { sendSigned } from "../notifications/send";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
-import { createRouter, errorResponses, jsonResponse, POST_ERRORS, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import {
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  POST_ERRORS,
+  withPostBody,
+  READS_ACCOUNT_DATA,
+} from "./shared/openapi";
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { timestamp } from "../models";
-import { deliveryAttemptExample, failedAttemptExample, notificationExample, webhookTestExample } from "./shared/examples";
+import {
+  deliveryAttemptExample,
+  failedAttemptExample,
+  notificationExample,
+  webhookTestExample,
+} from "./shared/examples";
 import { EndpointIdParam, requireEndpoint } from "./shared/endpoint-lookup";
 import { accountDb } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({
-  after: CursorSchema.optional().openapi({ description: "The `next_cursor` of the previous page.", example: deliveryAttemptExample.id }),
+  after: CursorSchema.optional().openapi({
+    description: "The `next_cursor` of the previous page.",
+    example: deliveryAttemptExample.id,
+  }),
   limit: DefaultPageLimitSchema,
   notification_id: z
     .string()
@@ -36,7 +51,10 @@ const DeliveriesQuery = z.strictObject({
 export const DeliveryAttemptSchema = z
   .object({
     id: z.string().uuid(),
-    delivery_id: z.string().uuid().openapi({ description: "The delivery (one notification to this endpoint) the attempt belongs to: its attempts share it, and a resend answers it." }),
+    delivery_id: z.string().uuid().openapi({
+      description:
+        "The delivery (one notification to this endpoint) the attempt belongs to: its attempts share it, and a resend answers it.",
+    }),
     notification_id: z.string(),
     type: z.enum(NOTIFICATION_TYPES),
     attempt: z.number().int().openapi({ description: "1 for the first attempt of a delivery, then 2, 3, ..." }),
@@ -44,11 +62,24 @@ export const DeliveryAttemptSchema = z
       description:
         "What this attempt got: `succeeded` (a 2xx), `failed` (anything else: `response_status` or `error` say what), or `pending` (sent, not answered yet).",
     }),
-    response_status: z.number().int().nullable().openapi({ description: "The endpoint's HTTP status; null when it gave none (yet)." }),
-    error: z.string().nullable().openapi({ description: "Why the attempt failed, and how the delivery ended if it did; null otherwise." }),
-    duration_ms: z.number().int().nullable().openapi({ description: "From the request's start to its answer or timeout; null while pending." }),
+    response_status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The endpoint's HTTP status; null when it gave none (yet)." }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the attempt failed, and how the delivery ended if it did; null otherwise." }),
+    duration_ms: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "From the request's start to its answer or timeout; null while pending." }),
     attempted_at: timestamp("When the attempt's request started."),
-    next_attempt_at: timestamp("When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).").nullable(),
+    next_attempt_at: timestamp(
+      "When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).",
+    ).nullable(),
   })
   .openapi("WebhookDeliveryAttempt");
 
@@ -57,7 +88,9 @@ export const TestAttemptSchema = z
     event_id: z.string().openapi({ description: "The test event's `id`, sent as `webhook-id`: a new one each time." }),
     type: z.literal(TEST_EVENT_TYPE),
     webhook_endpoint_id: z.string().uuid(),
-    status: z.enum(["succeeded", "failed"]).openapi({ description: "`succeeded` on a 2xx; else `failed`, and `response_status` or `error` say what." }),
+    status: z
+      .enum(["succeeded", "failed"])
+      .openapi({ description: "`succeeded` on a 2xx; else `failed`, and `response_status` or `error` say what." }),
     response_status: z.number().int().nullable(),
     error: z.string().nullable(),
     duration_ms: z.number().int(),
@@ -111,15 +144,23 @@ const test = createRoute("webhooks:write", {
   tags: ["Webhooks"],
   summary: "Send a signed test event to an endpoint (extension)",
   description:
-    "Sends `{ id, type: \"webhook.test\", timestamp, data: { webhook_endpoint_id } }`, signed like every delivery with the endpoint's " +
+    'Sends `{ id, type: "webhook.test", timestamp, data: { webhook_endpoint_id } }`, signed like every delivery with the endpoint\'s ' +
     "secret(s), now, once, also to a disabled endpoint, and answers what the request got. It is not a notification: not in the " +
     "feed, not retried, not in the delivery log, and it changes nothing about the endpoint. No body is needed.",
-  ...withPostBody(z.strictObject({}).openapi("TestWebhookEndpointBody", { description: "Empty, or left out.", example: {} }), {
-    request: { params: EndpointIdParam },
-    optional: true,
-  }),
+  ...withPostBody(
+    z.strictObject({}).openapi("TestWebhookEndpointBody", { description: "Empty, or left out.", example: {} }),
+    {
+      request: { params: EndpointIdParam },
+      optional: true,
+    },
+  ),
   responses: {
-    200: jsonResponse("The attempt: what the endpoint answered, or why it did not.", TestAttemptSchema, webhookTestExample, { replayable: true, bookmark: true }),
+    200: jsonResponse(
+      "The attempt: what the endpoint answered, or why it did not.",
+      TestAttemptSchema,
+      webhookTestExample,
+      { replayable: true, bookmark: true },
+    ),
     ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
   },
 });
@@ -139,7 +180,13 @@ export const webhookDeliveriesRouter = createRouter()
     const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const eventId = `test_${uuidv7().replaceAll("-", "")}`;
     const now = Date.now();
-    const sent = await sendSigned(c.env, endpoint.url, signingSecrets(endpoint, now), eventId, testEventJson(eventId, endpoint.id, now));
+    const sent = await sendSigned(
+      c.env,
+      endpoint.url,
+      signingSecrets(endpoint, now),
+      eventId,
+      testEventJson(eventId, endpoint.id, now),
+    );
     return c.json(
       {
         event_id: eventId,

@@ -13,7 +13,17 @@ import type { JsonText } from "../domain/json";
 import { isoTime } from "../domain/iso-time";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
-import { BODY_ERRORS, createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withJsonBody, withPostBody, READS_ACCOUNT_DATA } from "./shared/openapi";
+import {
+  BODY_ERRORS,
+  createRouter,
+  errorResponses,
+  jsonResponse,
+  POST_ERRORS,
+  sendJsonText,
+  withJsonBody,
+  withPostBody,
+  READS_ACCOUNT_DATA,
+} from "./shared/openapi";
 import { timestamp } from "../models";
 import { webhookEndpointExample } from "./shared/examples";
 import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/endpoint-lookup";
@@ -30,7 +40,8 @@ const EventTypesSchema = z
   .openapi({ description: "The notification types delivered to this endpoint.", example: ["candidate.confirmed"] });
 
 const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
-  description: "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).",
+  description:
+    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).",
   example: "https://example.com/webhooks/candidates",
 });
 const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });
@@ -41,33 +52,55 @@ export const WebhookEndpointSchema = z
     url: z.string(),
     description: z.string().nullable(),
     enabled_events: z.array(z.enum(NOTIFICATION_TYPES)),
-    status: z.enum(["enabled", "disabled"]).openapi({ description: "`disabled` by the caller, by a `410 Gone`, or after 5 days of failures." }),
+    status: z
+      .enum(["enabled", "disabled"])
+      .openapi({ description: "`disabled` by the caller, by a `410 Gone`, or after 5 days of failures." }),
     created_at: timestamp("When the endpoint was created."),
     updated_at: timestamp("When it last changed."),
   })
   .openapi("WebhookEndpoint");
 
 const WithSecretSchema = WebhookEndpointSchema.extend({
-  secret: z.string().openapi({ description: "The signing secret (`whsec_...`): shown only at creation and rotation.", example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
+  secret: z.string().openapi({
+    description: "The signing secret (`whsec_...`): shown only at creation and rotation.",
+    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  }),
 }).openapi("WebhookEndpointWithSecret");
 
 const CreateBody = z
-  .strictObject({ url: UrlSchema, description: DescriptionSchema.optional(), enabled_events: EventTypesSchema.optional() })
+  .strictObject({
+    url: UrlSchema,
+    description: DescriptionSchema.optional(),
+    enabled_events: EventTypesSchema.optional(),
+  })
   .openapi("CreateWebhookEndpointBody", {
-    example: { url: "https://billing.example.com/hooks/candidates", description: "Billing system", enabled_events: ["candidate.confirmed", "candidate.failed"] },
+    example: {
+      url: "https://billing.example.com/hooks/candidates",
+      description: "Billing system",
+      enabled_events: ["candidate.confirmed", "candidate.failed"],
+    },
   });
 const UpdateBody = z
   .strictObject({
     url: UrlSchema.optional(),
     description: DescriptionSchema.optional(),
     enabled_events: EventTypesSchema.optional(),
-    status: z.enum(["enabled", "disabled"]).optional().openapi({ description: "`enabled` also clears the failure streak." }),
+    status: z
+      .enum(["enabled", "disabled"])
+      .optional()
+      .openapi({ description: "`enabled` also clears the failure streak." }),
   })
   .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
-const endpointResponse = (description: string) => jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });
+const endpointResponse = (description: string) =>
+  jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });
 const withSecretResponse = (description: string) =>
-  jsonResponse(description, WithSecretSchema, { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" }, { replayable: true, bookmark: true });
+  jsonResponse(
+    description,
+    WithSecretSchema,
+    { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" },
+    { replayable: true, bookmark: true },
+  );
 
 function endpointView(row: db.EndpointRow) {
   return {
@@ -94,7 +127,8 @@ const create = createRoute("webhooks:write", {
   operationId: "createWebhookEndpoint",
   tags: ["Webhooks"],
   summary: "Create a webhook endpoint (extension)",
-  description: "At most 16 per account. The answer holds the endpoint's signing `secret`, shown only here and at rotation.",
+  description:
+    "At most 16 per account. The answer holds the endpoint's signing `secret`, shown only here and at rotation.",
   ...withPostBody(CreateBody),
   responses: {
     201: withSecretResponse("The new endpoint, with its secret."),
@@ -110,7 +144,12 @@ const list = createRoute("webhooks:read", {
   summary: "List webhook endpoints, newest first (extension)",
   ...READS_ACCOUNT_DATA,
   responses: {
-    200: jsonResponse("Every endpoint of the account, without secrets.", z.object({ data: z.array(WebhookEndpointSchema) }), { data: [webhookEndpointExample] }, { bookmark: true }),
+    200: jsonResponse(
+      "Every endpoint of the account, without secrets.",
+      z.object({ data: z.array(WebhookEndpointSchema) }),
+      { data: [webhookEndpointExample] },
+      { bookmark: true },
+    ),
     ...errorResponses(),
   },
 });
@@ -133,7 +172,10 @@ const update = createRoute("webhooks:write", {
   tags: ["Webhooks"],
   summary: "Change a webhook endpoint (extension)",
   ...withJsonBody(UpdateBody, { request: { params: EndpointIdParam } }),
-  responses: { 200: endpointResponse("The endpoint as changed."), ...errorResponses(...BODY_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
+  responses: {
+    200: endpointResponse("The endpoint as changed."),
+    ...errorResponses(...BODY_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
 });
 
 const remove = createRoute("webhooks:write", {
@@ -144,7 +186,10 @@ const remove = createRoute("webhooks:write", {
   summary: "Delete a webhook endpoint (extension)",
   description: "No delivery is made to it afterwards; its delivery log goes with it.",
   request: { params: EndpointIdParam },
-  responses: { 204: { description: "Deleted.", headers: endpointResponse("").headers }, ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
+  responses: {
+    204: { description: "Deleted.", headers: endpointResponse("").headers },
+    ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
 });
 
 const rotate = createRoute("webhooks:write", {
@@ -153,9 +198,16 @@ const rotate = createRoute("webhooks:write", {
   operationId: "rotateWebhookEndpointSecret",
   tags: ["Webhooks"],
   summary: "Rotate a webhook endpoint's secret (extension)",
-  description: "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.",
-  ...withPostBody(z.strictObject({}).openapi("RotateSecretBody", { description: "Empty, or left out.", example: {} }), { request: { params: EndpointIdParam }, optional: true }),
-  responses: { 200: withSecretResponse("The endpoint, with its new secret."), ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND") },
+  description:
+    "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.",
+  ...withPostBody(z.strictObject({}).openapi("RotateSecretBody", { description: "Empty, or left out.", example: {} }), {
+    request: { params: EndpointIdParam },
+    optional: true,
+  }),
+  responses: {
+    200: withSecretResponse("The endpoint, with its new secret."),
+    ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
 });
 
 export const webhooksRouter = createRouter()
@@ -171,14 +223,26 @@ export const webhooksRouter = createRouter()
       secret: newWebhookSecret(),
       now: Date.now(),
     };
-    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint))) as JsonText<z.infer<typeof WithSecretSchema>>;
+    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint))) as JsonText<
+      z.infer<typeof WithSecretSchema>
+    >;
     // With an Idempotency-Key: made only if no request with the key made one, and its answer (with
     // the secret shown once) stored in the same transaction, so a retry never makes a second.
-    const insert = db.insertEndpointStatement(accountDb(c), endpoint, unlessAnswered(c.var.accountId, c.var.idempotency));
-    const done = await changeOnce(c, accountDb(c), insert, { body: answer, madeIf: { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] } });
+    const insert = db.insertEndpointStatement(
+      accountDb(c),
+      endpoint,
+      unlessAnswered(c.var.accountId, c.var.idempotency),
+    );
+    const done = await changeOnce(c, accountDb(c), insert, {
+      body: answer,
+      madeIf: { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] },
+    });
     if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
     if (done.changed.meta.changes !== 1) {
-      throw new ApiError("WEBHOOK_ENDPOINT_LIMIT_REACHED", `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`);
+      throw new ApiError(
+        "WEBHOOK_ENDPOINT_LIMIT_REACHED",
+        `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`,
+      );
     }
     return sendJsonText(c, answer, 201);
   })
@@ -194,12 +258,18 @@ export const webhooksRouter = createRouter()
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
     const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
-    const row = await db.updateEndpoint(accountDb(c), c.var.accountId, endpoint.id, {
-      url: body.url,
-      description: body.description,
-      enabledEvents: body.enabled_events,
-      status: body.status,
-    }, Date.now());
+    const row = await db.updateEndpoint(
+      accountDb(c),
+      c.var.accountId,
+      endpoint.id,
+      {
+        url: body.url,
+        description: body.description,
+        enabledEvents: body.enabled_events,
+        status: body.status,
+      },
+      Date.now(),
+    );
     if (!row) throw endpointNotFound(id);
     return c.json(endpointView(row), 200);
   })
@@ -214,11 +284,21 @@ export const webhooksRouter = createRouter()
     const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
     const now = Date.now();
     const secret = newWebhookSecret();
-    const rotate = db.rotateSecretStatement(accountDb(c), endpoint, secret, now + ROTATION_OVERLAP_MS, now, unlessAnswered(c.var.accountId, c.var.idempotency));
+    const rotate = db.rotateSecretStatement(
+      accountDb(c),
+      endpoint,
+      secret,
+      now + ROTATION_OVERLAP_MS,
+      now,
+      unlessAnswered(c.var.accountId, c.var.idempotency),
+    );
     // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
     // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
     const answer = db.endpointWithSecretJson(endpoint.id, secret, isoTime(endpoint.created_at), isoTime(now));
-    const madeIf = { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)", params: [endpoint.id, secret] };
+    const madeIf = {
+      sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)",
+      params: [endpoint.id, secret],
+    };
     const done = await changeOnce<db.EndpointRow>(c, accountDb(c), rotate, { body: answer, madeIf });
     if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<z.infer<typeof WithSecretSchema>>, 200);
     const row = done.changed.results[0];

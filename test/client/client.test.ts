@@ -5,7 +5,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { SELF } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
-import { CandidateContractError, createCandidateContractClient, verifyWebhook, type Contract } from "../../clients/typescript/src/index";
+import {
+  CandidateContractError,
+  createCandidateContractClient,
+  verifyWebhook,
+  type Contract,
+} from "../../clients/typescript/src/index";
 import { contract, createAccount, freshAlias, type TestAccount } from "../support/api";
 import { observeD1 } from "../support/d1-observer";
 import { inKeyStore } from "../support/key-store";
@@ -14,9 +19,18 @@ import { requestFingerprint } from "../../src/idempotency";
 const BASE = "https://api.test";
 const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
 
-async function clientFor(send: typeof fetch = worker, options: { backoffMs?: number; timeoutMs?: number; account?: TestAccount } = {}) {
+async function clientFor(
+  send: typeof fetch = worker,
+  options: { backoffMs?: number; timeoutMs?: number; account?: TestAccount } = {},
+) {
   const account = options.account ?? (await createAccount());
-  return createCandidateContractClient({ baseUrl: BASE, token: account.token, fetch: send, backoffMs: options.backoffMs ?? 1, timeoutMs: options.timeoutMs });
+  return createCandidateContractClient({
+    baseUrl: BASE,
+    token: account.token,
+    fetch: send,
+    backoffMs: options.backoffMs ?? 1,
+    timeoutMs: options.timeoutMs,
+  });
 }
 
 describe("the TypeScript client", () => {
@@ -62,14 +76,22 @@ describe("the TypeScript client", () => {
     const recording: typeof fetch = async (input, init) => {
       const request = new Request(input, init);
       const response = await worker(request);
-      exchanges.push({ method: request.method, sent: request.headers.get("Bookmark"), answered: response.headers.get("Bookmark") });
+      exchanges.push({
+        method: request.method,
+        sent: request.headers.get("Bookmark"),
+        answered: response.headers.get("Bookmark"),
+      });
       return response;
     };
     const client = await clientFor(recording);
     const alias = freshAlias("own-write");
     await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
     const written = exchanges.at(-1)!.answered!;
-    expect(exchanges.at(-1)).toEqual({ method: "POST", sent: null, answered: expect.stringMatching(/^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/) });
+    expect(exchanges.at(-1)).toEqual({
+      method: "POST",
+      sent: null,
+      answered: expect.stringMatching(/^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/),
+    });
     const listed: string[] = [];
     const d1 = await observeD1(async () => {
       for await (const candidate of client.candidates.list()) listed.push(candidate.candidate_alias);
@@ -119,11 +141,17 @@ describe("the TypeScript client", () => {
     for (let i = 0; i < 3; i++) await client.schemas.create(contract() as never, { name: `plan ${i}` });
     expect((await client.schemas.list()).map((s) => s.name)).toEqual(["plan 2", "plan 1", "plan 0"]);
     const alias = freshAlias("client-meta");
-    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never, metadata: { order_id: "ord_1", region: "eu" } });
+    await client.candidates.create({
+      customer_uuid: "c",
+      candidate_alias: alias,
+      contract: contract() as never,
+      metadata: { order_id: "ord_1", region: "eu" },
+    });
     const changed = await client.candidates.updateMetadata(alias, { region: "" });
     expect(changed.metadata).toEqual({ order_id: "ord_1" });
     const listed = [];
-    for await (const candidate of client.candidates.list({ metadata: { order_id: "ord_1" } })) listed.push(candidate.candidate_alias);
+    for await (const candidate of client.candidates.list({ metadata: { order_id: "ord_1" } }))
+      listed.push(candidate.candidate_alias);
     expect(listed).toEqual([alias]);
     expect((await client.candidates.resolve(alias, "FAILED")).status).toBe("FAILED");
     const csv = await (await client.candidates.export({ status: "FAILED" })).text();
@@ -145,7 +173,11 @@ describe("the TypeScript client", () => {
     const restricted = createCandidateContractClient({ baseUrl: BASE, token: key.secret, fetch: worker });
     const denied = (await restricted.summary().catch((error: unknown) => error)) as CandidateContractError;
     expect(denied).toBeInstanceOf(CandidateContractError);
-    expect(denied).toMatchObject({ code: "PERMISSION_DENIED", status: 403, message: "This API key lacks `billing:read`, which GET /v1/summary needs." });
+    expect(denied).toMatchObject({
+      code: "PERMISSION_DENIED",
+      status: 403,
+      message: "This API key lacks `billing:read`, which GET /v1/summary needs.",
+    });
     expect((await client.apiKeys.rename(key.id, "checkout")).name).toBe("checkout");
     const rolled = await client.apiKeys.roll(key.id, { expiresIn: 60 });
     expect(rolled).toMatchObject({ name: "checkout", permissions: ["events:write"] });
@@ -183,7 +215,8 @@ describe("the TypeScript client", () => {
     // And as browsers do (the standard; workerd lets it pass): a body given with a null-body status is a TypeError.
     class StandardResponse extends Response {
       constructor(body?: BodyInit | null, init?: ResponseInit) {
-        if (body != null && [101, 103, 204, 205, 304].includes(init?.status ?? 200)) throw new TypeError("Response with null body status cannot have body");
+        if (body != null && [101, 103, 204, 205, 304].includes(init?.status ?? 200))
+          throw new TypeError("Response with null body status cannot have body");
         super(body, init);
       }
     }
@@ -203,9 +236,20 @@ describe("the TypeScript client", () => {
     const client = await clientFor();
     const missing = await client.candidates.get("no-such-alias-1").catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(CandidateContractError);
-    expect(missing).toMatchObject({ code: "CANDIDATE_NOT_FOUND", status: 404, requestId: expect.any(String), docUrl: expect.stringContaining("CANDIDATE_NOT_FOUND") });
-    const invalid = await client.schemas.create({ ...(contract() as Contract), price: -1 }).catch((error: unknown) => error);
-    expect(invalid).toMatchObject({ code: "VALIDATION_ERROR", status: 400, details: [{ path: "contract.price", message: expect.any(String) }] });
+    expect(missing).toMatchObject({
+      code: "CANDIDATE_NOT_FOUND",
+      status: 404,
+      requestId: expect.any(String),
+      docUrl: expect.stringContaining("CANDIDATE_NOT_FOUND"),
+    });
+    const invalid = await client.schemas
+      .create({ ...(contract() as Contract), price: -1 })
+      .catch((error: unknown) => error);
+    expect(invalid).toMatchObject({
+      code: "VALIDATION_ERROR",
+      status: 400,
+      details: [{ path: "contract.price", message: expect.any(String) }],
+    });
   });
 
   it("retries a POST whose answer was lost with the same Idempotency-Key: the event is recorded once", async () => {
@@ -234,7 +278,11 @@ describe("the TypeScript client", () => {
     let calls = 0;
     const busy: typeof fetch = async (input, init) => {
       calls++;
-      if (calls === 1) return new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), { status: 429, headers: { "Retry-After": "1" } });
+      if (calls === 1)
+        return new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), {
+          status: 429,
+          headers: { "Retry-After": "1" },
+        });
       if (calls === 2) throw new TypeError("connection reset");
       return worker(input, init);
     };
@@ -259,7 +307,14 @@ describe("the TypeScript client", () => {
       const key = request.headers.get("Idempotency-Key")!;
       const fingerprint = await requestFingerprint("POST", "/v1/events", await request.json());
       await inKeyStore(account.id, key, (sql) =>
-        sql.exec(`INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`, account.id, key, fingerprint, Date.now(), Date.now() + 1000),
+        sql.exec(
+          `INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`,
+          account.id,
+          key,
+          fingerprint,
+          Date.now(),
+          Date.now() + 1000,
+        ),
       );
       return new Response("bad gateway", { status: 502 });
     };
@@ -282,21 +337,36 @@ describe("the TypeScript client", () => {
     const client = await clientFor(cut);
     const alias = freshAlias("cut");
     await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, contract: contract() as never });
-    const failed = (await client.events.submit({ candidate_alias: alias, type: "ping" }).catch((error: unknown) => error)) as CandidateContractError;
+    const failed = (await client.events
+      .submit({ candidate_alias: alias, type: "ping" })
+      .catch((error: unknown) => error)) as CandidateContractError;
     expect(failed).toMatchObject({ code: "NETWORK_ERROR", idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     reachable = true;
-    const again = await client.events.submit({ candidate_alias: alias, type: "ping" }, { idempotencyKey: failed.idempotencyKey! });
+    const again = await client.events.submit(
+      { candidate_alias: alias, type: "ping" },
+      { idempotencyKey: failed.idempotencyKey! },
+    );
     expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([again.event.id]);
   });
 
   it("reads Retry-After as an HTTP date, answers a wait too long as the error, and stops when aborted", async () => {
     let calls = 0;
-    const limited = (retryAfter: string): typeof fetch => async (input, init) =>
-      ++calls === 1 ? new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), { status: 429, headers: { "Retry-After": retryAfter } }) : worker(input, init);
+    const limited =
+      (retryAfter: string): typeof fetch =>
+      async (input, init) =>
+        ++calls === 1
+          ? new Response(JSON.stringify({ error: { code: "RATE_LIMITED" } }), {
+              status: 429,
+              headers: { "Retry-After": retryAfter },
+            })
+          : worker(input, init);
     expect(await (await clientFor(limited(new Date(Date.now() + 1000).toUTCString()))).schemas.list()).toEqual([]);
     expect(calls).toBe(2);
     calls = 0;
-    await expect((await clientFor(limited("3600"))).schemas.list()).rejects.toMatchObject({ code: "RATE_LIMITED", status: 429 });
+    await expect((await clientFor(limited("3600"))).schemas.list()).rejects.toMatchObject({
+      code: "RATE_LIMITED",
+      status: 429,
+    });
     expect(calls).toBe(1);
 
     const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")), { backoffMs: 10_000 });
@@ -311,7 +381,9 @@ describe("the TypeScript client", () => {
   it("retries an attempt that does not answer within timeoutMs, and says so when none does", async () => {
     let calls = 0;
     const silent = (init?: RequestInit) =>
-      new Promise<Response>((_, reject) => init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true }));
+      new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason), { once: true }),
+      );
     const firstSilent: typeof fetch = async (input, init) => (++calls === 1 ? silent(init) : worker(input, init));
     expect(await (await clientFor(firstSilent, { timeoutMs: 100 })).schemas.list()).toEqual([]);
     expect(calls).toBe(2);
@@ -319,15 +391,30 @@ describe("the TypeScript client", () => {
     // Headers in time, then a body that stops coming: the same.
     calls = 0;
     const stalledBody = (init?: RequestInit) =>
-      new Response(new ReadableStream({ start: (controller) => init?.signal?.addEventListener("abort", () => controller.error(init.signal!.reason)) }), {
-        headers: { "Content-Type": "application/json" },
-      });
+      new Response(
+        new ReadableStream({
+          start: (controller) => init?.signal?.addEventListener("abort", () => controller.error(init.signal!.reason)),
+        }),
+        {
+          headers: { "Content-Type": "application/json" },
+        },
+      );
     const firstStalled: typeof fetch = async (input, init) => (++calls === 1 ? stalledBody(init) : worker(input, init));
     expect(await (await clientFor(firstStalled, { timeoutMs: 100 })).schemas.list()).toEqual([]);
     expect(calls).toBe(2);
 
-    const client = createCandidateContractClient({ baseUrl: BASE, token: "cct_x", fetch: async (_, init) => silent(init), backoffMs: 1, timeoutMs: 50, maxRetries: 1 });
-    await expect(client.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", message: expect.stringContaining("no answer within 50 ms") });
+    const client = createCandidateContractClient({
+      baseUrl: BASE,
+      token: "cct_x",
+      fetch: async (_, init) => silent(init),
+      backoffMs: 1,
+      timeoutMs: 50,
+      maxRetries: 1,
+    });
+    await expect(client.schemas.list()).rejects.toMatchObject({
+      code: "NETWORK_ERROR",
+      message: expect.stringContaining("no answer within 50 ms"),
+    });
   });
 
   it("types requests: a wrong field does not compile", async () => {
@@ -336,17 +423,31 @@ describe("the TypeScript client", () => {
     const wrong = client.schemas.create({ ...(contract() as Contract), price: "49.5" });
     await expect(wrong).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
     // @ts-expect-error: no such field
-    await expect(client.events.submit({ candidate_alias: "some-alias-1", type: "x", typo: 1 })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(client.events.submit({ candidate_alias: "some-alias-1", type: "x", typo: 1 })).rejects.toMatchObject({
+      code: "VALIDATION_ERROR",
+    });
   });
 
   it("verifies a webhook delivery, and refuses a forged one", () => {
     const secret = `whsec_${btoa("0123456789abcdef0123456789abcdef")}`;
-    const body = JSON.stringify({ id: "ntf_x_pending", type: "candidate.pending", timestamp: new Date().toISOString(), data: {} });
+    const body = JSON.stringify({
+      id: "ntf_x_pending",
+      type: "candidate.pending",
+      timestamp: new Date().toISOString(),
+      data: {},
+    });
     const signature = new Webhook(secret).sign("ntf_x_pending", new Date(), body);
-    const headers = new Headers({ "webhook-id": "ntf_x_pending", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": signature });
+    const headers = new Headers({
+      "webhook-id": "ntf_x_pending",
+      "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+      "webhook-signature": signature,
+    });
     expect(verifyWebhook(secret, body, headers).id).toBe("ntf_x_pending");
     // Headers of another fetch implementation (not this realm's Headers class), and a plain record.
-    const foreign = { entries: () => headers.entries(), get: (name: string) => headers.get(name) } as unknown as Headers;
+    const foreign = {
+      entries: () => headers.entries(),
+      get: (name: string) => headers.get(name),
+    } as unknown as Headers;
     expect(verifyWebhook(secret, body, foreign).id).toBe("ntf_x_pending");
     expect(verifyWebhook(secret, body, Object.fromEntries(headers)).id).toBe("ntf_x_pending");
     expect(() => verifyWebhook(secret, body.replace("pending", "confirmed"), headers)).toThrow();

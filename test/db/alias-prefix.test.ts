@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { bindNamed, listCandidates, listPageQuery, PREFIX_SORT_LIMIT, type CandidateListQuery } from "../../src/db/candidates";
+import {
+  bindNamed,
+  listCandidates,
+  listPageQuery,
+  PREFIX_SORT_LIMIT,
+  type CandidateListQuery,
+} from "../../src/db/candidates";
 import { seedIndex } from "../../scripts/lib/seed-index";
 import { createAccount } from "../support/api";
 
@@ -27,7 +33,9 @@ describe("the alias prefix on a large account", () => {
     const count = PREFIX_SORT_LIMIT + 100;
     await seedIndex(env.DB, account.id, count);
     await seedIndex(env.DB, other.id, 50);
-    const { results } = await env.DB.prepare(`SELECT alias FROM candidates WHERE account_id = ? ORDER BY id DESC`).bind(account.id).all<{ alias: string }>();
+    const { results } = await env.DB.prepare(`SELECT alias FROM candidates WHERE account_id = ? ORDER BY id DESC`)
+      .bind(account.id)
+      .all<{ alias: string }>();
     const newestFirst = results.map((r) => r.alias);
 
     // seed-<account>-: every candidate (walked); -1: 1, 10-19, 100-199, 1000-1099 (sorted); -10: 10, 100-109, 1000-1009.

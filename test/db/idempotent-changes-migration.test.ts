@@ -9,8 +9,13 @@ import { applyD1Migrations, env } from "cloudflare:test";
 describe("migration 0014", () => {
   it("keeps the successes recorded under keys as stored answers", async () => {
     const db = env.LEGACY_DB;
-    await applyD1Migrations(db, env.TEST_MIGRATIONS.filter((m) => m.name < "0014"));
-    const insert = db.prepare(`INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until, status, body) VALUES ('a', ?, ?, 5, ?, ?, ?)`);
+    await applyD1Migrations(
+      db,
+      env.TEST_MIGRATIONS.filter((m) => m.name < "0014"),
+    );
+    const insert = db.prepare(
+      `INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until, status, body) VALUES ('a', ?, ?, 5, ?, ?, ?)`,
+    );
     await db.batch([
       insert.bind("made", "f1", null, 201, `{"id":"s1"}`),
       insert.bind("refused", "f2", null, 409, `{"error":{}}`),

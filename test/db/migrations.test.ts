@@ -17,7 +17,9 @@ async function legacyAccount(name: string) {
   const { token, hash, prefix } = await mintToken();
   await db().batch([
     db().prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, 0)`).bind(id, name),
-    db().prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, 0)`).bind(tokenId, id, hash, prefix),
+    db()
+      .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, 0)`)
+      .bind(tokenId, id, hash, prefix),
   ]);
   return { id, tokenId, token, prefix };
 }
@@ -26,7 +28,11 @@ describe("a database from before notifications and billing", () => {
   it("migrates, keeps its rows, and bills them exactly", async () => {
     const upTo = (last: string) => env.TEST_MIGRATIONS.filter((m) => m.name.slice(0, 4) <= last);
     const [before, after] = [upTo("0003"), env.TEST_MIGRATIONS.filter((m) => m.name.slice(0, 4) > "0003")];
-    expect(before.map((m) => m.name)).toEqual(["0001_initial.sql", "0002_idempotency_keys.sql", "0003_status_filter_on_index.sql"]);
+    expect(before.map((m) => m.name)).toEqual([
+      "0001_initial.sql",
+      "0002_idempotency_keys.sql",
+      "0003_status_filter_on_index.sql",
+    ]);
     await applyD1Migrations(db(), before);
 
     const account = await legacyAccount("legacy");
@@ -47,16 +53,35 @@ describe("a database from before notifications and billing", () => {
     ];
     for (const [alias, price, openUntil, pendingUntil, final] of rows) {
       const contract = `{"price":${price},"activity_window":60,"review_window":60,"fulfillment_condition":{"event":"e"},"timeout_outcome":"fail"}`;
-      await insert.bind(crypto.randomUUID(), account.id, `legacy-${alias}`, "cust", contract, now - 180_000, openUntil, pendingUntil, final).run();
+      await insert
+        .bind(
+          crypto.randomUUID(),
+          account.id,
+          `legacy-${alias}`,
+          "cust",
+          contract,
+          now - 180_000,
+          openUntil,
+          pendingUntil,
+          final,
+        )
+        .run();
     }
     // A schema from before names: it has none.
     const schemaId = crypto.randomUUID();
     await db()
       .prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`)
-      .bind(schemaId, account.id, `{"price":1,"activity_window":60,"review_window":60,"fulfillment_condition":{"event":"e"},"timeout_outcome":"fail"}`)
+      .bind(
+        schemaId,
+        account.id,
+        `{"price":1,"activity_window":60,"review_window":60,"fulfillment_condition":{"event":"e"},"timeout_outcome":"fail"}`,
+      )
       .run();
 
-    await applyD1Migrations(db(), after.filter((m) => m.name.slice(0, 4) <= "0005"));
+    await applyD1Migrations(
+      db(),
+      after.filter((m) => m.name.slice(0, 4) <= "0005"),
+    );
     // A webhook endpoint rotated as of migration 0004: one previous secret.
     await db()
       .prepare(
@@ -68,9 +93,14 @@ describe("a database from before notifications and billing", () => {
     await applyD1Migrations(db(), after);
     // Its account's data stays where it is: the primary is its shard (migration 0015).
     expect(await db().prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(account.id).first("shard")).toBe("DB");
-    const endpoint = await db().prepare(`SELECT retired_secrets FROM webhook_endpoints WHERE account_id = ?`).bind(account.id).first<{ retired_secrets: string }>();
+    const endpoint = await db()
+      .prepare(`SELECT retired_secrets FROM webhook_endpoints WHERE account_id = ?`)
+      .bind(account.id)
+      .first<{ retired_secrets: string }>();
     expect(JSON.parse(endpoint!.retired_secrets)).toEqual([{ secret: "whsec_old", until: 99 }]);
-    const migrated = await db().prepare(`SELECT alias, price_units, price_scale, settled_status FROM candidates ORDER BY alias`).all();
+    const migrated = await db()
+      .prepare(`SELECT alias, price_units, price_scale, settled_status FROM candidates ORDER BY alias`)
+      .all();
     expect(migrated.results).toEqual([
       { alias: "legacy-confirmed-1", price_units: 2, price_scale: 1, settled_status: "OPEN" },
       { alias: "legacy-confirmed-2", price_units: 12, price_scale: -2, settled_status: "OPEN" },
@@ -94,7 +124,9 @@ describe("a database from before notifications and billing", () => {
       FAILED: { count: 0, amount: "0" },
     });
     const confirmed = await worker.fetch(
-      new Request("https://api.test/v1/candidates?status=CONFIRMED", { headers: { Authorization: `Bearer ${account.token}` } }),
+      new Request("https://api.test/v1/candidates?status=CONFIRMED", {
+        headers: { Authorization: `Bearer ${account.token}` },
+      }),
       { ...env, DB: db() },
       createExecutionContext(),
     );
@@ -108,7 +140,10 @@ describe("a database from before notifications and billing", () => {
       { ...env, DB: db() },
       createExecutionContext(),
     );
-    expect(await schemas.json()).toMatchObject({ data: [{ id: schemaId, name: null, contract: { price: 1 } }], next_cursor: null });
+    expect(await schemas.json()).toMatchObject({
+      data: [{ id: schemaId, name: null, contract: { price: 1 } }],
+      next_cursor: null,
+    });
     // Its token is now a full-access key that never expires, named and shown by what was kept of it.
     const keys = await worker.fetch(
       new Request("https://api.test/v1/api_keys", { headers: { Authorization: `Bearer ${account.token}` } }),
@@ -116,7 +151,16 @@ describe("a database from before notifications and billing", () => {
       createExecutionContext(),
     );
     expect(await keys.json()).toMatchObject({
-      data: [{ id: account.tokenId, name: "Key created 1970-01-01", redacted: `${account.prefix}…`, permissions: [...PERMISSIONS], expires_at: null, status: "active" }],
+      data: [
+        {
+          id: account.tokenId,
+          name: "Key created 1970-01-01",
+          redacted: `${account.prefix}…`,
+          permissions: [...PERMISSIONS],
+          expires_at: null,
+          status: "active",
+        },
+      ],
       next_cursor: null,
     });
   });
@@ -134,7 +178,10 @@ describe("a database from before notifications and billing", () => {
       .run();
     const row = await db().prepare(`SELECT price_units, price_scale FROM candidates WHERE alias = 'rolling-1'`).first();
     expect(row).toEqual({ price_units: 25, price_scale: 1 });
-    const totals = await db().prepare(`SELECT count, units_lo, price_scale FROM candidate_totals WHERE account_id = ? AND customer_uuid = ''`).bind(account.id).all();
+    const totals = await db()
+      .prepare(`SELECT count, units_lo, price_scale FROM candidate_totals WHERE account_id = ? AND customer_uuid = ''`)
+      .bind(account.id)
+      .all();
     expect(totals.results).toEqual([{ count: 1, units_lo: 25, price_scale: 1 }]);
   });
 });

@@ -5,7 +5,9 @@ import { addKey, client, createAccount, expectStatus, okBody, type Schemas } fro
 import { iso, useClock } from "../support/clock";
 
 const lastUsed = async (id: string) =>
-  (await env.DB.prepare(`SELECT last_used_at FROM api_tokens WHERE id = ?`).bind(id).first<{ last_used_at: number | null }>())!.last_used_at;
+  (await env.DB.prepare(`SELECT last_used_at FROM api_tokens WHERE id = ?`)
+    .bind(id)
+    .first<{ last_used_at: number | null }>())!.last_used_at;
 /** Long enough for a write queued after a response to have landed. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 // The faked clock still moves on in real time between the steps of a test: each step before an
@@ -83,7 +85,10 @@ describe("rolling", () => {
     expect(ended.body.error.code).toBe("EXPIRED_API_TOKEN");
     const again = await api.post(`/v1/api_keys/${now.tokenId}/roll`);
     expectStatus(again, 409);
-    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: expect.stringMatching(/expired at .*only an active key can be rolled/) });
+    expect(again.body.error).toMatchObject({
+      code: "INVALID_STATE",
+      message: expect.stringMatching(/expired at .*only an active key can be rolled/),
+    });
 
     const revoked = await addKey(account);
     await api.post(`/v1/api_keys/${revoked.tokenId}/revoke`);
@@ -101,13 +106,18 @@ describe("no escalation", () => {
     const manager = await addKey(account, { permissions: ["api_keys:write", "schemas:write", "events:write"] });
     const api = client(manager);
     const cases: [Schemas["CreateApiKeyBody"], string][] = [
-      [{ name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] }, "This API key lacks `webhooks:read`, so it cannot give it to a key."],
+      [
+        { name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] },
+        "This API key lacks `webhooks:read`, so it cannot give it to a key.",
+      ],
       [{ name: "all" }, "This API key lacks `candidates:read`, so it cannot give it to a key."],
     ];
     for (const [body, message] of cases) {
       const res = await api.post("/v1/api_keys", body);
       expectStatus(res, 403);
-      expect(res.body.error).toEqual(expect.objectContaining({ code: "PERMISSION_DENIED", type: "permission_error", message }));
+      expect(res.body.error).toEqual(
+        expect.objectContaining({ code: "PERMISSION_DENIED", type: "permission_error", message }),
+      );
     }
     const full = await addKey(account);
     const refused = await api.post(`/v1/api_keys/${full.tokenId}/roll`);
@@ -127,7 +137,9 @@ describe("no escalation", () => {
     const res = await client(listed).post("/v1/api_keys", { name: "all" });
     expectStatus(res, 403);
     expect(res.body.error.message).toMatch(/Only a full-access key can make a full-access key/);
-    expect((await client(listed).post("/v1/api_keys", { name: "all, listed", permissions: [...PERMISSIONS] })).status).toBe(201);
+    expect(
+      (await client(listed).post("/v1/api_keys", { name: "all, listed", permissions: [...PERMISSIONS] })).status,
+    ).toBe(201);
   });
 });
 
@@ -138,7 +150,10 @@ describe("keys managing keys", () => {
     const wider = await addKey(account, { permissions: ["api_keys:read", "billing:read"] });
     const narrower = await addKey(account, { permissions: ["schemas:read"] });
     for (const target of [account.tokenId, wider.tokenId]) {
-      for (const [path, body] of [[`/v1/api_keys/${target}`, { name: "pwned" }], [`/v1/api_keys/${target}/revoke`, undefined]] as const) {
+      for (const [path, body] of [
+        [`/v1/api_keys/${target}`, { name: "pwned" }],
+        [`/v1/api_keys/${target}/revoke`, undefined],
+      ] as const) {
         const res = body ? await client(limited).patch(path, body) : await client(limited).post(path);
         expectStatus(res, 403, path);
         expect(res.body.error.code).toBe("PERMISSION_DENIED");
@@ -159,14 +174,28 @@ describe("keys managing keys", () => {
     const forever = await client(short).post("/v1/api_keys", { name: "forever", permissions: ["schemas:read"] });
     expectStatus(forever, 403);
     expect(forever.body.error.message).toContain(new Date(expiresAt).toISOString());
-    expect((await client(short).post("/v1/api_keys", { name: "later", permissions: ["schemas:read"], expires_at: iso(expiresAt + 1) })).status).toBe(403);
-    const sooner = await client(short).post("/v1/api_keys", { name: "sooner", permissions: ["schemas:read"], expires_at: iso(expiresAt - 1000) });
+    expect(
+      (
+        await client(short).post("/v1/api_keys", {
+          name: "later",
+          permissions: ["schemas:read"],
+          expires_at: iso(expiresAt + 1),
+        })
+      ).status,
+    ).toBe(403);
+    const sooner = await client(short).post("/v1/api_keys", {
+      name: "sooner",
+      permissions: ["schemas:read"],
+      expires_at: iso(expiresAt - 1000),
+    });
     expectStatus(sooner, 201);
     // Rolling a key that never expires would make another that never expires.
     const permanent = await addKey(account, { permissions: ["schemas:read"] });
     expect((await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`)).status).toBe(403);
     expect((await client(short).post(`/v1/api_keys/${sooner.body.id}/roll`)).status).toBe(201);
-    expect(okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k) => k.expires_at === null)).toHaveLength(2);
+    expect(
+      okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k) => k.expires_at === null),
+    ).toHaveLength(2);
   });
 
   it("rolls one key again and again: the keys it replaced do not count toward the limit", async () => {

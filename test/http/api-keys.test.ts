@@ -6,7 +6,9 @@ import { PERMISSIONS } from "../../src/domain/permissions";
 
 /** The account's keys as stored, but when each was last used (the requests themselves use one). */
 const keysOf = async (account: TestAccount) =>
-  (await env.DB.prepare(`SELECT * FROM api_tokens WHERE account_id = ? ORDER BY id`).bind(account.id).all()).results.map((row) => ({ ...row, last_used_at: undefined }));
+  (
+    await env.DB.prepare(`SELECT * FROM api_tokens WHERE account_id = ? ORDER BY id`).bind(account.id).all()
+  ).results.map((row) => ({ ...row, last_used_at: undefined }));
 
 describe("API keys", () => {
   it("creates a key whose secret is shown once, and which then works with its permissions only", async () => {
@@ -32,7 +34,9 @@ describe("API keys", () => {
     expect(JSON.stringify(stored)).not.toContain(secret.slice(4));
 
     const restricted = { ...account, token: secret };
-    expect((await client(restricted).post("/v1/events", { candidate_alias: "no-such-alias", type: "purchase" })).status).toBe(404);
+    expect(
+      (await client(restricted).post("/v1/events", { candidate_alias: "no-such-alias", type: "purchase" })).status,
+    ).toBe(404);
     const refused = await client(restricted).get("/v1/summary");
     expectStatus(refused, 403);
     expect(refused.body.error).toMatchObject({
@@ -62,7 +66,9 @@ describe("API keys", () => {
     const made: string[] = [account.tokenId];
     for (const name of ["b", "c", "d"]) made.push(okBody(await api.post("/v1/api_keys", { name })).id);
     await api.post(`/v1/api_keys/${made[1]}/revoke`);
-    await env.DB.prepare(`UPDATE api_tokens SET expires_at = ? WHERE id = ?`).bind(Date.now() - 1, made[2]).run();
+    await env.DB.prepare(`UPDATE api_tokens SET expires_at = ? WHERE id = ?`)
+      .bind(Date.now() - 1, made[2])
+      .run();
 
     const first = okBody(await api.get("/v1/api_keys?limit=3"));
     expect(first.data.map((k) => k.id)).toEqual(made.slice(1).reverse());
@@ -70,8 +76,15 @@ describe("API keys", () => {
     expect(first.next_cursor).toBe(made[1]);
     const second = await api.get(`/v1/api_keys?limit=3&after=${first.next_cursor}`);
     expect(second.body).toMatchObject({ data: [{ id: made[0] }], next_cursor: null });
-    for (const [status, ids] of [["active", [made[3], made[0]]], ["expired", [made[2]]], ["revoked", [made[1]]]] as const) {
-      expect(okBody(await api.get(`/v1/api_keys?status=${status}`)).data.map((k) => k.id), status).toEqual(ids);
+    for (const [status, ids] of [
+      ["active", [made[3], made[0]]],
+      ["expired", [made[2]]],
+      ["revoked", [made[1]]],
+    ] as const) {
+      expect(
+        okBody(await api.get(`/v1/api_keys?status=${status}`)).data.map((k) => k.id),
+        status,
+      ).toEqual(ids);
     }
     for (const query of ["after=01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f", "after=nope", "status=lost", "limit=0"]) {
       const res = await api.get(`/v1/api_keys?${query}`);
@@ -110,7 +123,11 @@ describe("bad input to the keys API", () => {
     const api = client(account);
     const before = await keysOf(account);
     const cases: [unknown, string, RegExp][] = [
-      [{ name: "k", permissions: ["events:write", "events:read"] }, "permissions.1", /must be one of `schemas:read`, .*; received `events:read`/],
+      [
+        { name: "k", permissions: ["events:write", "events:read"] },
+        "permissions.1",
+        /must be one of `schemas:read`, .*; received `events:read`/,
+      ],
       [{ name: "k", permissions: ["schemas:read", "schemas:read"] }, "permissions.1", /schemas:read a second time/],
       [{ name: "k", permissions: [] }, "permissions", /at least one permission/],
       [{ name: "k", permissions: "events:write" }, "permissions", /array of permissions/],
@@ -127,18 +144,27 @@ describe("bad input to the keys API", () => {
       const res = await api.raw.post("/v1/api_keys", body);
       expectStatus(res, 400, JSON.stringify(body));
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
-      expect(res.body.error.details, JSON.stringify(body)).toContainEqual({ path, message: expect.stringMatching(message) });
+      expect(res.body.error.details, JSON.stringify(body)).toContainEqual({
+        path,
+        message: expect.stringMatching(message),
+      });
     }
     const patched = await api.patch(`/v1/api_keys/${account.tokenId}`, { name: "x".repeat(101) });
     expectStatus(patched, 400);
-    expect(patched.body.error.details).toEqual([{ path: "name", message: "must be at most 100 characters; received 101" }]);
+    expect(patched.body.error.details).toEqual([
+      { path: "name", message: "must be at most 100 characters; received 101" },
+    ]);
     for (const expires_in of [-1, 86_401, "60"]) {
       const res = await api.raw.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in });
       expectStatus(res, 400, String(expires_in));
       expect(res.body.error.details[0].path).toBe("expires_in");
     }
     // A retry of a key POST cannot be replayed (the secret is not kept): refused, not ignored.
-    const keyed = await call("POST", "/v1/api_keys", { token: account.token, json: { name: "k" }, headers: { "Idempotency-Key": "k-1" } });
+    const keyed = await call("POST", "/v1/api_keys", {
+      token: account.token,
+      json: { name: "k" },
+      headers: { "Idempotency-Key": "k-1" },
+    });
     expectStatus(keyed, 400);
     expect(keyed.body.error.details[0].path).toBe("Idempotency-Key");
     expect(await keysOf(account)).toEqual(before);
@@ -156,7 +182,10 @@ describe("bad input to the keys API", () => {
         await api.post(`/v1/api_keys/${id}/revoke`),
       ]) {
         expectStatus(res, 404, id);
-        expect(res.body.error).toMatchObject({ code: "API_KEY_NOT_FOUND", message: `No API key with id '${id}' exists in this account.` });
+        expect(res.body.error).toMatchObject({
+          code: "API_KEY_NOT_FOUND",
+          message: `No API key with id '${id}' exists in this account.`,
+        });
       }
     }
     expect(await keysOf(theirs)).toEqual(before);
@@ -167,11 +196,9 @@ describe("bad input to the keys API", () => {
   it("holds at most 100 active keys per account: 409 API_KEY_LIMIT_REACHED, then room after a revoke", async () => {
     const account = await createAccount();
     const statements = Array.from({ length: 99 }, (_, i) =>
-      env.DB.prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`).bind(
-        crypto.randomUUID(),
-        account.id,
-        `hash-${account.id}-${i}`,
-      ),
+      env.DB.prepare(
+        `INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`,
+      ).bind(crypto.randomUUID(), account.id, `hash-${account.id}-${i}`),
     );
     await env.DB.batch(statements);
     const api = client(account);
@@ -182,7 +209,9 @@ describe("bad input to the keys API", () => {
     expectStatus(rolled, 409);
     expect(rolled.body.error.code).toBe("API_KEY_LIMIT_REACHED");
     expect(okBody(await api.get(`/v1/api_keys/${account.tokenId}`)).expires_at).toBeNull(); // the roll changed nothing
-    const { results } = await env.DB.prepare(`SELECT id FROM api_tokens WHERE account_id = ? AND id <> ? LIMIT 1`).bind(account.id, account.tokenId).all<{ id: string }>();
+    const { results } = await env.DB.prepare(`SELECT id FROM api_tokens WHERE account_id = ? AND id <> ? LIMIT 1`)
+      .bind(account.id, account.tokenId)
+      .all<{ id: string }>();
     await api.post(`/v1/api_keys/${results[0].id}/revoke`);
     expect((await api.post("/v1/api_keys", { name: "room again" })).status).toBe(201);
   });

@@ -90,7 +90,13 @@ async function withoutTokenTable<T>(fn: () => Promise<T>): Promise<T> {
 
 describe("abuse of authentication", () => {
   it("refuses a string that is not a well-formed token without looking it up", async () => {
-    const malformed = ["cct_short", `cct_${"A".repeat(44)}`, `cct_${"A".repeat(42)}+`, "x".repeat(100_000), `CCT_${"A".repeat(43)}`];
+    const malformed = [
+      "cct_short",
+      `cct_${"A".repeat(44)}`,
+      `cct_${"A".repeat(42)}+`,
+      "x".repeat(100_000),
+      `CCT_${"A".repeat(43)}`,
+    ];
     await withoutTokenTable(async () => {
       for (const [i, token] of malformed.entries()) {
         const res = await call("GET", "/v1/schemas", { token, headers: { "CF-Connecting-IP": `192.0.2.${i}` } });
@@ -127,14 +133,18 @@ describe("abuse of authentication", () => {
     expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
 
     const attempts = await Promise.all(
-      Array.from({ length: limit }, (_, i) => call("GET", "/v1/schemas", { token: i % 3 ? unknownToken() : undefined, headers: attacker })),
+      Array.from({ length: limit }, (_, i) =>
+        call("GET", "/v1/schemas", { token: i % 3 ? unknownToken() : undefined, headers: attacker }),
+      ),
     );
     for (const res of attempts) expect(res.status).toBe(401);
     const over = await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker });
     expect(over.status).toBe(429);
     expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
-    expect(over.headers.get("RateLimit-Policy")).toBe(`"auth-failures-per-address";q=${limit};w=${env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS}`);
+    expect(over.headers.get("RateLimit-Policy")).toBe(
+      `"auth-failures-per-address";q=${limit};w=${env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS}`,
+    );
 
     await withoutTokenTable(async () => {
       // Refused before any lookup (a lookup would fail with the table gone)...
@@ -143,11 +153,17 @@ describe("abuse of authentication", () => {
       // ...while an authenticated client at that address, and every other address, carry on.
       expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
     });
-    const elsewhere = await call("GET", "/v1/schemas", { token: unknownToken(), headers: { "CF-Connecting-IP": "198.18.0.1" } });
+    const elsewhere = await call("GET", "/v1/schemas", {
+      token: unknownToken(),
+      headers: { "CF-Connecting-IP": "198.18.0.1" },
+    });
     expect(elsewhere.status).toBe(401);
     // An IPv6 client is one address per /64: it cannot escape the limit by rotating within it.
     const v6 = Array.from({ length: limit + 1 }, (_, i) =>
-      call("GET", "/v1/schemas", { token: unknownToken(), headers: { "CF-Connecting-IP": `2001:db8:1:2::${(i + 1).toString(16)}` } }),
+      call("GET", "/v1/schemas", {
+        token: unknownToken(),
+        headers: { "CF-Connecting-IP": `2001:db8:1:2::${(i + 1).toString(16)}` },
+      }),
     );
     expect((await Promise.all(v6)).map((r) => r.status).filter((s) => s === 429)).toHaveLength(1);
   }, 30_000);

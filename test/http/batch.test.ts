@@ -1,6 +1,17 @@
 /** POST /v1/events/batch: per-item results, order, item keys (docs/idempotency.md), limits. */
 import { describe, expect, it, vi } from "vitest";
-import { call, client, createAccount, createCandidate, expectStatus, freshAlias, inCandidate, okBody, type TestAccount, dbOf } from "../support/api";
+import {
+  call,
+  client,
+  createAccount,
+  createCandidate,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  okBody,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { useClock } from "../support/clock";
 
 type Item = { candidate_alias: string; type: string; value?: unknown; idempotency_key?: string };
@@ -8,14 +19,19 @@ type Item = { candidate_alias: string; type: string; value?: unknown; idempotenc
 const batch = (account: TestAccount, events: Item[], headers: Record<string, string> = {}) =>
   call("POST", "/v1/events/batch", { token: account.token, json: { events }, headers });
 
-const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) => (await createCandidate(account, over)).alias;
+const candidate = async (account: TestAccount, over: Record<string, unknown> = {}) =>
+  (await createCandidate(account, over)).alias;
 
-const events = async (account: TestAccount, alias: string) => okBody(await client(account).get(`/v1/candidates/${alias}`)).events;
+const events = async (account: TestAccount, alias: string) =>
+  okBody(await client(account).get(`/v1/candidates/${alias}`)).events;
 
 /** Fills a candidate to its 1,000-event cap, ten batches of 100. */
 async function fill(account: TestAccount, alias: string) {
   for (let b = 0; b < 10; b++) {
-    const res = await batch(account, Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: "fill", value: b * 100 + i })));
+    const res = await batch(
+      account,
+      Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: "fill", value: b * 100 + i })),
+    );
     expectStatus(res, 200);
   }
 }
@@ -46,9 +62,17 @@ describe("POST /v1/events/batch", () => {
     expect(d.map((r: any) => r.status)).toEqual([201, 404, 404, 409, 201, 409, 201, 201]);
     expect(Object.keys(d[0]).sort()).toEqual(["candidate", "event", "status"]);
     expect(d[0].event).toMatchObject({ type: "purchase", value: 50, matched: false });
-    expect(d[1].error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", status: 404, type: "invalid_request_error", doc_url: "https://api.test/docs/errors/CANDIDATE_NOT_FOUND" });
+    expect(d[1].error).toMatchObject({
+      code: "CANDIDATE_NOT_FOUND",
+      status: 404,
+      type: "invalid_request_error",
+      doc_url: "https://api.test/docs/errors/CANDIDATE_NOT_FOUND",
+    });
     expect(d[1].error.message).toContain(unknown);
-    expect(d[2]).toEqual({ status: 404, error: { ...d[1].error, message: d[1].error.message.replace(unknown, theirs) } });
+    expect(d[2]).toEqual({
+      status: 404,
+      error: { ...d[1].error, message: d[1].error.message.replace(unknown, theirs) },
+    });
     expect(d[3].error.code).toBe("EVENT_LIMIT_REACHED");
     expect(d[4]).toEqual(first.body.data[0]);
     expect(d[5].error.code).toBe("IDEMPOTENCY_KEY_REUSED");
@@ -61,17 +85,26 @@ describe("POST /v1/events/batch", () => {
     expect(await events(account, b)).toHaveLength(1);
     expect(await events(account, full)).toHaveLength(1000);
     expect(await events(other, theirs)).toEqual([]);
-    const untouched = await inCandidate(unknown, (_i, state) => state.storage.sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events'`).one().n);
+    const untouched = await inCandidate(
+      unknown,
+      (_i, state) => state.storage.sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events'`).one().n,
+    );
     expect(untouched).toBe(0);
   });
 
   it("records 100 items on one alias in batch order, each seeing the candidate the one before left", async () => {
     const account = await createAccount();
     const alias = await candidate(account, { fulfillment_condition: { all: [{ event: "a" }, { event: "b" }] } });
-    const items = Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: i === 40 ? "a" : i === 70 ? "b" : "x", value: i }));
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      candidate_alias: alias,
+      type: i === 40 ? "a" : i === 70 ? "b" : "x",
+      value: i,
+    }));
     const res = await batch(account, items);
     expect(res.body.data.map((r: any) => r.event.value)).toEqual(items.map((i) => i.value));
-    expect(res.body.data.map((r: any) => r.candidate.status)).toEqual(items.map((_, i) => (i < 70 ? "OPEN" : "PENDING")));
+    expect(res.body.data.map((r: any) => r.candidate.status)).toEqual(
+      items.map((_, i) => (i < 70 ? "OPEN" : "PENDING")),
+    );
     expect(res.body.data[70].candidate.status_since).toBe(res.body.data[70].event.received_at);
     const stored = await events(account, alias);
     expect(stored.map((e: any) => e.value)).toEqual(items.map((i) => i.value));
@@ -96,7 +129,11 @@ describe("POST /v1/events/batch", () => {
     expect(await events(account, b)).toHaveLength(1);
 
     // The same keys with the value of one item changed (and its keys in another order elsewhere).
-    const changed = await batch(account, [items[0], { ...items[1], value: 1 }, { idempotency_key: "a-2", value: { page: 2 }, type: "view", candidate_alias: a }]);
+    const changed = await batch(account, [
+      items[0],
+      { ...items[1], value: 1 },
+      { idempotency_key: "a-2", value: { page: 2 }, type: "view", candidate_alias: a },
+    ]);
     expect(changed.body.data.map((r: any) => r.status)).toEqual([201, 409, 201]);
     expect(changed.body.data[1].error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(changed.body.data[2]).toEqual(first.body.data[2]);
@@ -121,7 +158,10 @@ describe("POST /v1/events/batch", () => {
     const clock = useClock();
     const alias = await candidate(account, { activity_window: 3 * 86_400 });
     const header = { "Idempotency-Key": `batch-${crypto.randomUUID()}` };
-    const items = [{ candidate_alias: alias, type: "t", idempotency_key: "i-1" }, { candidate_alias: alias, type: "u" }];
+    const items = [
+      { candidate_alias: alias, type: "t", idempotency_key: "i-1" },
+      { candidate_alias: alias, type: "u" },
+    ];
     const first = await batch(account, items, header);
     const again = await batch(account, items, header);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
@@ -158,7 +198,12 @@ describe("POST /v1/events/batch", () => {
     expectStatus(first, 200);
     expect(first.body.data.map((r: any) => r.status)).toEqual([201, 500, 201, 500]);
     for (const result of [first.body.data[1], first.body.data[3]]) {
-      expect(result.error).toMatchObject({ type: "api_error", code: "INTERNAL_ERROR", status: 500, doc_url: expect.stringContaining("/errors/INTERNAL_ERROR") });
+      expect(result.error).toMatchObject({
+        type: "api_error",
+        code: "INTERNAL_ERROR",
+        status: 500,
+        doc_url: expect.stringContaining("/errors/INTERNAL_ERROR"),
+      });
       expect(result.error.message).not.toMatch(/Durable Object|reset/);
     }
     expect((await events(account, failing)).map((e: any) => e.type)).toEqual([]);
@@ -205,32 +250,53 @@ describe("POST /v1/events/batch", () => {
   it("takes a body up to 1 MiB: 100 values of 8 KiB", async () => {
     const account = await createAccount();
     const alias = await candidate(account);
-    const items = Array.from({ length: 100 }, (_, i) => ({ candidate_alias: alias, type: "big", value: `${i}`.padEnd(8000, "x") }));
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      candidate_alias: alias,
+      type: "big",
+      value: `${i}`.padEnd(8000, "x"),
+    }));
     const res = await batch(account, items);
     expectStatus(res, 200);
     expect(res.body.data.every((r: any) => r.status === 201)).toBe(true);
-    const tooBig = await call("POST", "/v1/events/batch", { token: account.token, raw: `{"events":[],"pad":"${"p".repeat(1024 * 1024)}"}`, headers: { "Content-Type": "application/json" } });
+    const tooBig = await call("POST", "/v1/events/batch", {
+      token: account.token,
+      raw: `{"events":[],"pad":"${"p".repeat(1024 * 1024)}"}`,
+      headers: { "Content-Type": "application/json" },
+    });
     expectStatus(tooBig, 413);
   });
 
   it("loses nothing under 50 concurrent batches on overlapping aliases, and transitions each candidate once", async () => {
     const account = await createAccount();
-    const aliases = await Promise.all(Array.from({ length: 8 }, () => candidate(account, { fulfillment_condition: { event: "purchase", gte: 100 } })));
+    const aliases = await Promise.all(
+      Array.from({ length: 8 }, () => candidate(account, { fulfillment_condition: { event: "purchase", gte: 100 } })),
+    );
     const sent = Array.from({ length: 50 }, (_, b) =>
-      Array.from({ length: 20 }, (_, i) => ({ candidate_alias: aliases[(b + i) % aliases.length], type: "purchase", value: (b * 20 + i) % 150 })),
+      Array.from({ length: 20 }, (_, i) => ({
+        candidate_alias: aliases[(b + i) % aliases.length],
+        type: "purchase",
+        value: (b * 20 + i) % 150,
+      })),
     );
     const answers = await Promise.all(sent.map((items) => batch(account, items)));
     for (const res of answers) expect(res.body.data.every((r: any) => r.status === 201)).toBe(true);
     for (const alias of aliases) {
       const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
-      const expected = sent.flat().filter((i) => i.candidate_alias === alias).map((i) => i.value).sort((x, y) => x - y);
+      const expected = sent
+        .flat()
+        .filter((i) => i.candidate_alias === alias)
+        .map((i) => i.value)
+        .sort((x, y) => x - y);
       expect(read.events.map((e: any) => e.value).sort((x: number, y: number) => x - y)).toEqual(expected);
       // One transition: the first event at or over 100 matched, and nothing after it.
       expect(read.events.filter((e: any) => e.matched)).toHaveLength(1);
       const winner = read.events.find((e) => e.matched)!;
       expect(read.events.slice(0, read.events.indexOf(winner)).every((e: any) => e.value < 100)).toBe(true);
       expect(read).toMatchObject({ status: "PENDING", status_since: winner.received_at });
-      const index = await dbOf(account).prepare(`SELECT version FROM candidates WHERE alias = ?`).bind(alias).first<{ version: number }>();
+      const index = await dbOf(account)
+        .prepare(`SELECT version FROM candidates WHERE alias = ?`)
+        .bind(alias)
+        .first<{ version: number }>();
       expect(index!.version).toBe(2); // created, then fulfilled: one change of the timeline
     }
   });
@@ -239,7 +305,10 @@ describe("POST /v1/events/batch", () => {
     const account = await createAccount();
     const alias = await candidate(account);
     const before = await client(account).get("/v1/schemas");
-    const res = await batch(account, Array.from({ length: 100 }, () => ({ candidate_alias: alias, type: "t" })));
+    const res = await batch(
+      account,
+      Array.from({ length: 100 }, () => ({ candidate_alias: alias, type: "t" })),
+    );
     expect(Number(res.headers.get("RateLimit-Remaining"))).toBe(Number(before.headers.get("RateLimit-Remaining")) - 1);
   });
 });

@@ -4,7 +4,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { call, client, contract, createAccount, expectStatus, freshAlias, objectOf, okBody, type Schemas, type TestAccount } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  objectOf,
+  okBody,
+  type Schemas,
+  type TestAccount,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** Exact decimal sum of JSON number literals, written independently of the service (scaled BigInts). */
@@ -22,10 +33,23 @@ function decimalSum(literals: string[]): string {
   return text.slice(0, -SCALE) + (fraction ? `.${fraction}` : "");
 }
 
-async function candidate(account: TestAccount, price: number | string, over: Record<string, unknown> = {}, customer = "c") {
+async function candidate(
+  account: TestAccount,
+  price: number | string,
+  over: Record<string, unknown> = {},
+  customer = "c",
+) {
   const alias = freshAlias("bill");
-  const body = JSON.stringify({ customer_uuid: customer, candidate_alias: alias, contract: contract({ price: 0, ...over }) }).replace('"price":0', `"price":${price}`);
-  const res = await call("POST", "/v1/candidates", { token: account.token, raw: body, headers: { "Content-Type": "application/json" } });
+  const body = JSON.stringify({
+    customer_uuid: customer,
+    candidate_alias: alias,
+    contract: contract({ price: 0, ...over }),
+  }).replace('"price":0', `"price":${price}`);
+  const res = await call("POST", "/v1/candidates", {
+    token: account.token,
+    raw: body,
+    headers: { "Content-Type": "application/json" },
+  });
   expectStatus(res, 201, JSON.stringify(res.body));
   return alias;
 }
@@ -37,8 +61,10 @@ const summaryBody = async (account: TestAccount, query?: string) =>
 /** The account's totals: the answer without `group_by`. */
 const summary = async (account: TestAccount, query?: string) => (await summaryBody(account, query)) as Summary;
 /** The totals per customer: the answer to `group_by=customer_uuid`. */
-const perCustomer = async (account: TestAccount, query: string) => (await summaryBody(account, query)) as Exclude<Awaited<ReturnType<typeof summaryBody>>, Summary>;
-const listed = async (account: TestAccount, query: string) => okBody(await client(account).get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
+const perCustomer = async (account: TestAccount, query: string) =>
+  (await summaryBody(account, query)) as Exclude<Awaited<ReturnType<typeof summaryBody>>, Summary>;
+const listed = async (account: TestAccount, query: string) =>
+  okBody(await client(account).get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
 
 describe("GET /v1/summary", () => {
   it("sums prices exactly, per status, with PENDING split by scheduled outcome", async () => {
@@ -68,15 +94,26 @@ describe("GET /v1/summary", () => {
     const account = await createAccount();
     const clock = useClock();
     const alias = await candidate(account, "10.5", { review_window: 60 });
-    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
+    const hit = okBody(
+      await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }),
+    );
     const t = Date.parse(hit.candidate.review_ends_at!);
     const month = `status_since_gte=${iso(t - 1000)}&status_since_lt=${iso(t + 1000)}`;
 
     clock.set(t - 1);
-    expect((await summary(account)).PENDING).toEqual({ count: 1, amount: "10.5", scheduled_confirmed: { count: 1, amount: "10.5" } });
+    expect((await summary(account)).PENDING).toEqual({
+      count: 1,
+      amount: "10.5",
+      scheduled_confirmed: { count: 1, amount: "10.5" },
+    });
     expect((await summary(account, month)).CONFIRMED).toEqual({ count: 0, amount: "0" });
     expect(await listed(account, `status=CONFIRMED&${month}`)).toEqual([]);
-    expect(await listed(account, `status=PENDING&status_since_gte=${iso(t - 60_000)}&status_since_lt=${iso(t - 60_000 + 1)}`)).toEqual([alias]);
+    expect(
+      await listed(
+        account,
+        `status=PENDING&status_since_gte=${iso(t - 60_000)}&status_since_lt=${iso(t - 60_000 + 1)}`,
+      ),
+    ).toEqual([alias]);
 
     clock.set(t); // the alarm has not run: the stored status still says PENDING
     for (const stage of ["before the alarm", "after the alarm"]) {
@@ -96,7 +133,9 @@ describe("GET /v1/summary", () => {
     const account = await createAccount();
     const clock = useClock();
     const alias = await candidate(account, "7", { review_window: 60 });
-    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
+    const hit = okBody(
+      await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }),
+    );
     const end = Date.parse(hit.candidate.review_ends_at!);
     clock.set(end);
     await runDurableObjectAlarm(objectOf(alias)); // CONFIRMED is stored...
@@ -117,12 +156,18 @@ describe("GET /v1/summary", () => {
     expect((await summary(account, "customer_uuid=charlie")).OPEN).toEqual({ count: 3, amount: "3.3" });
     expect((await summary(account, "customer_uuid=nobody")).OPEN).toEqual({ count: 0, amount: "0" });
     const first = await perCustomer(account, "group_by=customer_uuid&limit=2");
-    expect(first.data.map((c) => [c.customer_uuid, c.OPEN.count, c.OPEN.amount])).toEqual([["acme", 1, "1.1"], ["bravo", 2, "2.2"]]);
+    expect(first.data.map((c) => [c.customer_uuid, c.OPEN.count, c.OPEN.amount])).toEqual([
+      ["acme", 1, "1.1"],
+      ["bravo", 2, "2.2"],
+    ]);
     expect(first.next_cursor).toBe("bravo");
     const rest = await perCustomer(account, `group_by=customer_uuid&limit=10&after=${first.next_cursor}`);
     expect(rest.data.map((c) => c.customer_uuid)).toEqual(["charlie", "délta", "echo"]);
     expect(rest.next_cursor).toBeNull();
-    expect(rest.data[2]).toMatchObject({ OPEN: { count: 5, amount: "5.5" }, PENDING: { count: 0, scheduled_confirmed: { count: 0 } } });
+    expect(rest.data[2]).toMatchObject({
+      OPEN: { count: 5, amount: "5.5" },
+      PENDING: { count: 0, scheduled_confirmed: { count: 0 } },
+    });
   });
 
   it("groups a range by customer, lagging candidates included", async () => {
@@ -133,7 +178,10 @@ describe("GET /v1/summary", () => {
     await candidate(account, "2", { activity_window: 10, review_window: 0, timeout_outcome: "confirm" }, "alpha");
     clock.set(t0 + 20_000); // both CONFIRMED now; no alarm has run
     const body = await perCustomer(account, `group_by=customer_uuid&status_since_gte=${iso(t0 + 5_000)}`);
-    expect(body.data.map((c) => [c.customer_uuid, c.CONFIRMED.amount])).toEqual([["alpha", "2"], ["zulu", "1"]]);
+    expect(body.data.map((c) => [c.customer_uuid, c.CONFIRMED.amount])).toEqual([
+      ["alpha", "2"],
+      ["zulu", "1"],
+    ]);
   });
 
   it("shows only the account's own candidates", async () => {
@@ -161,7 +209,10 @@ describe("GET /v1/summary", () => {
     for (const [query, path] of cases) {
       const res = await api.get(`/v1/summary?${query}`);
       expectStatus(res, 400, query);
-      expect(res.body.error.details?.map((d) => d.path), query).toContain(path);
+      expect(
+        res.body.error.details?.map((d) => d.path),
+        query,
+      ).toContain(path);
     }
     const list = await api.get("/v1/candidates?status_since_gte=soon");
     expectStatus(list, 400);

@@ -18,7 +18,8 @@ const BOOKMARK = /^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 const d1 = (bookmark: string) => bookmark.slice(bookmark.indexOf(":") + 1);
 
 const bookmarkOf = (res: { headers: Headers }) => res.headers.get("Bookmark");
-const get = (account: TestAccount, path: string, bookmark?: string) => call("GET", path, { token: account.token, headers: bookmark === undefined ? {} : { Bookmark: bookmark } });
+const get = (account: TestAccount, path: string, bookmark?: string) =>
+  call("GET", path, { token: account.token, headers: bookmark === undefined ? {} : { Bookmark: bookmark } });
 const post = (account: TestAccount, path: string, json: unknown) => call("POST", path, { token: account.token, json });
 
 describe("the Bookmark header", () => {
@@ -29,7 +30,14 @@ describe("the Bookmark header", () => {
     await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
     await waitForReceived(hook.name, 1);
-    for (const path of ["/v1/candidates", "/v1/summary", "/v1/notifications", "/v1/candidates/export", `/v1/webhook_endpoints/${hook.id}/deliveries`, "/v1/schemas"]) {
+    for (const path of [
+      "/v1/candidates",
+      "/v1/summary",
+      "/v1/notifications",
+      "/v1/candidates/export",
+      `/v1/webhook_endpoints/${hook.id}/deliveries`,
+      "/v1/schemas",
+    ]) {
       const res = await get(account, path);
       expect(res.status, path).toBe(200);
       expect(bookmarkOf(res), path).toMatch(BOOKMARK);
@@ -43,7 +51,9 @@ describe("the Bookmark header", () => {
     const schema = bookmarkOf(await post(account, "/v1/schemas", { contract: contract() }))!;
     const alias = freshAlias();
     const created = bookmarkOf(await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias }))!;
-    const fulfilled = bookmarkOf(await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }))!;
+    const fulfilled = bookmarkOf(
+      await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }),
+    )!;
     expect(schema).toMatch(BOOKMARK);
     // D1 orders bookmarks as text: each write's is later than the one before.
     expect(created > schema).toBe(true);
@@ -52,7 +62,12 @@ describe("the Bookmark header", () => {
     expect(bookmarkOf(await post(account, "/v1/events", { candidate_alias: alias, type: "view" }))).toBeNull();
     const other = freshAlias();
     await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: other });
-    const batch = await post(account, "/v1/events/batch", { events: [{ candidate_alias: other, type: "purchase", value: 150 }, { candidate_alias: alias, type: "view" }] });
+    const batch = await post(account, "/v1/events/batch", {
+      events: [
+        { candidate_alias: other, type: "purchase", value: 150 },
+        { candidate_alias: alias, type: "view" },
+      ],
+    });
     expect(batch.body.data.map((r: any) => r.status)).toEqual([201, 201]);
     expect(bookmarkOf(batch)! > fulfilled).toBe(true);
   });
@@ -67,19 +82,40 @@ describe("the Bookmark header", () => {
     expect(bookmarkOf(res)! >= written).toBe(true);
     expect((await observeD1(() => get(account, "/v1/summary"))).sessions).toEqual(["first-unconstrained"]);
     // A write reads what it writes beside on the primary; the request's bookmark is not needed.
-    const write = await observeD1(() => call("POST", "/v1/candidates", { token: account.token, json: { customer_uuid: "c", candidate_alias: freshAlias() }, headers: { Bookmark: written } }));
+    const write = await observeD1(() =>
+      call("POST", "/v1/candidates", {
+        token: account.token,
+        json: { customer_uuid: "c", candidate_alias: freshAlias() },
+        headers: { Bookmark: written },
+      }),
+    );
     expect(write.sessions).toEqual(["first-primary", "first-primary"]); // the Worker's (the schema), the object's (the index)
   });
 
   it("is refused at its header when it is no bookmark, before anything is read", async () => {
     const account = await createAccount();
     const d1Bookmark = `0000007b-0000b26e-00001538-${"0c3e87bb".repeat(4)}`;
-    for (const wrong of ["", "not a bookmark", "0".repeat(257), "00000000-0000002a-00000000-zz", d1Bookmark, `ASSETS:${d1Bookmark}`, `__proto__:${d1Bookmark}`, `SHARD_1:${d1Bookmark}0`, `shard_1:${d1Bookmark}`]) {
+    for (const wrong of [
+      "",
+      "not a bookmark",
+      "0".repeat(257),
+      "00000000-0000002a-00000000-zz",
+      d1Bookmark,
+      `ASSETS:${d1Bookmark}`,
+      `__proto__:${d1Bookmark}`,
+      `SHARD_1:${d1Bookmark}0`,
+      `shard_1:${d1Bookmark}`,
+    ]) {
       let res!: Awaited<ReturnType<typeof get>>;
       const use = await observeD1(async () => (res = await get(account, "/v1/candidates", wrong)));
       expect(res.status, wrong).toBe(400);
       expect(res.body.error.code).toBe("VALIDATION_ERROR");
-      expect(res.body.error.details).toEqual([{ path: "Bookmark", message: expect.stringMatching(/^is not a bookmark: send back the `Bookmark` header of an earlier response/) }]);
+      expect(res.body.error.details).toEqual([
+        {
+          path: "Bookmark",
+          message: expect.stringMatching(/^is not a bookmark: send back the `Bookmark` header of an earlier response/),
+        },
+      ]);
       expect(use.sessions).toEqual([]);
     }
   });
@@ -134,7 +170,9 @@ describe("the Bookmark header", () => {
     const json = { contract: contract({ price: 8 }) };
     // D1 made the schema but its answer was lost: the request fails (500), which frees the key.
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => call("POST", "/v1/schemas", { token: account.token, json, headers })).finally(() => errors.mockRestore());
+    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
+      call("POST", "/v1/schemas", { token: account.token, json, headers }),
+    ).finally(() => errors.mockRestore());
     expect(first.status).toBe(500);
     const retry = await call("POST", "/v1/schemas", { token: account.token, json, headers });
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
-import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, okBody, type CreateCandidateBody } from "../support/api";
+import {
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  okBody,
+  type CreateCandidateBody,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 const newCandidate = (over: Partial<CreateCandidateBody> = {}): CreateCandidateBody => ({
@@ -48,7 +57,10 @@ describe("POST /v1/candidates: where the contract comes from", () => {
     const alias = freshAlias();
     const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias });
     expectStatus(res, 400);
-    expect(res.body.error).toMatchObject({ code: "VALIDATION_ERROR", details: [{ path: "schema_id", message: expect.any(String) }] });
+    expect(res.body.error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      details: [{ path: "schema_id", message: expect.any(String) }],
+    });
     expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(404);
   });
 
@@ -123,7 +135,9 @@ describe("POST /v1/candidates: validation and aliases", () => {
     const apis = await Promise.all(Array.from({ length: 4 }, async () => client(await createAccount())));
     const alias = freshAlias("race");
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => apis[i % 4].post("/v1/candidates", newCandidate({ candidate_alias: alias, customer_uuid: `c${i}` }))),
+      Array.from({ length: 12 }, (_, i) =>
+        apis[i % 4].post("/v1/candidates", newCandidate({ candidate_alias: alias, customer_uuid: `c${i}` })),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(11).fill(409)]);
@@ -139,14 +153,23 @@ describe("GET /v1/candidates/{alias}", () => {
     const api = client(await createAccount());
     const body = newCandidate({ contract: contract({ fulfillment_condition: { event: "done" } }) });
     const created = okBody(await api.post("/v1/candidates", body));
-    const e1 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: { a: [1, null] } })).event;
-    const e2 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: null })).event;
+    const e1 = okBody(
+      await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: { a: [1, null] } }),
+    ).event;
+    const e2 = okBody(
+      await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping", value: null }),
+    ).event;
     const e3 = okBody(await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "ping" })).event;
     const res = await api.get(`/v1/candidates/${body.candidate_alias}`);
     expectStatus(res, 200);
     expect(res.body).toEqual({
       ...created,
-      condition_progress: { fulfilled: false, leaves: [{ path: "fulfillment_condition", event: "done", satisfied: false, event_id: null, satisfied_at: null }] },
+      condition_progress: {
+        fulfilled: false,
+        leaves: [
+          { path: "fulfillment_condition", event: "done", satisfied: false, event_id: null, satisfied_at: null },
+        ],
+      },
       events: [e1, e2, e3],
     });
     expect(res.body.events[1]).toHaveProperty("value", null);
@@ -159,7 +182,10 @@ describe("GET /v1/candidates/{alias}", () => {
     expect((await api.get(`/v1/candidates/${"x".repeat(256)}`)).status).toBe(400);
     const res = await api.get(`/v1/candidates/unknown-alias-1`);
     expectStatus(res, 404);
-    expect(res.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: "No candidate with alias 'unknown-alias-1' exists in this account." });
+    expect(res.body.error).toMatchObject({
+      code: "CANDIDATE_NOT_FOUND",
+      message: "No candidate with alias 'unknown-alias-1' exists in this account.",
+    });
   });
 
   it("hides another account's candidate exactly like a missing one", async () => {
@@ -172,13 +198,23 @@ describe("GET /v1/candidates/{alias}", () => {
     expectStatus(foreign, 404);
     expectStatus(missing, 404);
     expect(foreign.body.error.code).toBe("CANDIDATE_NOT_FOUND");
-    expect(foreign.body.error.message).toBe(missing.body.error.message.replace(`${body.candidate_alias}-x`, body.candidate_alias));
+    expect(foreign.body.error.message).toBe(
+      missing.body.error.message.replace(`${body.candidate_alias}-x`, body.candidate_alias),
+    );
   });
 });
 
 describe("GET /v1/candidates/{alias}: condition_progress", () => {
-  const compound = { all: [{ event: "signup" }, { any: [{ event: "purchase", field: "total", gte: 100 }, { event: "referral" }] }] };
-  const unmet = (path: string, event: string) => ({ path, event, satisfied: false, event_id: null, satisfied_at: null });
+  const compound = {
+    all: [{ event: "signup" }, { any: [{ event: "purchase", field: "total", gte: 100 }, { event: "referral" }] }],
+  };
+  const unmet = (path: string, event: string) => ({
+    path,
+    event,
+    satisfied: false,
+    event_id: null,
+    satisfied_at: null,
+  });
 
   it("shows which leaves of an `all` are met, by which event, while the candidate stays OPEN", async () => {
     const api = client(await createAccount());
@@ -192,7 +228,13 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     clock.advance(1000);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: { total: 99 } }); // matches nothing
     await api.post("/v1/events", { candidate_alias: alias, type: "signup" }); // the leaf keeps its first event
-    const met = (path: string, event: string, by: { id: string; received_at: string }) => ({ path, event, satisfied: true, event_id: by.id, satisfied_at: by.received_at });
+    const met = (path: string, event: string, by: { id: string; received_at: string }) => ({
+      path,
+      event,
+      satisfied: true,
+      event_id: by.id,
+      satisfied_at: by.received_at,
+    });
     const open = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(open.status).toBe("OPEN");
     expect(open.condition_progress).toEqual({
@@ -206,7 +248,14 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
 
     // The rest arrives in a batch: the first item meets the condition, the second comes too late.
     clock.advance(1000);
-    const batch = okBody(await api.post("/v1/events/batch", { events: [{ candidate_alias: alias, type: "purchase", value: { total: 150 } }, { candidate_alias: alias, type: "referral" }] }));
+    const batch = okBody(
+      await api.post("/v1/events/batch", {
+        events: [
+          { candidate_alias: alias, type: "purchase", value: { total: 150 } },
+          { candidate_alias: alias, type: "referral" },
+        ],
+      }),
+    );
     expect(batch.data.map((r: any) => r.event.matched)).toEqual([true, false]);
     const [purchase] = batch.data;
     expectStatus(purchase, 201);
@@ -242,7 +291,9 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     expect(after).toEqual(before);
     expect(after.leaves[2]).toMatchObject({ satisfied: true, event_id: referral.id });
     // Found once, then stored.
-    const stored = await inCandidate(alias, (_i, state) => state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress").toArray());
+    const stored = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress").toArray(),
+    );
     expect(stored).toEqual([{ leaf: 2, event_id: referral.id }]);
 
     // A leaf the mask says is met, by no event that matches it now (an earlier version's rules):
@@ -255,9 +306,20 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     const read = okBody(await api.get(`/v1/candidates/${alias}`));
     expect(read.status).toBe("OPEN");
     expect(read.condition_progress.fulfilled).toBe(false); // signup is still unmet
-    expect(read.condition_progress.leaves[1]).toEqual({ path: "fulfillment_condition.all.1.any.0", event: "purchase", satisfied: true, event_id: null, satisfied_at: null });
-    const marked = await inCandidate(alias, (_i, state) => state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress ORDER BY leaf").toArray());
-    expect(marked).toEqual([{ leaf: 1, event_id: null }, { leaf: 2, event_id: referral.id }]);
+    expect(read.condition_progress.leaves[1]).toEqual({
+      path: "fulfillment_condition.all.1.any.0",
+      event: "purchase",
+      satisfied: true,
+      event_id: null,
+      satisfied_at: null,
+    });
+    const marked = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec("SELECT leaf, event_id FROM condition_progress ORDER BY leaf").toArray(),
+    );
+    expect(marked).toEqual([
+      { leaf: 1, event_id: null },
+      { leaf: 2, event_id: referral.id },
+    ]);
   });
 });
 
@@ -357,7 +419,15 @@ describe("GET /v1/candidates?candidate_alias_prefix=", () => {
     const api = client(await createAccount());
     const other = client(await createAccount());
     const aliases = [`${stem}-a%1`, `${stem}-a_2`, `${stem}-aé3`, `${stem}-b4`, `${stem}-A5`, `${stem}-a`];
-    for (const alias of aliases) expect((await api.post("/v1/candidates", newCandidate({ candidate_alias: alias, customer_uuid: alias.endsWith("2") ? "two" : "rest" }))).status).toBe(201);
+    for (const alias of aliases)
+      expect(
+        (
+          await api.post(
+            "/v1/candidates",
+            newCandidate({ candidate_alias: alias, customer_uuid: alias.endsWith("2") ? "two" : "rest" }),
+          )
+        ).status,
+      ).toBe(201);
     expect((await other.post("/v1/candidates", newCandidate({ candidate_alias: `${stem}-a-other` }))).status).toBe(201);
 
     const list = async (query: string) => {
@@ -374,15 +444,32 @@ describe("GET /v1/candidates?candidate_alias_prefix=", () => {
     };
     const newestFirst = (prefix: string) => aliases.filter((a) => a.startsWith(prefix)).reverse();
     // LIKE's wildcards are characters like any other; case counts; the prefix itself is a match.
-    for (const prefix of [`${stem}-a`, `${stem}-a%`, `${stem}-a_`, `${stem}-aé`, `${stem}-A`, `${stem}-`, `${stem}-a%1`, `${stem}-z`]) {
+    for (const prefix of [
+      `${stem}-a`,
+      `${stem}-a%`,
+      `${stem}-a_`,
+      `${stem}-aé`,
+      `${stem}-A`,
+      `${stem}-`,
+      `${stem}-a%1`,
+      `${stem}-z`,
+    ]) {
       expect(await list(`candidate_alias_prefix=${encodeURIComponent(prefix)}`), prefix).toEqual(newestFirst(prefix));
     }
     // With the other filters: all must hold.
-    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&customer_uuid=two`)).toEqual([`${stem}-a_2`]);
-    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=OPEN`)).toEqual(newestFirst(`${stem}-a`));
+    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&customer_uuid=two`)).toEqual([
+      `${stem}-a_2`,
+    ]);
+    expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=OPEN`)).toEqual(
+      newestFirst(`${stem}-a`),
+    );
     expect(await list(`candidate_alias_prefix=${encodeURIComponent(`${stem}-a`)}&status=PENDING`)).toEqual([]);
     // Another account's candidate is never listed, whatever the prefix.
-    expect(okBody(await other.get(`/v1/candidates?candidate_alias_prefix=${encodeURIComponent(stem)}`)).data.map((c) => c.candidate_alias)).toEqual([`${stem}-a-other`]);
+    expect(
+      okBody(await other.get(`/v1/candidates?candidate_alias_prefix=${encodeURIComponent(stem)}`)).data.map(
+        (c) => c.candidate_alias,
+      ),
+    ).toEqual([`${stem}-a-other`]);
     // The export selects the same.
     const csv = await api.get(`/v1/candidates/export?candidate_alias_prefix=${encodeURIComponent(`${stem}-a_`)}`);
     expectStatus(csv, 200);
@@ -412,14 +499,21 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
     clock.advance(1000);
     const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
     expectStatus(res, 200);
-    expect(res.body).toMatchObject({ status: "FAILED", scheduled_outcome: "FAILED", status_since: new Date(clock.now()).toISOString() });
+    expect(res.body).toMatchObject({
+      status: "FAILED",
+      scheduled_outcome: "FAILED",
+      status_since: new Date(clock.now()).toISOString(),
+    });
     expect(res.body).not.toHaveProperty("events");
     clock.advance(3_600_000);
     expect(okBody(await api.get(`/v1/candidates/${alias}`)).status).toBe("FAILED");
     expect(okBody(await api.get(`/v1/candidates?status=FAILED`)).data.map((c) => c.candidate_alias)).toEqual([alias]);
     const again = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" });
     expectStatus(again, 409);
-    expect(again.body.error).toMatchObject({ code: "INVALID_STATE", message: `Candidate '${alias}' is FAILED: only an OPEN or PENDING candidate can be resolved.` });
+    expect(again.body.error).toMatchObject({
+      code: "INVALID_STATE",
+      message: `Candidate '${alias}' is FAILED: only an OPEN or PENDING candidate can be resolved.`,
+    });
   });
 
   it("voids or confirms an OPEN candidate now, without review: one notification, caused by the resolve", async () => {
@@ -433,12 +527,26 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
       const now = new Date(clock.now()).toISOString();
       const res = await api.post(`/v1/candidates/${body.candidate_alias}/resolve`, { outcome });
       expectStatus(res, 200);
-      expect(res.body).toMatchObject({ status: outcome, status_since: now, scheduled_outcome: outcome, activity_ends_at: now, review_ends_at: now });
-      const later = await api.post("/v1/events", { candidate_alias: body.candidate_alias, type: "purchase", value: 1000 });
+      expect(res.body).toMatchObject({
+        status: outcome,
+        status_since: now,
+        scheduled_outcome: outcome,
+        activity_ends_at: now,
+        review_ends_at: now,
+      });
+      const later = await api.post("/v1/events", {
+        candidate_alias: body.candidate_alias,
+        type: "purchase",
+        value: 1000,
+      });
       expect(later.body).toMatchObject({ event: { matched: false }, candidate: { status: outcome } });
       const notes = okBody(await api.get(`/v1/notifications?candidate_alias=${body.candidate_alias}`)).data;
-      expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([[`candidate.${outcome.toLowerCase()}`, now, { kind: "resolved" }]]);
-      expect(okBody(await api.get(`/v1/candidates?status=${outcome}`)).data.map((c) => c.candidate_alias)).toContain(body.candidate_alias);
+      expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([
+        [`candidate.${outcome.toLowerCase()}`, now, { kind: "resolved" }],
+      ]);
+      expect(okBody(await api.get(`/v1/candidates?status=${outcome}`)).data.map((c) => c.candidate_alias)).toContain(
+        body.candidate_alias,
+      );
     }
   });
 

@@ -14,7 +14,11 @@ const page = (path: string, cookie?: string) =>
   SELF.fetch(`${ORIGIN}${path}`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
 
 async function signedIn(json: { code: string } | { key: string }) {
-  const res = await SELF.fetch(`${ORIGIN}/dashboard/session`, { method: "POST", headers: { Origin: ORIGIN, "Content-Type": "application/json" }, body: JSON.stringify(json) });
+  const res = await SELF.fetch(`${ORIGIN}/dashboard/session`, {
+    method: "POST",
+    headers: { Origin: ORIGIN, "Content-Type": "application/json" },
+    body: JSON.stringify(json),
+  });
   expect(res.status).toBe(201);
   return res.headers.get("Set-Cookie")!.split(";")[0];
 }
@@ -28,7 +32,14 @@ async function linkCookie() {
 describe("dashboard pages", () => {
   it("answer every page address with the dashboard's page to a signed-in browser", async () => {
     const { cookie } = await linkCookie();
-    for (const path of ["/dashboard/", "/dashboard/candidates", "/dashboard/candidates/order%2F2026-0001", "/dashboard/billing?month=2026-11", "/dashboard/no-such-page", "/dashboard/candidates/%E0"]) {
+    for (const path of [
+      "/dashboard/",
+      "/dashboard/candidates",
+      "/dashboard/candidates/order%2F2026-0001",
+      "/dashboard/billing?month=2026-11",
+      "/dashboard/no-such-page",
+      "/dashboard/candidates/%E0",
+    ]) {
       const res = await page(path, cookie);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("Content-Type"), path).toMatch(/^text\/html/);
@@ -49,14 +60,20 @@ describe("dashboard pages", () => {
       expect(body.trim()).toBe("");
       expect(attributes).toMatch(/src="\/dashboard\/assets\/[^"]+\.js"/);
     }
-    expect([...html.matchAll(/(?:src|href)="([^"]*)"/g)].map((m) => m[1]).filter((url) => !url.startsWith("/dashboard/assets/") && !url.startsWith("data:"))).toEqual([]);
+    expect(
+      [...html.matchAll(/(?:src|href)="([^"]*)"/g)]
+        .map((m) => m[1])
+        .filter((url) => !url.startsWith("/dashboard/assets/") && !url.startsWith("data:")),
+    ).toEqual([]);
     expect(html).not.toMatch(/\sstyle=|\son[a-z]+=/i);
   });
 
   it("send a signed-out browser to sign-in with the page to return to; the sign-in page needs no session", async () => {
     const res = await page("/dashboard/candidates?status=OPEN");
     expect(res.status).toBe(302);
-    expect(res.headers.get("Location")).toBe(`${ORIGIN}/dashboard/sign-in?next=${encodeURIComponent("/dashboard/candidates?status=OPEN")}`);
+    expect(res.headers.get("Location")).toBe(
+      `${ORIGIN}/dashboard/sign-in?next=${encodeURIComponent("/dashboard/candidates?status=OPEN")}`,
+    );
     expect(res.headers.get("Content-Security-Policy")).toContain("frame-ancestors 'none'");
     const signIn = await page("/dashboard/sign-in");
     expect(signIn.status).toBe(200);
@@ -72,7 +89,10 @@ describe("dashboard pages", () => {
     const key = await addKey(account, { name: "dashboard" });
     const cookie = await signedIn({ key: key.token });
     expect((await page("/dashboard/", cookie)).status).toBe(200);
-    const revoked = await SELF.fetch(`${ORIGIN}/v1/api_keys/${key.tokenId}/revoke`, { method: "POST", headers: { Authorization: `Bearer ${account.token}` } });
+    const revoked = await SELF.fetch(`${ORIGIN}/v1/api_keys/${key.tokenId}/revoke`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}` },
+    });
     expect(revoked.status).toBe(200);
     const ended = await page("/dashboard/", cookie);
     expect(ended.status).toBe(302);
@@ -87,10 +107,18 @@ describe("dashboard pages", () => {
     const html = await (await page("/dashboard/billing", cookie)).text();
     expect(html).not.toContain("<script>alert");
     const attribute = /<div id="app" data-session="([^"]*)"><\/div>/.exec(html)![1];
-    const decoded = attribute.replace(/&(quot|#39|lt|gt|amp);/g, (_, e: string) => ({ quot: '"', "#39": "'", lt: "<", gt: ">", amp: "&" })[e]!);
+    const decoded = attribute.replace(
+      /&(quot|#39|lt|gt|amp);/g,
+      (_, e: string) => ({ quot: '"', "#39": "'", lt: "<", gt: ">", amp: "&" })[e]!,
+    );
     const session = await SELF.fetch(`${ORIGIN}/dashboard/session`, { headers: { Cookie: cookie } });
     expect(JSON.parse(decoded)).toEqual(await session.json());
-    expect(JSON.parse(decoded)).toMatchObject({ account_id: account.id, account_name: "test", permissions: ["billing:read"], api_key: { name } });
+    expect(JSON.parse(decoded)).toMatchObject({
+      account_id: account.id,
+      account_name: "test",
+      permissions: ["billing:read"],
+      api_key: { name },
+    });
     // The sign-in page carries it too, so it can ask before a link replaces it.
     expect(await (await page("/dashboard/sign-in", cookie)).text()).toContain(`data-session="${attribute}"`);
   });

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
-import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody } from "../support/api";
+import {
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  objectOf,
+  okBody,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { MAX_EVENTS_PER_CANDIDATE } from "../../src/candidate/batch-plan";
 
@@ -9,7 +18,11 @@ async function candidate(over: Record<string, unknown> = {}) {
   const account = await createAccount();
   const api = client(account);
   const alias = freshAlias();
-  const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
+  const res = await api.post("/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract(over),
+  });
   expectStatus(res, 201);
   return { api, alias, account };
 }
@@ -41,7 +54,8 @@ describe("POST /v1/events", () => {
         ],
       },
     });
-    const send = async (type: string, value: unknown) => okBody(await api.post("/v1/events", { candidate_alias: alias, type, value }));
+    const send = async (type: string, value: unknown) =>
+      okBody(await api.post("/v1/events", { candidate_alias: alias, type, value }));
     expect((await send("order", { order: { total: 99.99 } })).event.matched).toBe(false);
     const order = await send("order", { order: { total: 100 } });
     expect(order.event.matched).toBe(true);
@@ -85,7 +99,12 @@ describe("POST /v1/events", () => {
           // Compared as JSON carries it: -0 is 0 once serialised.
           if (value !== undefined) event.value = JSON.parse(JSON.stringify(value));
           expectStatus(res, 201);
-          expect(res.body.event).toEqual({ id: expect.any(String), ...event, received_at: iso(start + offsetMs), matched: false });
+          expect(res.body.event).toEqual({
+            id: expect.any(String),
+            ...event,
+            received_at: iso(start + offsetMs),
+            matched: false,
+          });
           sent.push(res.body.event);
         },
       ),
@@ -110,7 +129,10 @@ describe("POST /v1/events", () => {
     const other = client(await createAccount());
     const foreign = await other.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 1000 });
     expectStatus(foreign, 404);
-    expect(foreign.body.error).toMatchObject({ code: "CANDIDATE_NOT_FOUND", message: `No candidate with alias '${alias}' exists in this account.` });
+    expect(foreign.body.error).toMatchObject({
+      code: "CANDIDATE_NOT_FOUND",
+      message: `No candidate with alias '${alias}' exists in this account.`,
+    });
     const unknown = await api.post("/v1/events", { candidate_alias: `${alias}-nope`, type: "purchase" });
     expectStatus(unknown, 404);
     const read = await api.get(`/v1/candidates/${alias}`);
@@ -120,7 +142,9 @@ describe("POST /v1/events", () => {
   it("records all concurrent events in one order with exactly one transition", async () => {
     const { api, alias } = await candidate();
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 + i })),
+      Array.from({ length: 30 }, (_, i) =>
+        api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 + i }),
+      ),
     );
     expect(results.every((r) => r.status === 201)).toBe(true);
     const events = results.map((r) => okBody(r).event);
@@ -139,7 +163,11 @@ describe("POST /v1/events", () => {
     const value = JSON.stringify("v".repeat(8 * 1024 - 2));
     await inCandidate(alias, (_instance, state) => {
       for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE; i++) {
-        state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'big', ?, 0, 0)`, `id-${i}`, value);
+        state.storage.sql.exec(
+          `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'big', ?, 0, 0)`,
+          `id-${i}`,
+          value,
+        );
       }
     });
     const read = await api.get(`/v1/candidates/${alias}`);
@@ -154,7 +182,10 @@ describe("POST /v1/events", () => {
     // Fill to one below the limit directly in storage; the last allowed event goes through HTTP.
     await inCandidate(alias, (_instance, state) => {
       for (let i = 0; i < MAX_EVENTS_PER_CANDIDATE - 1; i++) {
-        state.storage.sql.exec(`INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'filler', NULL, 0, 0)`, `id-${i}`);
+        state.storage.sql.exec(
+          `INSERT INTO events (id, type, value, received_at, matched) VALUES (?, 'filler', NULL, 0, 0)`,
+          `id-${i}`,
+        );
       }
     });
     await evictDurableObject(stub);

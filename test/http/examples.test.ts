@@ -5,15 +5,32 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, createAccount } from "../support/api";
-import { fillPath, openApiDocument, operations, requestExample, resolve, type Document, type Schema } from "../support/openapi";
+import {
+  fillPath,
+  openApiDocument,
+  operations,
+  requestExample,
+  resolve,
+  type Document,
+  type Schema,
+} from "../support/openapi";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const fitsType = (value: unknown, type: string) =>
-  type === "integer" ? Number.isInteger(value) : type === "null" ? value === null : type === "array" ? Array.isArray(value) : type === "object" ? isObject(value) : typeof value === type;
+  type === "integer"
+    ? Number.isInteger(value)
+    : type === "null"
+      ? value === null
+      : type === "array"
+        ? Array.isArray(value)
+        : type === "object"
+          ? isObject(value)
+          : typeof value === type;
 
 /**
  * Where a value breaks a schema of the document: the JSON Schema keywords the document uses. A
@@ -45,7 +62,10 @@ function breaches(doc: Document, schema: Schema | undefined, value: unknown, at:
     check(value > (s.exclusiveMinimum ?? -Infinity) && value < (s.exclusiveMaximum ?? Infinity), "is out of range");
   }
   if (Array.isArray(value)) {
-    check(value.length >= (s.minItems ?? 0) && value.length <= (s.maxItems ?? Infinity), "has the wrong number of items");
+    check(
+      value.length >= (s.minItems ?? 0) && value.length <= (s.maxItems ?? Infinity),
+      "has the wrong number of items",
+    );
     value.forEach((item, i) => found.push(...breaches(doc, s.items, item, `${at}.${i}`)));
   }
   if (isObject(value) && (s.properties || s.additionalProperties !== undefined)) {
@@ -69,10 +89,15 @@ interface Example {
 function* schemaExamples(schema: Schema | undefined, where: string): Generator<Example> {
   if (typeof schema !== "object" || schema === null || schema.$ref) return;
   if ("example" in schema) yield { where, schema, value: schema.example };
-  for (const [i, value] of ((schema.examples as unknown[]) ?? []).entries()) yield { where: `${where}.examples.${i}`, schema, value };
-  for (const [key, property] of Object.entries<Schema>(schema.properties ?? {})) yield* schemaExamples(property, `${where}.${key}`);
-  for (const keyword of ["items", "additionalProperties"]) yield* schemaExamples(schema[keyword], `${where}.${keyword}`);
-  for (const keyword of ["allOf", "anyOf", "oneOf"]) for (const [i, part] of ((schema[keyword] as Schema[]) ?? []).entries()) yield* schemaExamples(part, `${where}.${keyword}.${i}`);
+  for (const [i, value] of ((schema.examples as unknown[]) ?? []).entries())
+    yield { where: `${where}.examples.${i}`, schema, value };
+  for (const [key, property] of Object.entries<Schema>(schema.properties ?? {}))
+    yield* schemaExamples(property, `${where}.${key}`);
+  for (const keyword of ["items", "additionalProperties"])
+    yield* schemaExamples(schema[keyword], `${where}.${keyword}`);
+  for (const keyword of ["allOf", "anyOf", "oneOf"])
+    for (const [i, part] of ((schema[keyword] as Schema[]) ?? []).entries())
+      yield* schemaExamples(part, `${where}.${keyword}.${i}`);
 }
 
 /** Every example in the document, with the schema it illustrates. */
@@ -89,7 +114,8 @@ function* documentExamples(doc: Document): Generator<Example> {
     ];
     for (const [at, holder] of holders) {
       if ("example" in holder) yield { where: at, schema: holder.schema, value: holder.example };
-      for (const [name, example] of Object.entries<any>(holder.examples ?? {})) yield { where: `${at} ${name}`, schema: holder.schema, value: example.value };
+      for (const [name, example] of Object.entries<any>(holder.examples ?? {}))
+        yield { where: `${at} ${name}`, schema: holder.schema, value: example.value };
       yield* schemaExamples(holder.schema, at);
     }
   }
@@ -111,7 +137,16 @@ function story(candidate: Record<string, any>) {
     ),
   );
   const { status, scheduled_outcome, schema_id, customer_uuid, candidate_alias, contract } = candidate;
-  return { fields: Object.keys(candidate).sort(), status, scheduled_outcome, schema_id, customer_uuid, candidate_alias, contract, order };
+  return {
+    fields: Object.keys(candidate).sort(),
+    status,
+    scheduled_outcome,
+    schema_id,
+    customer_uuid,
+    candidate_alias,
+    contract,
+    order,
+  };
 }
 
 const mediaExample = (doc: Document, path: string, method: string, status: number) =>
@@ -137,7 +172,10 @@ describe("the OpenAPI document's examples", () => {
     // Each step a few ms after the last, as in the story: instants that differ there differ here.
     const send = async (method: string, path: string, pathValues: Record<string, string> = {}) => {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      return call(method.toUpperCase(), fillPath(path, pathValues), { token, json: requestExample(doc, doc.paths[path][method]) });
+      return call(method.toUpperCase(), fillPath(path, pathValues), {
+        token,
+        json: requestExample(doc, doc.paths[path][method]),
+      });
     };
 
     const created = await send("post", "/v1/candidates");
@@ -152,20 +190,31 @@ describe("the OpenAPI document's examples", () => {
     const recordedExample = mediaExample(doc, "/v1/events", "post", 201);
     expect(story(recordedExample.candidate)).toEqual(story(recorded.body.candidate));
     expect(Object.keys(recordedExample.event).sort()).toEqual(Object.keys(recorded.body.event).sort());
-    expect(recordedExample.event).toMatchObject({ matched: recorded.body.event.matched, received_at: recordedExample.candidate.status_since });
+    expect(recordedExample.event).toMatchObject({
+      matched: recorded.body.event.matched,
+      received_at: recordedExample.candidate.status_since,
+    });
 
     const read = await call("GET", `/v1/candidates/${alias}`, { token });
     const readExample = mediaExample(doc, "/v1/candidates/{candidate_alias}", "get", 200);
     expect(story(readExample)).toEqual(story(read.body));
     expect(readExample.condition_progress).toEqual({
       ...read.body.condition_progress,
-      leaves: read.body.condition_progress.leaves.map((leaf: any) => ({ ...leaf, event_id: readExample.events[0].id, satisfied_at: readExample.events[0].received_at })),
+      leaves: read.body.condition_progress.leaves.map((leaf: any) => ({
+        ...leaf,
+        event_id: readExample.events[0].id,
+        satisfied_at: readExample.events[0].received_at,
+      })),
     });
-    expect(readExample.events.map((e: any) => [e.type, e.value, e.matched])).toEqual(read.body.events.map((e: any) => [e.type, e.value, e.matched]));
+    expect(readExample.events.map((e: any) => [e.type, e.value, e.matched])).toEqual(
+      read.body.events.map((e: any) => [e.type, e.value, e.matched]),
+    );
 
     const resolved = await send("post", "/v1/candidates/{candidate_alias}/resolve", { candidate_alias: alias });
     expect(resolved.status).toBe(200);
-    expect(story(mediaExample(doc, "/v1/candidates/{candidate_alias}/resolve", "post", 200))).toEqual(story(resolved.body));
+    expect(story(mediaExample(doc, "/v1/candidates/{candidate_alias}/resolve", "post", 200))).toEqual(
+      story(resolved.body),
+    );
   });
 
   it("each request example is accepted as it stands", async () => {
@@ -174,7 +223,11 @@ describe("the OpenAPI document's examples", () => {
     for (const { method, path, op } of operations(doc)) {
       const body = requestExample(doc, op);
       if (body === undefined) continue;
-      const pathValues = Object.fromEntries((op.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => [p.name, String(p.example ?? p.schema.example)]));
+      const pathValues = Object.fromEntries(
+        (op.parameters ?? [])
+          .filter((p: any) => p.in === "path")
+          .map((p: any) => [p.name, String(p.example ?? p.schema.example)]),
+      );
       const res = await call(method, fillPath(path, pathValues), { token, json: body });
       // Its resources may not exist here (404), and the story above took the example alias, but
       // nothing about the request itself is refused.

@@ -3,7 +3,17 @@ import { describe, expect, it } from "vitest";
 import { uuidv7 } from "uuidv7";
 import { candidateIndexStatement } from "../../src/db/candidate-index";
 import type { CandidateRecord } from "../../src/candidate/record";
-import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount, dbOf } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  okBody,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { useClock } from "../support/clock";
 
 /** RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks. */
@@ -35,7 +45,8 @@ function parseCsv(text: string): string[][] {
   return records;
 }
 
-const exportCsv = (account: TestAccount, query = "") => call<string>("GET", `/v1/candidates/export${query}`, { token: account.token });
+const exportCsv = (account: TestAccount, query = "") =>
+  call<string>("GET", `/v1/candidates/export${query}`, { token: account.token });
 
 async function rowsOf(account: TestAccount, query = "") {
   const res = await exportCsv(account, query);
@@ -49,12 +60,21 @@ describe("GET /v1/candidates/export", () => {
     const account = await createAccount();
     const api = client(account);
     const clock = useClock();
-    const tricky = { note: 'says "hi", then\r\nleaves', "ключ": "значение" };
+    const tricky = { note: 'says "hi", then\r\nleaves', ключ: "значение" };
     const a = freshAlias("exp");
-    await api.post("/v1/candidates", { customer_uuid: "c,1", candidate_alias: a, contract: contract({ price: 0.0000001 }), metadata: tricky });
+    await api.post("/v1/candidates", {
+      customer_uuid: "c,1",
+      candidate_alias: a,
+      contract: contract({ price: 0.0000001 }),
+      metadata: tricky,
+    });
     clock.advance(1000);
     const b = freshAlias("exp");
-    await api.post("/v1/candidates", { customer_uuid: "c2", candidate_alias: b, contract: contract({ price: 49.5, review_window: 600 }) });
+    await api.post("/v1/candidates", {
+      customer_uuid: "c2",
+      candidate_alias: b,
+      contract: contract({ price: 49.5, review_window: 600 }),
+    });
     clock.advance(1000);
     const hit = okBody(await api.post("/v1/events", { candidate_alias: b, type: "purchase", value: 150 }));
 
@@ -80,7 +100,13 @@ describe("GET /v1/candidates/export", () => {
       schema_id: "",
       metadata: "{}",
     });
-    expect(rows[1]).toMatchObject({ customer_uuid: "c,1", status: "OPEN", scheduled_outcome: "", price: "0.0000001", review_ends_at: "" });
+    expect(rows[1]).toMatchObject({
+      customer_uuid: "c,1",
+      status: "OPEN",
+      scheduled_outcome: "",
+      price: "0.0000001",
+      review_ends_at: "",
+    });
     expect(JSON.parse(rows[1].metadata)).toEqual(tricky);
   });
 
@@ -90,16 +116,36 @@ describe("GET /v1/candidates/export", () => {
     const made: string[] = [];
     for (let i = 0; i < 4; i++) {
       const alias = freshAlias("expf");
-      await api.post("/v1/candidates", { customer_uuid: i < 2 ? "left" : "right", candidate_alias: alias, contract: contract(), metadata: { n: String(i % 2) } });
+      await api.post("/v1/candidates", {
+        customer_uuid: i < 2 ? "left" : "right",
+        candidate_alias: alias,
+        contract: contract(),
+        metadata: { n: String(i % 2) },
+      });
       made.push(alias);
     }
     await api.post("/v1/events", { candidate_alias: made[0], type: "purchase", value: 150 });
-    for (const query of ["status=PENDING", "customer_uuid=right", "metadata[n]=1", "metadata[n]=0&customer_uuid=left", "status=OPEN&metadata[n]=0"]) {
+    for (const query of [
+      "status=PENDING",
+      "customer_uuid=right",
+      "metadata[n]=1",
+      "metadata[n]=0&customer_uuid=left",
+      "status=OPEN&metadata[n]=0",
+    ]) {
       const listed = okBody(await api.get(`/v1/candidates?${query}`)).data.map((c) => c.candidate_alias);
-      expect((await rowsOf(account, `?${query}`)).map((r) => r.candidate_alias), query).toEqual(listed);
+      expect(
+        (await rowsOf(account, `?${query}`)).map((r) => r.candidate_alias),
+        query,
+      ).toEqual(listed);
       expect(listed.length, query).toBeGreaterThan(0);
     }
-    for (const query of ["?status=open", "?limit=5", "?after=x", "?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z", "?metadata[]=x"]) {
+    for (const query of [
+      "?status=open",
+      "?limit=5",
+      "?after=x",
+      "?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z",
+      "?metadata[]=x",
+    ]) {
       const res = await exportCsv(account, query);
       expectStatus(res, 400, query);
       expect((res.body as any).error.code, query).toBe("VALIDATION_ERROR");
@@ -123,7 +169,9 @@ describe("GET /v1/candidates/export", () => {
       version: 1,
     }));
     for (let i = 0; i < records.length; i += 100) {
-      await dbOf(account).batch(records.slice(i, i + 100).map((r) => candidateIndexStatement(dbOf(account), r, "OPEN")));
+      await dbOf(account).batch(
+        records.slice(i, i + 100).map((r) => candidateIndexStatement(dbOf(account), r, "OPEN")),
+      );
     }
     const rows = await rowsOf(account);
     expect(rows).toHaveLength(records.length);

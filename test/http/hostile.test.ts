@@ -5,7 +5,18 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { call, client, contract, createAccount, expectStatus, freshAlias, inCandidate, okBody, type TestAccount, dbOf } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  okBody,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { ERROR_CODES } from "../../src/errors/codes";
 
 let victim: TestAccount;
@@ -22,9 +33,18 @@ beforeAll(async () => {
   await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: alias });
   await api.post("/v1/events", { candidate_alias: alias, type: "ping", value: { a: 1 } });
   // An endpoint nobody answers at, and a notification of another candidate to resend.
-  endpointId = okBody(await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hostile", enabled_events: ["candidate.failed"] })).id;
+  endpointId = okBody(
+    await api.post("/v1/webhook_endpoints", {
+      url: "http://127.0.0.1:9/hostile",
+      enabled_events: ["candidate.failed"],
+    }),
+  ).id;
   const notified = freshAlias();
-  await api.post("/v1/candidates", { customer_uuid: "cust", candidate_alias: notified, contract: contract({ review_window: 0 }) });
+  await api.post("/v1/candidates", {
+    customer_uuid: "cust",
+    candidate_alias: notified,
+    contract: contract({ review_window: 0 }),
+  });
   await api.post("/v1/events", { candidate_alias: notified, type: "purchase", value: 500 });
   notificationId = okBody(await api.get("/v1/notifications")).data[0].id;
 });
@@ -35,7 +55,8 @@ beforeAll(async () => {
  */
 async function storedState() {
   const rows = async (table: string) =>
-    (await dbOf(victim).prepare(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`).bind(victim.id).all()).results;
+    (await dbOf(victim).prepare(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY rowid`).bind(victim.id).all())
+      .results;
   const object = await inCandidate(alias, (_instance, state) => ({
     candidate: state.storage.sql.exec(`SELECT * FROM candidate`).toArray(),
     events: state.storage.sql.exec(`SELECT * FROM events ORDER BY seq`).toArray(),
@@ -98,31 +119,34 @@ const pathSegment = fc.oneof(
 );
 
 const routes = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(
-    ["GET", "/v1/schemas"],
-    ["POST", "/v1/schemas"],
-    ["GET", "/v1/schemas/:p"],
-    ["PATCH", "/v1/schemas/:p"],
-    ["DELETE", "/v1/schemas/:p"],
-    ["POST", "/v1/candidates"],
-    ["GET", "/v1/candidates"],
-    ["GET", "/v1/candidates/:p"],
-    ["POST", "/v1/candidates/:p/resolve"],
-    ["POST", "/v1/events"],
-    ["POST", "/v1/events/batch"],
-    ["POST", "/v1/webhook_endpoints"],
-    ["GET", "/v1/webhook_endpoints"],
-    ["GET", "/v1/webhook_endpoints/:p"],
-    ["PATCH", "/v1/webhook_endpoints/:p"],
-    ["DELETE", "/v1/webhook_endpoints/:p"],
-    ["POST", "/v1/webhook_endpoints/:p/rotate_secret"],
-    ["POST", "/v1/webhook_endpoints/:p/test"],
-    ["GET", "/v1/webhook_endpoints/:p/deliveries"],
-    ["GET", "/v1/notifications"],
-    ["GET", "/v1/notifications/:p"],
-    ["POST", "/v1/notifications/:p/resend"],
-    ["GET", "/v1/summary"],
-  ) },
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom(
+      ["GET", "/v1/schemas"],
+      ["POST", "/v1/schemas"],
+      ["GET", "/v1/schemas/:p"],
+      ["PATCH", "/v1/schemas/:p"],
+      ["DELETE", "/v1/schemas/:p"],
+      ["POST", "/v1/candidates"],
+      ["GET", "/v1/candidates"],
+      ["GET", "/v1/candidates/:p"],
+      ["POST", "/v1/candidates/:p/resolve"],
+      ["POST", "/v1/events"],
+      ["POST", "/v1/events/batch"],
+      ["POST", "/v1/webhook_endpoints"],
+      ["GET", "/v1/webhook_endpoints"],
+      ["GET", "/v1/webhook_endpoints/:p"],
+      ["PATCH", "/v1/webhook_endpoints/:p"],
+      ["DELETE", "/v1/webhook_endpoints/:p"],
+      ["POST", "/v1/webhook_endpoints/:p/rotate_secret"],
+      ["POST", "/v1/webhook_endpoints/:p/test"],
+      ["GET", "/v1/webhook_endpoints/:p/deliveries"],
+      ["GET", "/v1/notifications"],
+      ["GET", "/v1/notifications/:p"],
+      ["POST", "/v1/notifications/:p/resend"],
+      ["GET", "/v1/summary"],
+    ),
+  },
   {
     weight: 1,
     arbitrary: fc.tuple(
@@ -148,7 +172,10 @@ const nearlyValidContract = fc.record(
     fulfillment_condition: fc.oneof(
       fc.constant(validContract.fulfillment_condition),
       wrongValue,
-      fc.record({ event: text, match: wrongValue, field: text, gte: wrongValue, all: wrongValue, any: wrongValue }, { requiredKeys: [] }),
+      fc.record(
+        { event: text, match: wrongValue, field: text, gte: wrongValue, all: wrongValue, any: wrongValue },
+        { requiredKeys: [] },
+      ),
     ),
     timeout_outcome: fc.oneof(fc.constant("fail"), wrongValue),
     extra: wrongValue,
@@ -166,7 +193,9 @@ const nearlyValidItem = fc.record(
   },
   { requiredKeys: [] },
 );
-const deeplyNested = fc.integer({ min: 50, max: 3000 }).map((depth) => `{"value":${"[".repeat(depth)}${"]".repeat(depth)}}`);
+const deeplyNested = fc
+  .integer({ min: 50, max: 3000 })
+  .map((depth) => `{"value":${"[".repeat(depth)}${"]".repeat(depth)}}`);
 const shapedBody = fc
   .record(
     {
@@ -177,7 +206,11 @@ const shapedBody = fc
       type: fc.oneof(text, wrongValue),
       value: wrongValue,
       outcome: fc.oneof(fc.constantFrom("CONFIRMED", "FAILED", "confirmed"), wrongValue),
-      url: fc.oneof(fc.constantFrom("https://example.com/h", "http://127.0.0.1:9/h", "http://example.com", "javascript:alert(1)"), text, wrongValue),
+      url: fc.oneof(
+        fc.constantFrom("https://example.com/h", "http://127.0.0.1:9/h", "http://example.com", "javascript:alert(1)"),
+        text,
+        wrongValue,
+      ),
       description: fc.oneof(text, wrongValue),
       enabled_events: fc.oneof(fc.constantFrom(["candidate.pending"], [], ["candidate.open"]), wrongValue),
       status: fc.oneof(fc.constantFrom("enabled", "disabled", "paused"), wrongValue),
@@ -205,13 +238,24 @@ const body = fc.oneof(
 );
 const headerText = fc.oneof(
   { weight: 9, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,300}$/) },
-  { weight: 1, arbitrary: fc.constantFrom("h".repeat(20_000), "cct_" + "A".repeat(10_000), "Bearer " + "b".repeat(8_000)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("h".repeat(20_000), "cct_" + "A".repeat(10_000), "Bearer " + "b".repeat(8_000)),
+  },
 );
 const headers = fc.record(
   {
     "Content-Type": fc.oneof(
       { weight: 6, arbitrary: fc.constant("application/json") },
-      { weight: 1, arbitrary: fc.constantFrom("application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "") },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          "application/json; charset=utf-8",
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "",
+        ),
+      },
       { weight: 1, arbitrary: headerText },
     ),
     "Idempotency-Key": headerText,
@@ -222,18 +266,41 @@ const headers = fc.record(
 );
 const query = fc.dictionary(
   fc.oneof(
-    fc.constantFrom("status", "limit", "after", "customer_uuid", "type", "candidate_alias", "status_since_gte", "status_since_lt", "group_by"),
+    fc.constantFrom(
+      "status",
+      "limit",
+      "after",
+      "customer_uuid",
+      "type",
+      "candidate_alias",
+      "status_since_gte",
+      "status_since_lt",
+      "group_by",
+    ),
     fc.string({ maxLength: 10 }),
   ),
   fc.oneof(
     text,
     fc.constantFrom("OPEN", "50", "-1", "1e2", "ALIAS", "NOTIFICATION", "candidate.confirmed", "customer_uuid"),
-    fc.constantFrom("2026-11-01T00:00:00Z", "2026-11-01T00:00:00.000+14:00", "2026-02-30T00:00:00Z", "1970-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-11-01"),
+    fc.constantFrom(
+      "2026-11-01T00:00:00Z",
+      "2026-11-01T00:00:00.000+14:00",
+      "2026-02-30T00:00:00Z",
+      "1970-01-01T00:00:00Z",
+      "9999-12-31T23:59:59Z",
+      "2026-11-01",
+    ),
   ),
   { maxKeys: 4 },
 );
 
-const request = fc.record({ route: routes, segments: fc.array(pathSegment, { minLength: 3, maxLength: 3 }), query, headers, body });
+const request = fc.record({
+  route: routes,
+  segments: fc.array(pathSegment, { minLength: 3, maxLength: 3 }),
+  query,
+  headers,
+  body,
+});
 
 // ---- properties --------------------------------------------------------------------------------
 
@@ -243,7 +310,12 @@ describe("hostile input on every endpoint", () => {
     await fc.assert(
       fc.asyncProperty(request, async ({ route: [method, template], segments, query, headers, body }) => {
         let i = 0;
-        const ids: Record<string, string> = { ALIAS: encodeURIComponent(alias), SCHEMA: schemaId, ENDPOINT: endpointId, NOTIFICATION: notificationId };
+        const ids: Record<string, string> = {
+          ALIAS: encodeURIComponent(alias),
+          SCHEMA: schemaId,
+          ENDPOINT: endpointId,
+          NOTIFICATION: notificationId,
+        };
         const fill = (s: string) => ids[s] ?? s;
         const path = template.replace(/:p/g, () => fill(segments[i++]));
         const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, fill(v)])).toString();

@@ -1,7 +1,17 @@
 import { describe, expect, it, vi } from "vitest";
 import { createScheduledController, env } from "cloudflare:test";
 import worker from "../../src/index";
-import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount, dbOf } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  okBody,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { useClock } from "../support/clock";
 import { gate, firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { candidateHasNoResult, holderDied, holderRevived, inKeyStore } from "../support/key-store";
@@ -16,7 +26,11 @@ const eventCount = async (account: TestAccount, alias: string) =>
 async function withCandidate(over: Record<string, unknown> = {}) {
   const account = await createAccount();
   const alias = freshAlias();
-  const res = await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
+  const res = await post(account, "/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract(over),
+  });
   expectStatus(res, 201);
   return { account, alias };
 }
@@ -68,7 +82,10 @@ describe("Idempotency-Key", () => {
   it("refuses a key used on one candidate for another: 409 IDEMPOTENCY_KEY_REUSED, even once the first's hold lapsed", async () => {
     const { account, alias } = await withCandidate();
     const other = freshAlias();
-    expect((await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: other, contract: contract() })).status).toBe(201);
+    expect(
+      (await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: other, contract: contract() }))
+        .status,
+    ).toBe(201);
     const clock = useClock();
     for (const died of [false, true]) {
       const k = key();
@@ -76,7 +93,13 @@ describe("Idempotency-Key", () => {
       expectStatus(first, 201);
       if (died) {
         // The first request died before recording its response, and its lock has lapsed.
-        await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() - 1, k));
+        await inKeyStore(account.id, k, (sql) =>
+          sql.exec(
+            `UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`,
+            clock.now() - 1,
+            k,
+          ),
+        );
         clock.advance(1000);
       }
       const elsewhere = await post(account, "/v1/events", { candidate_alias: other, type: "a" }, k);
@@ -95,7 +118,11 @@ describe("Idempotency-Key", () => {
     const headers = { "Idempotency-Key": k, "Content-Type": "application/json" };
     const body = { candidate_alias: alias, type: "a", value: { x: 1 } };
     const first = await call("POST", "/v1/events", { token: account.token, headers, raw: JSON.stringify(body) });
-    const again = await call("POST", "/v1/events", { token: account.token, headers, raw: JSON.stringify(body, null, 2) });
+    const again = await call("POST", "/v1/events", {
+      token: account.token,
+      headers,
+      raw: JSON.stringify(body, null, 2),
+    });
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
   });
@@ -156,7 +183,13 @@ describe("Idempotency-Key", () => {
     await post(account, "/v1/events", body, k);
     // As if the first request were still running: no result recorded, lock in the future.
     const clock = useClock();
-    await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() + 20_000, k));
+    await inKeyStore(account.id, k, (sql) =>
+      sql.exec(
+        `UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`,
+        clock.now() + 20_000,
+        k,
+      ),
+    );
     await candidateHasNoResult(alias, k);
     const res = await post(account, "/v1/events", body, k);
     expectStatus(res, 409);
@@ -170,7 +203,14 @@ describe("Idempotency-Key", () => {
 
   describe("on a candidate's change, whose result the candidate keeps", () => {
     const keyRecord = (account: TestAccount, k: string) =>
-      inKeyStore(account.id, k, (sql) => sql.exec<{ status: number | null; body: string | null }>(`SELECT status, body FROM idempotency_keys WHERE key = ?`, k).one());
+      inKeyStore(account.id, k, (sql) =>
+        sql
+          .exec<{ status: number | null; body: string | null }>(
+            `SELECT status, body FROM idempotency_keys WHERE key = ?`,
+            k,
+          )
+          .one(),
+      );
 
     it("replays an event from the candidate, not from a second copy in the key's object", async () => {
       const { account, alias } = await withCandidate();
@@ -191,7 +231,10 @@ describe("Idempotency-Key", () => {
       expect(await eventCount(account, alias)).toBe(1);
       // The key still belongs to that request: another body, or another candidate, is refused.
       const other = await withCandidate();
-      for (const json of [{ ...body, type: "view" }, { ...body, candidate_alias: other.alias }]) {
+      for (const json of [
+        { ...body, type: "view" },
+        { ...body, candidate_alias: other.alias },
+      ]) {
         expect((await post(account, "/v1/events", json, k)).body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
       }
     });
@@ -219,7 +262,14 @@ describe("Idempotency-Key", () => {
         // Claimed by the same request, still on its way to the candidate: nothing stored anywhere.
         const fingerprint = await requestFingerprint("POST", path, body);
         await inKeyStore(account.id, k, (sql) =>
-          sql.exec(`INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`, account.id, k, fingerprint, clock.now(), clock.now() + 20_000),
+          sql.exec(
+            `INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, locked_until) VALUES (?, ?, ?, ?, ?)`,
+            account.id,
+            k,
+            fingerprint,
+            clock.now(),
+            clock.now() + 20_000,
+          ),
         );
         const res = await post(account, path, body, k);
         expect(res.status, path).toBe(409);
@@ -244,7 +294,13 @@ describe("Idempotency-Key", () => {
       const first = await post(account, path, body, k);
       expect(first.status).toBeLessThan(300);
       // The change happened, but the response was never recorded and the lock has lapsed.
-      await inKeyStore(account.id, k, (sql) => sql.exec(`UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`, clock.now() - 1, k));
+      await inKeyStore(account.id, k, (sql) =>
+        sql.exec(
+          `UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`,
+          clock.now() - 1,
+          k,
+        ),
+      );
       clock.advance(1000);
       const retry = await post(account, path, body, k);
       expect(retry.status).toBe(first.status);
@@ -266,7 +322,9 @@ describe("Idempotency-Key", () => {
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     let first;
     try {
-      first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => post(account, "/v1/schemas", body, k));
+      first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
+        post(account, "/v1/schemas", body, k),
+      );
     } finally {
       await holderRevived(account.id, k);
       errors.mockRestore();
@@ -287,7 +345,9 @@ describe("Idempotency-Key", () => {
     const body = { contract: contract({ price: 8 }) };
     // D1 made the schema but its answer was lost: the request fails (500), and a 500 frees the key.
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () => post(account, "/v1/schemas", body, k)).finally(() => errors.mockRestore());
+    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
+      post(account, "/v1/schemas", body, k),
+    ).finally(() => errors.mockRestore());
     expectStatus(first, 500);
     // The key is claimed anew, and the schema's answer, stored with it, is what the retry gets.
     const retry = await post(account, "/v1/schemas", body, k);
@@ -305,7 +365,10 @@ describe("Idempotency-Key", () => {
       const account = await createAccount();
       const k = key();
       const body = { contract: contract({ price: 5 }) };
-      const [arrived, released] = [[gate(), gate()], [gate(), gate()]];
+      const [arrived, released] = [
+        [gate(), gate()],
+        [gate(), gate()],
+      ];
       const order = first === "the slow holder" ? [0, 1] : [1, 0];
       const [slow, retry] = await interceptD1Batch(
         /INSERT INTO schemas/,
@@ -336,7 +399,10 @@ describe("Idempotency-Key", () => {
       const again = await post(account, "/v1/schemas", body, k);
       expect(again.headers.get("Idempotent-Replayed"), first).toBe("true");
       expect(again.body, first).toEqual(maker.body);
-      expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id), first).toEqual([maker.body.id]);
+      expect(
+        okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id),
+        first,
+      ).toEqual([maker.body.id]);
     }
   });
 
@@ -358,7 +424,11 @@ describe("Idempotency-Key", () => {
   it("validates the key's length", async () => {
     const account = await createAccount();
     for (const k of ["", "k".repeat(256)]) {
-      const res = await call("POST", "/v1/schemas", { token: account.token, json: { contract: contract() }, headers: { "Idempotency-Key": k } });
+      const res = await call("POST", "/v1/schemas", {
+        token: account.token,
+        json: { contract: contract() },
+        headers: { "Idempotency-Key": k },
+      });
       expectStatus(res, 400);
       expect(res.body.error.details).toEqual([{ path: "Idempotency-Key", message: expect.any(String) }]);
     }
@@ -376,7 +446,10 @@ describe("Idempotency-Key", () => {
     const fresh = key();
     await post(account, "/v1/schemas", { contract: contract() }, fresh);
     await worker.scheduled(createScheduledController(), env);
-    const { results } = await dbOf(account).prepare(`SELECT key FROM idempotent_changes WHERE account_id = ?`).bind(account.id).all();
+    const { results } = await dbOf(account)
+      .prepare(`SELECT key FROM idempotent_changes WHERE account_id = ?`)
+      .bind(account.id)
+      .all();
     expect(results.map((r) => r.key)).toEqual([fresh]);
   });
 });

@@ -6,7 +6,16 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evictDurableObject } from "cloudflare:test";
-import { call, client, createAccount, expectStatus, freshAlias, objectOf, okBody, type TestAccount } from "../support/api";
+import {
+  call,
+  client,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  objectOf,
+  okBody,
+  type TestAccount,
+} from "../support/api";
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
 
@@ -34,9 +43,21 @@ describe("numbers JSON.parse cannot hold", () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e"}`);
     const cases: [string, string, string][] = [
-      ["/v1/schemas", `{"contract":{"price":1e999,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`, "contract.price"],
-      ["/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"n":1e999}}}}`, "contract.fulfillment_condition.match.n"],
-      ["/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","gte":-1e999}}}`, "contract.fulfillment_condition.gte"],
+      [
+        "/v1/schemas",
+        `{"contract":{"price":1e999,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`,
+        "contract.price",
+      ],
+      [
+        "/v1/schemas",
+        `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"n":1e999}}}}`,
+        "contract.fulfillment_condition.match.n",
+      ],
+      [
+        "/v1/schemas",
+        `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","gte":-1e999}}}`,
+        "contract.fulfillment_condition.gte",
+      ],
       ["/v1/events", `{"candidate_alias":"${alias}","type":"e","value":1e999}`, "value"],
       ["/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"a":[1,{"b":-1E400}]}}`, "value.a.1.b"],
     ];
@@ -49,7 +70,11 @@ describe("numbers JSON.parse cannot hold", () => {
   it("keep the largest and smallest finite numbers exactly", async () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e","match":{"n":1.7976931348623157e308}}`);
-    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"n":1.7976931348623157E308,"m":5e-324}}`);
+    const res = await postRaw(
+      account,
+      "/v1/events",
+      `{"candidate_alias":"${alias}","type":"e","value":{"n":1.7976931348623157E308,"m":5e-324}}`,
+    );
     expectStatus(res, 201);
     expect(res.body.event).toMatchObject({ value: { n: 1.7976931348623157e308, m: 5e-324 }, matched: true });
   });
@@ -60,19 +85,31 @@ describe("numbers a 64-bit float cannot hold exactly, and duplicate keys", () =>
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e"}`);
     const cases: [string, string, RegExp][] = [
-      [`{"candidate_alias":"${alias}","type":"e","value":{"id":9007199254740993}}`, "value.id", /stored as 9007199254740992; send it as a string/],
+      [
+        `{"candidate_alias":"${alias}","type":"e","value":{"id":9007199254740993}}`,
+        "value.id",
+        /stored as 9007199254740992; send it as a string/,
+      ],
       [`{"candidate_alias":"${alias}","type":"e","value":[1e-400]}`, "value.0", /stored as 0/],
       [`{"candidate_alias":"${alias}","type":"e","value":0.30000000000000000001}`, "value", /stored as 0.3/],
       [`{"candidate_alias":"${alias}","type":"e","value":{"a":1,"a":2}}`, "value.a", /duplicate key/],
       [`{"candidate_alias":"${alias}","type":"e","type":"f"}`, "type", /duplicate key/],
-      [`{"candidate_alias":"${alias}","type":"e","value":{"__proto__":1,"__proto__":2}}`, "value.__proto__", /duplicate key/],
+      [
+        `{"candidate_alias":"${alias}","type":"e","value":{"__proto__":1,"__proto__":2}}`,
+        "value.__proto__",
+        /duplicate key/,
+      ],
     ];
     for (const [raw, path, message] of cases) {
       const res = await postRaw(account, "/v1/events", raw);
       expectStatus(res, 400, raw);
       expect(res.body.error.details).toContainEqual({ path, message: expect.stringMatching(message) });
     }
-    const schema = await postRaw(account, "/v1/schemas", `{"contract":{"price":1e999,"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`);
+    const schema = await postRaw(
+      account,
+      "/v1/schemas",
+      `{"contract":{"price":1e999,"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e"}}}`,
+    );
     expect(schema.body.error.details.map((d: any) => d.path).sort()).toEqual(["contract.price", "contract.price"]);
     expect(okBody(await client(account).get(`/v1/candidates/${alias}`)).events).toEqual([]);
   });
@@ -80,7 +117,11 @@ describe("numbers a 64-bit float cannot hold exactly, and duplicate keys", () =>
   it("keep what a float holds, in any notation", async () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e"}`);
-    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":[1.0,1E2,-0,0.1,9007199254740992,1.5e-10]}`);
+    const res = await postRaw(
+      account,
+      "/v1/events",
+      `{"candidate_alias":"${alias}","type":"e","value":[1.0,1E2,-0,0.1,9007199254740992,1.5e-10]}`,
+    );
     expectStatus(res, 201);
     expect(res.body.event.value).toEqual([1, 100, 0, 0.1, 9007199254740992, 1.5e-10]);
   });
@@ -90,7 +131,8 @@ describe("keys that name JavaScript internals", () => {
   it("match by JSON equality, `constructor` included", async () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"car","match":{"car":{"constructor":{"name":"Ferrari"}}}}`);
-    const send = (value: string) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"car","value":${value}}`);
+    const send = (value: string) =>
+      postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"car","value":${value}}`);
     expect((await send(`{"car":{"constructor":{"name":"Fiat"}}}`)).body.event.matched).toBe(false);
     const hit = await send(`{"car":{"constructor":{"name":"Ferrari"}},"extra":1}`);
     expect(hit.body.event.matched).toBe(true);
@@ -105,7 +147,8 @@ describe("keys that name JavaScript internals", () => {
     const raw = JSON.stringify(read.body.contract.fulfillment_condition);
     expect(raw).toBe(condition);
 
-    const send = (value: string) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":${value}}`);
+    const send = (value: string) =>
+      postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":${value}}`);
     expect((await send(`{"plan":"pro"}`)).body.event.matched).toBe(false);
     expect((await send(`{"plan":"pro","__proto__":{"admin":false}}`)).body.event.matched).toBe(false);
     await evictDurableObject(objectOf(alias)); // compiled again from storage: the same condition
@@ -133,13 +176,28 @@ describe("Idempotency-Key and key order", () => {
     const account = await createAccount();
     const alias = await candidateWith(account, `{"event":"e"}`);
     const headers = { "Idempotency-Key": `k-${crypto.randomUUID()}` };
-    const first = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":1,"d":2}]}}`, headers);
+    const first = await postRaw(
+      account,
+      "/v1/events",
+      `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":1,"d":2}]}}`,
+      headers,
+    );
     expectStatus(first, 201);
-    const again = await postRaw(account, "/v1/events", `{"value":{"b":[{"d":2,"c":1}],"a":1.0},"type":"x","candidate_alias":"${alias}"}`, headers);
+    const again = await postRaw(
+      account,
+      "/v1/events",
+      `{"value":{"b":[{"d":2,"c":1}],"a":1.0},"type":"x","candidate_alias":"${alias}"}`,
+      headers,
+    );
     expectStatus(again, 201);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(first.body);
-    const other = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":2,"d":1}]}}`, headers);
+    const other = await postRaw(
+      account,
+      "/v1/events",
+      `{"candidate_alias":"${alias}","type":"x","value":{"a":1,"b":[{"c":2,"d":1}]}}`,
+      headers,
+    );
     expectStatus(other, 409);
     expect(okBody(await client(account).get(`/v1/candidates/${alias}`)).events).toHaveLength(1);
   });
@@ -154,7 +212,16 @@ interface Doc {
   keepable: boolean;
 }
 
-const edgeKey = fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "a", "");
+const edgeKey = fc.constantFrom(
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "a",
+  "",
+);
 /** Number literals at the edges: [text, value, whether a 64-bit float holds it exactly]. */
 const edgeNumber = fc.constantFrom<[string, number, boolean]>(
   ["-0", 0, true],
@@ -187,7 +254,8 @@ const doc: fc.Arbitrary<Doc> = fc.letrec<{ doc: Doc }>((tie) => ({
     fc.array(fc.tuple(edgeKey, tie("doc")), { maxLength: 4 }).map((entries) => {
       const value: Record<string, unknown> = {};
       // defineProperty, so `__proto__` is an own key as JSON.parse makes it.
-      for (const [k, v] of entries) Object.defineProperty(value, k, { value: v.value, enumerable: true, configurable: true, writable: true });
+      for (const [k, v] of entries)
+        Object.defineProperty(value, k, { value: v.value, enumerable: true, configurable: true, writable: true });
       const keys = entries.map(([k]) => k);
       return {
         text: `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v.text}`).join(",")}}`,
@@ -214,14 +282,21 @@ describe("random JSON with edge keys and numbers", () => {
     const alias = await candidateWith(account, `{"event":"never"}`);
     await fc.assert(
       fc.asyncProperty(doc, async (value) => {
-        const res = await postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"t","value":${value.text}}`);
+        const res = await postRaw(
+          account,
+          "/v1/events",
+          `{"candidate_alias":"${alias}","type":"t","value":${value.text}}`,
+        );
         if (!value.keepable) {
           expectStatus(res, 400);
           expect(res.body.error.code).toBe("VALIDATION_ERROR");
           return;
         }
         expectStatus(res, 201, JSON.stringify(res.body));
-        expect(jsonEqual(res.body.event.value, value.value), `${value.text} came back as ${JSON.stringify(res.body.event.value)}`).toBe(true);
+        expect(
+          jsonEqual(res.body.event.value, value.value),
+          `${value.text} came back as ${JSON.stringify(res.body.event.value)}`,
+        ).toBe(true);
         const read = await call("GET", `/v1/candidates/${alias}`, { token: account.token });
         const stored = read.body.events.find((e: any) => e.id === res.body.event.id);
         expect(jsonEqual(stored.value, value.value)).toBe(true);
@@ -234,7 +309,11 @@ describe("random JSON with edge keys and numbers", () => {
     const account = await createAccount();
     await fc.assert(
       fc.asyncProperty(doc, async (value) => {
-        const res = await postRaw(account, "/v1/schemas", `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"k":${value.text}}}}}`);
+        const res = await postRaw(
+          account,
+          "/v1/schemas",
+          `{"contract":{"price":1,"activity_window":1,"review_window":0,"timeout_outcome":"fail","fulfillment_condition":{"event":"e","match":{"k":${value.text}}}}}`,
+        );
         if (!value.keepable) {
           expectStatus(res, 400);
           return;
@@ -256,7 +335,8 @@ describe("random JSON with edge keys and numbers", () => {
         fc.pre(expected.keepable && actual.keepable);
         const alias = await candidateWith(account, `{"event":"e","match":{"k":${expected.text}}}`);
         if (evict) await evictDurableObject(objectOf(alias));
-        const send = (v: Doc) => postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"k":${v.text}}}`);
+        const send = (v: Doc) =>
+          postRaw(account, "/v1/events", `{"candidate_alias":"${alias}","type":"e","value":{"k":${v.text}}}`);
         const res = await send(actual);
         expectStatus(res, 201);
         const equal = jsonEqual(expected.value, actual.value);

@@ -33,7 +33,11 @@ async function setup(over: Partial<Contract> = {}) {
     expect(single).toMatchObject({ status, status_since: iso(since), scheduled_outcome: scheduled });
     const { events: _events, condition_progress: _progress, ...withoutEvents } = single;
     expect(inList).toEqual(withoutEvents);
-    expect(Object.entries(listed).filter(([, v]) => v).map(([k]) => k)).toEqual([status]);
+    expect(
+      Object.entries(listed)
+        .filter(([, v]) => v)
+        .map(([k]) => k),
+    ).toEqual([status]);
   };
   return { api, clock, t0, alias, created: created.body, expectSeen };
 }
@@ -96,7 +100,11 @@ describe("lifecycle", () => {
     clock.set(t0 + 59_999);
     const ev = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 }));
     expect(ev.event.matched).toBe(true);
-    expect(ev.candidate).toMatchObject({ status: "PENDING", status_since: iso(t0 + 59_999), scheduled_outcome: "CONFIRMED" });
+    expect(ev.candidate).toMatchObject({
+      status: "PENDING",
+      status_since: iso(t0 + 59_999),
+      scheduled_outcome: "CONFIRMED",
+    });
   });
 
   it("records but does not count an event at exactly open_until", async () => {
@@ -113,7 +121,11 @@ describe("lifecycle", () => {
     const { api, clock, t0, alias, expectSeen } = await setup({ review_window: 0 });
     clock.set(t0 + 5_000);
     const ev = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }));
-    expect(ev.candidate).toMatchObject({ status: "CONFIRMED", status_since: iso(t0 + 5_000), scheduled_outcome: "CONFIRMED" });
+    expect(ev.candidate).toMatchObject({
+      status: "CONFIRMED",
+      status_since: iso(t0 + 5_000),
+      scheduled_outcome: "CONFIRMED",
+    });
     await expectSeen("CONFIRMED", t0 + 5_000, "CONFIRMED");
   });
 

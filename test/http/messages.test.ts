@@ -12,7 +12,15 @@ import { z } from "zod";
 import { en } from "zod/v4/locales";
 import { call, createAccount, type TestAccount } from "../support/api";
 import { ERROR_CODES } from "../../src/errors/codes";
-import { fillPath, openApiDocument, operations, requestExample, resolve, type Document, type Schema } from "../support/openapi";
+import {
+  fillPath,
+  openApiDocument,
+  operations,
+  requestExample,
+  resolve,
+  type Document,
+  type Schema,
+} from "../support/openapi";
 
 /** What validation libraries say (zod 3 and 4, Hono, JSON Schema validators): none of it may reach a caller. */
 const LIBRARY_PHRASING =
@@ -43,7 +51,14 @@ interface Wrong {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const WRONG_TYPE: Record<string, unknown> = { string: 12345, number: "12", integer: "12", boolean: "yes", array: "x", object: "x" };
+const WRONG_TYPE: Record<string, unknown> = {
+  string: 12345,
+  number: "12",
+  integer: "12",
+  boolean: "yes",
+  array: "x",
+  object: "x",
+};
 
 /** Values a field of this schema refuses: as JSON, or (`asText`) as the text of a parameter. */
 function wrongValues(s: Schema, asText: boolean): Wrong[] {
@@ -51,7 +66,11 @@ function wrongValues(s: Schema, asText: boolean): Wrong[] {
   const wrong: Wrong[] = [];
   const type = types.find((t) => t !== "null");
   if (!asText && type) wrong.push({ value: WRONG_TYPE[type] });
-  if (s.enum) wrong.push({ value: "not-one-of-them", says: (s.enum as unknown[]).map((v) => new RegExp(`\`${escape(String(v))}\``)) });
+  if (s.enum)
+    wrong.push({
+      value: "not-one-of-them",
+      says: (s.enum as unknown[]).map((v) => new RegExp(`\`${escape(String(v))}\``)),
+    });
   if (types.includes("string") && !s.enum) {
     if (s.minLength > 0) wrong.push({ value: "x".repeat(s.minLength - 1) });
     if (s.maxLength !== undefined) wrong.push({ value: "x".repeat(s.maxLength + 1) });
@@ -86,17 +105,21 @@ function* bodyChanges(doc: Document, schema: Schema | undefined, valid: unknown,
     yield* bodyChanges(doc, s.items, valid[0], [...at, 0]);
   }
   if (typeof valid === "object" && valid !== null && !Array.isArray(valid)) {
-    if (s.additionalProperties === false) yield { at: [...at, "not_a_field"], value: 1, says: [/is not a known field/] };
+    if (s.additionalProperties === false)
+      yield { at: [...at, "not_a_field"], value: 1, says: [/is not a known field/] };
     for (const key of s.required ?? []) yield { at: [...at, key], remove: true, says: [/^is required/] };
-    for (const [key, property] of Object.entries<Schema>(s.properties ?? {})) yield* bodyChanges(doc, property, (valid as any)[key], [...at, key]);
+    for (const [key, property] of Object.entries<Schema>(s.properties ?? {}))
+      yield* bodyChanges(doc, property, (valid as any)[key], [...at, key]);
     // A map of free keys (`additionalProperties`): a wrong value at a new key, and keys of the wrong length.
     const values = resolve(doc, s.additionalProperties);
     if (typeof values === "object") {
       for (const wrong of wrongValues(values, false)) yield { at: [...at, "probe"], ...wrong };
       const names = resolve(doc, s.propertyNames) ?? {};
       const fine = [values.type ?? []].flat().includes("string") ? "v" : undefined;
-      if (fine !== undefined && names.maxLength !== undefined) yield { at: [...at, "k".repeat(names.maxLength + 1)], value: fine };
-      if (fine !== undefined && names.minLength > 0) yield { at: [...at, "k".repeat(names.minLength - 1)], value: fine };
+      if (fine !== undefined && names.maxLength !== undefined)
+        yield { at: [...at, "k".repeat(names.maxLength + 1)], value: fine };
+      if (fine !== undefined && names.minLength > 0)
+        yield { at: [...at, "k".repeat(names.minLength - 1)], value: fine };
     }
   }
 }
@@ -119,7 +142,9 @@ const shown = (value: unknown) => {
 /** Every probe of one operation: each parameter, the Idempotency-Key header, each body field. */
 function probesOf(doc: Document, method: string, path: string, op: any): Probe[] {
   const parameters: any[] = op.parameters ?? [];
-  const pathValues = Object.fromEntries(parameters.filter((p) => p.in === "path").map((p) => [p.name, String(p.example ?? p.schema?.example)]));
+  const pathValues = Object.fromEntries(
+    parameters.filter((p) => p.in === "path").map((p) => [p.name, String(p.example ?? p.schema?.example)]),
+  );
   const body = requestExample(doc, op);
   const valid = { method, url: fillPath(path, pathValues), ...(body === undefined ? {} : { body }) };
   const probes: Probe[] = [];
@@ -134,14 +159,35 @@ function probesOf(doc: Document, method: string, path: string, op: any): Probe[]
       if (schema.format === "date-time") wrongs.push({ value: "2026-11-01T00:00:00+01:00" });
       for (const { value, says: also = [] } of wrongs) {
         const raw = String(value).includes("+") ? String(value) : encodeURIComponent(String(value));
-        probes.push({ ...valid, what: what(value), url: `${valid.url}?${parameter.name}=${raw}`, field: parameter.name, says: [...says, ...also], neverSays });
+        probes.push({
+          ...valid,
+          what: what(value),
+          url: `${valid.url}?${parameter.name}=${raw}`,
+          field: parameter.name,
+          says: [...says, ...also],
+          neverSays,
+        });
       }
     } else if (parameter.in === "path") {
       for (const { value, says } of wrongs.filter((w) => w.value !== "")) {
-        probes.push({ ...valid, what: what(value), url: fillPath(path, { ...pathValues, [parameter.name]: String(value) }), field: parameter.name, mayBeNotFound: true, says });
+        probes.push({
+          ...valid,
+          what: what(value),
+          url: fillPath(path, { ...pathValues, [parameter.name]: String(value) }),
+          field: parameter.name,
+          mayBeNotFound: true,
+          says,
+        });
       }
     } else if (parameter.in === "header") {
-      for (const { value, says } of wrongs) probes.push({ ...valid, what: what(value), headers: { [parameter.name]: String(value) }, field: parameter.name, says });
+      for (const { value, says } of wrongs)
+        probes.push({
+          ...valid,
+          what: what(value),
+          headers: { [parameter.name]: String(value) },
+          field: parameter.name,
+          says,
+        });
     }
   }
   const media = op.requestBody?.content?.["application/json"];
@@ -149,7 +195,14 @@ function probesOf(doc: Document, method: string, path: string, op: any): Probe[]
     for (const change of bodyChanges(doc, media.schema, body)) {
       const field = change.at.join(".");
       const what = `${method} ${path} body ${field || "(whole)"}${change.remove ? " left out" : `=${shown(change.value)}`}`;
-      probes.push({ ...valid, what, body: changed(body, change), field, says: change.says, mayBeNotFound: change.mayBeNotFound });
+      probes.push({
+        ...valid,
+        what,
+        body: changed(body, change),
+        field,
+        says: change.says,
+        mayBeNotFound: change.mayBeNotFound,
+      });
     }
   }
   return probes;
@@ -160,25 +213,37 @@ function faults(probe: Probe, res: { status: number; body: any }): string[] {
   const found: string[] = [];
   const error = res.body?.error;
   const info = ERROR_CODES[error?.code as keyof typeof ERROR_CODES];
-  if (res.status < 400 || res.status >= 500 || !info || info.status !== res.status || typeof error.message !== "string") {
+  if (
+    res.status < 400 ||
+    res.status >= 500 ||
+    !info ||
+    info.status !== res.status ||
+    typeof error.message !== "string"
+  ) {
     return [`answered ${res.status} ${shown(res.body)}`];
   }
   const notFound = probe.mayBeNotFound && res.status === 404 && error.code.endsWith("_NOT_FOUND");
   const details: { path: string; message: string }[] = error.details ?? [];
-  const aboutField = details.filter((d) => d.path === probe.field || d.path.startsWith(`${probe.field}.`)).map((d) => d.message);
-  if (!notFound && (error.code !== "VALIDATION_ERROR" || aboutField.length === 0)) found.push(`answered ${res.status} ${error.code} without a detail at ${probe.field}: ${shown(details)}`);
+  const aboutField = details
+    .filter((d) => d.path === probe.field || d.path.startsWith(`${probe.field}.`))
+    .map((d) => d.message);
+  if (!notFound && (error.code !== "VALIDATION_ERROR" || aboutField.length === 0))
+    found.push(`answered ${res.status} ${error.code} without a detail at ${probe.field}: ${shown(details)}`);
   for (const message of [error.message, ...details.map((d) => d.message)]) {
     if (LIBRARY_PHRASING.test(message)) found.push(`a library's phrasing: "${message}"`);
   }
   const messages = notFound ? [error.message] : aboutField;
-  for (const pattern of probe.says ?? []) if (!messages.some((m) => pattern.test(m))) found.push(`does not say ${pattern}: ${shown(messages)}`);
-  for (const pattern of probe.neverSays ?? []) if (messages.some((m) => pattern.test(m))) found.push(`says ${pattern}: ${shown(messages)}`);
+  for (const pattern of probe.says ?? [])
+    if (!messages.some((m) => pattern.test(m))) found.push(`does not say ${pattern}: ${shown(messages)}`);
+  for (const pattern of probe.neverSays ?? [])
+    if (messages.some((m) => pattern.test(m))) found.push(`says ${pattern}: ${shown(messages)}`);
   return found;
 }
 
 describe("error messages", () => {
   it("recognises a library's phrasing (else the sweep below could pass on anything)", () => {
-    const zodSays = (schema: z.ZodType, input: unknown) => schema.safeParse(input, { error: en().localeError }).error!.issues.map((i) => i.message);
+    const zodSays = (schema: z.ZodType, input: unknown) =>
+      schema.safeParse(input, { error: en().localeError }).error!.issues.map((i) => i.message);
     const said = [
       ...zodSays(z.string().min(8), "zzz"),
       ...zodSays(z.string(), 5),

@@ -3,13 +3,29 @@
  * shown in every candidate view and notification, and filtered on by the list.
  */
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type Contract, type Schemas, type TestAccount } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  okBody,
+  type Contract,
+  type Schemas,
+  type TestAccount,
+} from "../support/api";
 
 type Metadata = Schemas["CreateCandidateBody"]["metadata"];
 
 async function create(account: TestAccount, metadata?: Metadata, over: Partial<Contract> = {}) {
   const alias = freshAlias("meta");
-  const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over), ...(metadata === undefined ? {} : { metadata }) });
+  const res = await client(account).post("/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract(over),
+    ...(metadata === undefined ? {} : { metadata }),
+  });
   return { alias, res };
 }
 
@@ -19,13 +35,19 @@ const aliases = (res: Awaited<ReturnType<typeof list>>) => okBody(res).data.map(
 describe("candidate metadata", () => {
   it("is set at creation and shown in every view: create, read, list, event answers and notifications", async () => {
     const account = await createAccount();
-    const { alias, res } = await create(account, JSON.parse('{"order_id":"ord_1","note":"","__proto__":"plain data"}'), { review_window: 0 });
+    const { alias, res } = await create(
+      account,
+      JSON.parse('{"order_id":"ord_1","note":"","__proto__":"plain data"}'),
+      { review_window: 0 },
+    );
     expectStatus(res, 201);
     // "" at creation is a key not set; __proto__ is a key like any other.
     expect(res.body.metadata).toEqual(JSON.parse('{"order_id":"ord_1","__proto__":"plain data"}'));
     const api = client(account);
     expect(okBody(await api.get(`/v1/candidates/${alias}`)).metadata).toEqual(res.body.metadata);
-    expect(okBody(await api.get("/v1/candidates")).data.find((c) => c.candidate_alias === alias)!.metadata).toEqual(res.body.metadata);
+    expect(okBody(await api.get("/v1/candidates")).data.find((c) => c.candidate_alias === alias)!.metadata).toEqual(
+      res.body.metadata,
+    );
     const hit = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
     expect(hit.candidate.metadata).toEqual(res.body.metadata);
     const [notification] = okBody(await api.get(`/v1/notifications?candidate_alias=${alias}`)).data;
@@ -34,7 +56,7 @@ describe("candidate metadata", () => {
     expect(okBody((await create(account)).res).metadata).toEqual({});
   });
 
-  it("is merged by PATCH: keys added, changed, and removed by \"\"; the contract never changes", async () => {
+  it('is merged by PATCH: keys added, changed, and removed by ""; the contract never changes', async () => {
     const account = await createAccount();
     const { alias, res } = await create(account, { a: "1", b: "2" });
     const api = client(account);
@@ -47,7 +69,10 @@ describe("candidate metadata", () => {
     expect(aliases(await list(account, "metadata[b]=2"))).toEqual([]);
     expect(aliases(await list(account, "metadata[a]=1"))).toEqual([]);
     // A change that changes nothing answers the candidate as it is.
-    expect(okBody(await api.patch(`/v1/candidates/${alias}`, { metadata: { zzz: "" } })).metadata).toEqual({ b: "two", c: "3" });
+    expect(okBody(await api.patch(`/v1/candidates/${alias}`, { metadata: { zzz: "" } })).metadata).toEqual({
+      b: "two",
+      c: "3",
+    });
     expect((await api.patch(`/v1/candidates/${alias}`, { metadata: {} })).status).toBe(200);
   });
 
@@ -68,9 +93,17 @@ describe("candidate metadata", () => {
     ];
     for (const [metadata, path] of refused) {
       const alias = freshAlias("meta");
-      const res = await client(account).raw.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(), metadata });
+      const res = await client(account).raw.post("/v1/candidates", {
+        customer_uuid: "c",
+        candidate_alias: alias,
+        contract: contract(),
+        metadata,
+      });
       expectStatus(res, 400, JSON.stringify(metadata).slice(0, 60));
-      expect(res.body.error.details.map((d: any) => d.path), JSON.stringify(metadata).slice(0, 60)).toContain(path);
+      expect(
+        res.body.error.details.map((d: any) => d.path),
+        JSON.stringify(metadata).slice(0, 60),
+      ).toContain(path);
       expect((await client(account).get(`/v1/candidates/${alias}`)).status).toBe(404);
     }
     const { alias } = await create(account, fifty);
@@ -110,13 +143,19 @@ describe("candidate metadata", () => {
     const account = await createAccount();
     const made: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const { alias } = await create(account, { batch: "b1", parity: i % 2 === 0 ? "even" : "odd", ...(i === 3 ? { vip: "yes" } : {}) });
+      const { alias } = await create(account, {
+        batch: "b1",
+        parity: i % 2 === 0 ? "even" : "odd",
+        ...(i === 3 ? { vip: "yes" } : {}),
+      });
       made.push(alias);
     }
     await create(account, { batch: "b2", parity: "even" });
     const newestFirst = [...made].reverse();
     expect(aliases(await list(account, "metadata[batch]=b1"))).toEqual(newestFirst);
-    expect(aliases(await list(account, "metadata[batch]=b1&metadata[parity]=even"))).toEqual(newestFirst.filter((_, i) => i % 2 === 0));
+    expect(aliases(await list(account, "metadata[batch]=b1&metadata[parity]=even"))).toEqual(
+      newestFirst.filter((_, i) => i % 2 === 0),
+    );
     expect(aliases(await list(account, "metadata[parity]=odd&metadata[vip]=yes"))).toEqual([made[3]]);
     expect(aliases(await list(account, `metadata[batch]=b1&customer_uuid=c&status=OPEN`))).toEqual(newestFirst);
     expect(aliases(await list(account, "metadata[batch]=b1&status=PENDING"))).toEqual([]);
@@ -133,7 +172,9 @@ describe("candidate metadata", () => {
     expect(seen).toEqual(newestFirst);
     // Keys and values are matched exactly, encoded as a query needs them.
     const { alias } = await create(account, { "space key": "a&b=c" });
-    expect(aliases(await list(account, `metadata[${encodeURIComponent("space key")}]=${encodeURIComponent("a&b=c")}`))).toEqual([alias]);
+    expect(
+      aliases(await list(account, `metadata[${encodeURIComponent("space key")}]=${encodeURIComponent("a&b=c")}`)),
+    ).toEqual([alias]);
   });
 
   it("refuses bad filters with the parameter's path", async () => {
@@ -152,7 +193,10 @@ describe("candidate metadata", () => {
     for (const [query, path] of refused) {
       const res = await list(account, query);
       expectStatus(res, 400, query);
-      expect(res.body.error.details?.map((d) => d.path), query).toContain(path);
+      expect(
+        res.body.error.details?.map((d) => d.path),
+        query,
+      ).toContain(path);
     }
   });
 });
@@ -161,9 +205,15 @@ describe("status_since ranges", () => {
   it("refuses a range whose start is after its end, at status_since_lt", async () => {
     const account = await createAccount();
     for (const path of ["/v1/candidates", "/v1/summary"]) {
-      const res = await call("GET", `${path}?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z`, { token: account.token });
+      const res = await call(
+        "GET",
+        `${path}?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z`,
+        { token: account.token },
+      );
       expectStatus(res, 400, path);
-      expect(res.body.error.details, path).toEqual([{ path: "status_since_lt", message: expect.stringContaining("status_since_gte") }]);
+      expect(res.body.error.details, path).toEqual([
+        { path: "status_since_lt", message: expect.stringContaining("status_since_gte") },
+      ]);
     }
     // An empty range written as one instant is no mistake: nothing is in it.
     const same = await list(account, "status_since_gte=2026-11-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z");

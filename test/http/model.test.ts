@@ -7,7 +7,16 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { client, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody, type Schemas } from "../support/api";
+import {
+  client,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  objectOf,
+  okBody,
+  type Schemas,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -110,7 +119,13 @@ class Reference {
       fulfilled: this.fulfilledAt() !== null,
       leaves: leaves.map(({ path, leaf }) => {
         const by = this.events.find((e) => e.matched && leafHolds(leaf, e));
-        return { path, event: leaf.event, satisfied: by !== undefined, event_id: by?.id ?? null, satisfied_at: by ? iso(by.at) : null };
+        return {
+          path,
+          event: leaf.event,
+          satisfied: by !== undefined,
+          event_id: by?.id ?? null,
+          satisfied_at: by ? iso(by.at) : null,
+        };
       }),
     };
   }
@@ -149,18 +164,47 @@ const value: fc.Arbitrary<Json> = fc.oneof(
   fc.record({ k: fc.constantFrom("x", "y", null), n: small }, { requiredKeys: [] }),
   fc.constantFrom(null, "5", true, [5]),
 );
-const eventStep = fc.record({ kind: fc.constant("event" as const), type: eventType, value: fc.option(value, { nil: undefined }) });
+const eventStep = fc.record({
+  kind: fc.constant("event" as const),
+  type: eventType,
+  value: fc.option(value, { nil: undefined }),
+});
 const step = fc.oneof(
   { weight: 4, arbitrary: eventStep },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), events: fc.array(eventStep, { minLength: 1, maxLength: 5 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("advance" as const), ms: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant(1)) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("resolve" as const), outcome: fc.constantFrom<Final>("CONFIRMED", "FAILED") }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("batch" as const),
+      events: fc.array(eventStep, { minLength: 1, maxLength: 5 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("advance" as const),
+      ms: fc.oneof(fc.integer({ min: 0, max: 20_000 }), fc.constant(1)),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("resolve" as const),
+      outcome: fc.constantFrom<Final>("CONFIRMED", "FAILED"),
+    }),
+  },
   // The alarm runs if one is due: reads must agree whether the stored status caught up or not.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("alarm" as const) }) },
 );
 const scenario = fc.record({
   // [price, the amount a sum of it alone is written as]
-  price: fc.constantFrom(["0.1", "0.1"], ["12345678.9", "12345678.9"], ["1e-7", "0.0000001"], ["0", "0"], ["49.5", "49.5"], ["1e12", "1000000000000"]),
+  price: fc.constantFrom(
+    ["0.1", "0.1"],
+    ["12345678.9", "12345678.9"],
+    ["1e-7", "0.0000001"],
+    ["0", "0"],
+    ["49.5", "49.5"],
+    ["1e12", "1000000000000"],
+  ),
   activity: fc.integer({ min: 1, max: 60 }),
   review: fc.integer({ min: 0, max: 30 }),
   timeout: fc.constantFrom<"confirm" | "fail">("confirm", "fail"),
@@ -180,7 +224,13 @@ describe("the service against a reference model", () => {
         const created = await api.post("/v1/candidates", {
           customer_uuid: "model",
           candidate_alias: alias,
-          contract: { price: Number(price), activity_window: activity, review_window: review, fulfillment_condition: condition, timeout_outcome: timeout },
+          contract: {
+            price: Number(price),
+            activity_window: activity,
+            review_window: review,
+            fulfillment_condition: condition,
+            timeout_outcome: timeout,
+          },
         });
         expectStatus(created, 201, JSON.stringify(created.body));
         const model = new Reference(clock.now(), activity * 1000, review * 1000, timeout, condition);
@@ -208,7 +258,10 @@ describe("the service against a reference model", () => {
             expect(ranged[status].count, status).toBe(here ? 1 : 0);
           }
           const scheduled = expected.status === "PENDING" && expected.scheduled_outcome === "CONFIRMED";
-          expect(summary.PENDING.scheduled_confirmed).toEqual({ count: scheduled ? 1 : 0, amount: scheduled ? amount : "0" });
+          expect(summary.PENDING.scheduled_confirmed).toEqual({
+            count: scheduled ? 1 : 0,
+            amount: scheduled ? amount : "0",
+          });
           const inRangeList = okBody(await api.get(`/v1/candidates?status=${expected.status}&${inRange}`)).data;
           expect(inRangeList.map((c: any) => c.candidate_alias)).toEqual([alias]);
           expect(okBody(await api.get(`/v1/candidates?status_since_gte=${iso(since + 1)}`)).data).toEqual([]);
@@ -221,7 +274,11 @@ describe("the service against a reference model", () => {
             const e: ModelEvent = { type: s.type, hasValue: s.value !== undefined, value: s.value, at: clock.now() };
             const matched = model.wouldMatch(e);
             model.events.push(e);
-            const res = await api.post("/v1/events", { candidate_alias: alias, type: s.type, ...(e.hasValue ? { value: s.value } : {}) });
+            const res = await api.post("/v1/events", {
+              candidate_alias: alias,
+              type: s.type,
+              ...(e.hasValue ? { value: s.value } : {}),
+            });
             expectStatus(res, 201);
             expect(res.body.event.matched).toBe(matched);
             Object.assign(e, { id: res.body.event.id, matched });
@@ -230,12 +287,21 @@ describe("the service against a reference model", () => {
           if (s.kind === "batch") {
             // All at one instant, in order: each item sees the candidate the one before left.
             const expected = s.events.map((step) => {
-              const e: ModelEvent = { type: step.type, hasValue: step.value !== undefined, value: step.value, at: clock.now() };
+              const e: ModelEvent = {
+                type: step.type,
+                hasValue: step.value !== undefined,
+                value: step.value,
+                at: clock.now(),
+              };
               const matched = model.wouldMatch(e);
               model.events.push(e);
               return { e, matched, candidate: model.at(clock.now()) };
             });
-            const items = s.events.map((e) => ({ candidate_alias: alias, type: e.type, ...(e.value !== undefined ? { value: e.value } : {}) }));
+            const items = s.events.map((e) => ({
+              candidate_alias: alias,
+              type: e.type,
+              ...(e.value !== undefined ? { value: e.value } : {}),
+            }));
             const res = await api.post("/v1/events/batch", { events: items });
             expectStatus(res, 200);
             res.body.data.forEach((r: any, i: number) => {
@@ -253,7 +319,8 @@ describe("the service against a reference model", () => {
             const { status } = model.at(clock.now());
             const res = await api.post(`/v1/candidates/${alias}/resolve`, { outcome: s.outcome });
             expect(res.status).toBe(status === "OPEN" || status === "PENDING" ? 200 : 409);
-            if (res.status === 200) model.resolution = { at: clock.now(), outcome: s.outcome, fromOpen: status === "OPEN" };
+            if (res.status === 200)
+              model.resolution = { at: clock.now(), outcome: s.outcome, fromOpen: status === "OPEN" };
           }
           await check();
         }

@@ -50,7 +50,11 @@ describe("the operator API's door", () => {
     const answer = async (method: string, path: string, headers: Record<string, string> = {}) => {
       const res = await app.request(path, { method, headers }, without);
       const body: any = await res.json();
-      return { status: res.status, allow: res.headers.get("Allow"), error: { ...body.error, message: body.error.message.replace(path, "PATH") } };
+      return {
+        status: res.status,
+        allow: res.headers.get("Allow"),
+        error: { ...body.error, message: body.error.message.replace(path, "PATH") },
+      };
     };
     const unknown = await answer("GET", "/nothing-here");
     expect(unknown.status).toBe(404);
@@ -64,7 +68,10 @@ describe("the operator API's door", () => {
     ]) {
       for (const headers of [{}, withSecret]) {
         const res = await answer(method, path, headers);
-        expect(res, `${method} ${path}`).toEqual({ ...unknown, error: { ...unknown.error, message: unknown.error.message.replace("GET", method) } });
+        expect(res, `${method} ${path}`).toEqual({
+          ...unknown,
+          error: { ...unknown.error, message: unknown.error.message.replace("GET", method) },
+        });
       }
     }
     // And with the secret set, the same request is served.
@@ -117,7 +124,9 @@ describe("the operator API's door", () => {
     const keyGuesses = Array.from({ length: half }, () =>
       call("GET", "/v1/schemas", { token: `cct_${"B".repeat(43)}`, headers: { "CF-Connecting-IP": address } }),
     );
-    const secretGuesses = Array.from({ length: limit - half }, (_, i) => operator("GET", "/accounts", undefined, `guess-${i}`));
+    const secretGuesses = Array.from({ length: limit - half }, (_, i) =>
+      operator("GET", "/accounts", undefined, `guess-${i}`),
+    );
     for (const res of await Promise.all([...keyGuesses, ...secretGuesses])) expect(res.status).toBe(401);
     const over = await operator("GET", "/accounts", undefined, "one-more");
     expectError(over, 429, "RATE_LIMITED");
@@ -133,12 +142,21 @@ describe("the operator API's door", () => {
 describe("the operator API", () => {
   it("creates an account and its first key, which authenticates on /v1 and is stored only hashed", async () => {
     const created = await newAccount("  Acme Ltd  ");
-    expect(created).toMatchObject({ name: "Acme Ltd", key: { account_id: created.account_id, name: "First key", permissions: null, status: "active", expires_at: null } });
+    expect(created).toMatchObject({
+      name: "Acme Ltd",
+      key: { account_id: created.account_id, name: "First key", permissions: null, status: "active", expires_at: null },
+    });
     expect(created.key.token).toMatch(/^cct_[\w-]{43}$/);
     expect(created.key.redacted).toBe(`cct_…${created.key.token.slice(-4)}`);
     expect((await call("GET", "/v1/schemas", { token: created.key.token })).status).toBe(200);
-    const row = await env.DB.prepare(`SELECT * FROM api_tokens WHERE id = ?`).bind(created.key.token_id).first<Record<string, unknown>>();
-    expect(row).toMatchObject({ account_id: created.account_id, token_hash: await sha256Hex(created.key.token), permissions: null });
+    const row = await env.DB.prepare(`SELECT * FROM api_tokens WHERE id = ?`)
+      .bind(created.key.token_id)
+      .first<Record<string, unknown>>();
+    expect(row).toMatchObject({
+      account_id: created.account_id,
+      token_hash: await sha256Hex(created.key.token),
+      permissions: null,
+    });
     expect(JSON.stringify(row)).not.toContain(created.key.token.slice(4, 20));
 
     for (const [body, path] of [
@@ -176,20 +194,47 @@ describe("the operator API", () => {
   it("creates keys with a name, permissions and an expiry, validated", async () => {
     const { account_id } = await newAccount();
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-    const res = await operator("POST", `/accounts/${account_id}/keys`, { name: "CI", permissions: ["schemas:read", "billing:read"], expires_at: expiresAt });
+    const res = await operator("POST", `/accounts/${account_id}/keys`, {
+      name: "CI",
+      permissions: ["schemas:read", "billing:read"],
+      expires_at: expiresAt,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ account_id, name: "CI", permissions: ["schemas:read", "billing:read"], expires_at: expiresAt, status: "active", revoked_at: null });
+    expect(res.body).toMatchObject({
+      account_id,
+      name: "CI",
+      permissions: ["schemas:read", "billing:read"],
+      expires_at: expiresAt,
+      status: "active",
+      revoked_at: null,
+    });
     expect((await call("GET", "/v1/schemas", { token: res.body.token })).status).toBe(200);
-    const row = await env.DB.prepare(`SELECT permissions, expires_at, last4 FROM api_tokens WHERE id = ?`).bind(res.body.token_id).first();
-    expect(row).toEqual({ permissions: '["schemas:read","billing:read"]', expires_at: Date.parse(expiresAt), last4: res.body.token.slice(-4) });
+    const row = await env.DB.prepare(`SELECT permissions, expires_at, last4 FROM api_tokens WHERE id = ?`)
+      .bind(res.body.token_id)
+      .first();
+    expect(row).toEqual({
+      permissions: '["schemas:read","billing:read"]',
+      expires_at: Date.parse(expiresAt),
+      last4: res.body.token.slice(-4),
+    });
 
     // No body at all: a full-access key with a name of its own.
-    const plain = await call("POST", `/operator/v1/accounts/${account_id}/keys`, { headers: { Authorization: `Bearer ${SECRET}`, "CF-Connecting-IP": address } });
+    const plain = await call("POST", `/operator/v1/accounts/${account_id}/keys`, {
+      headers: { Authorization: `Bearer ${SECRET}`, "CF-Connecting-IP": address },
+    });
     expect(plain.status).toBe(201);
-    expect(plain.body).toMatchObject({ permissions: null, expires_at: null, name: expect.stringMatching(/^Key created \d{4}-\d\d-\d\d$/) });
+    expect(plain.body).toMatchObject({
+      permissions: null,
+      expires_at: null,
+      name: expect.stringMatching(/^Key created \d{4}-\d\d-\d\d$/),
+    });
     // As the keys API: a key that may do nothing is refused (leave `permissions` out for full access).
-    expect((await operator("POST", `/accounts/${account_id}/keys`, { permissions: [] })).body.error.details[0].path).toBe("permissions");
-    expect((await operator("POST", `/accounts/${account_id}/keys`, { permissions: [...PERMISSIONS] })).status).toBe(201);
+    expect(
+      (await operator("POST", `/accounts/${account_id}/keys`, { permissions: [] })).body.error.details[0].path,
+    ).toBe("permissions");
+    expect((await operator("POST", `/accounts/${account_id}/keys`, { permissions: [...PERMISSIONS] })).status).toBe(
+      201,
+    );
 
     for (const [body, paths] of [
       [{ permissions: ["schemas:read", "schemas:admin", "billing:write"] }, ["permissions.1", "permissions.2"]],
@@ -202,7 +247,10 @@ describe("the operator API", () => {
       [{ name: "x", scopes: [] }, ["scopes"]],
     ] as const) {
       const error = expectError(await operator("POST", `/accounts/${account_id}/keys`, body), 400, "VALIDATION_ERROR");
-      expect(error.details.map((d: any) => d.path), JSON.stringify(body)).toEqual(paths);
+      expect(
+        error.details.map((d: any) => d.path),
+        JSON.stringify(body),
+      ).toEqual(paths);
     }
     const unknown = expectError(await operator("POST", "/accounts/nobody/keys", {}), 404, "ACCOUNT_NOT_FOUND");
     expect(unknown.message).toContain("nobody");
@@ -210,7 +258,9 @@ describe("the operator API", () => {
 
   it(`refuses a key beyond ${MAX_KEYS_PER_ACCOUNT} not revoked`, async () => {
     const { account_id, key } = await newAccount();
-    const more = Array.from({ length: MAX_KEYS_PER_ACCOUNT - 1 }, () => operator("POST", `/accounts/${account_id}/keys`, {}));
+    const more = Array.from({ length: MAX_KEYS_PER_ACCOUNT - 1 }, () =>
+      operator("POST", `/accounts/${account_id}/keys`, {}),
+    );
     for (const res of await Promise.all(more)) expect(res.status).toBe(201);
     expectError(await operator("POST", `/accounts/${account_id}/keys`, {}), 409, "API_KEY_LIMIT_REACHED");
     expect((await operator("POST", `/keys/${key.token_id}/revoke`)).status).toBe(200);
@@ -221,7 +271,12 @@ describe("the operator API", () => {
     const { account_id, key: first } = await newAccount();
     const clock = useClock();
     clock.advance(1000);
-    const second = (await operator("POST", `/accounts/${account_id}/keys`, { name: "short", expires_at: new Date(Date.now() + 60_000).toISOString() })).body;
+    const second = (
+      await operator("POST", `/accounts/${account_id}/keys`, {
+        name: "short",
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+      })
+    ).body;
     clock.advance(1000);
     const third = (await operator("POST", `/accounts/${account_id}/keys`, { name: "gone" })).body;
     await operator("POST", `/keys/${third.token_id}/revoke`);
@@ -245,7 +300,11 @@ describe("the operator API", () => {
     expect((await call("GET", "/v1/schemas", { token: key.token })).status).toBe(200);
     const revoked = await operator("POST", `/keys/${key.token_id}/revoke`);
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toMatchObject({ token_id: key.token_id, status: "revoked", revoked_at: new Date(clock.now()).toISOString() });
+    expect(revoked.body).toMatchObject({
+      token_id: key.token_id,
+      status: "revoked",
+      revoked_at: new Date(clock.now()).toISOString(),
+    });
     clock.advance(TOKEN_CACHE_TTL_MS);
     expectError(await call("GET", "/v1/schemas", { token: key.token }), 401, "INVALID_API_TOKEN");
     // Revoking again changes nothing.
@@ -266,7 +325,13 @@ describe("the operator API", () => {
     expect(expires_at).toBe(new Date(clock.now() + SIGN_IN_LINK_TTL_MS).toISOString());
     const stored = await env.DB.prepare(`SELECT * FROM sign_in_links WHERE account_id = ?`).bind(account_id).all();
     expect(stored.results).toEqual([
-      { code_hash: await sha256Hex(code!), account_id, created_at: clock.now(), expires_at: clock.now() + SIGN_IN_LINK_TTL_MS, used_at: null },
+      {
+        code_hash: await sha256Hex(code!),
+        account_id,
+        created_at: clock.now(),
+        expires_at: clock.now() + SIGN_IN_LINK_TTL_MS,
+        used_at: null,
+      },
     ]);
     // Each link is a code of its own.
     const again = await operator("POST", `/accounts/${account_id}/sign_in_links`);

@@ -6,7 +6,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { addKey, call, client, contract, createAccount, expectStatus, freshAlias, okBody, type TestAccount } from "../support/api";
+import {
+  addKey,
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  okBody,
+  type TestAccount,
+} from "../support/api";
 import { PERMISSIONS, type Permission } from "../../src/domain/permissions";
 import { accountDatabases, shardDb } from "../../src/shards";
 
@@ -32,7 +42,8 @@ const fixtures: Record<string, (account: TestAccount) => Promise<string>> = {
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     return alias;
   },
-  "/v1/webhook_endpoints/{id}": async (account) => okBody(await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hooks" })).id,
+  "/v1/webhook_endpoints/{id}": async (account) =>
+    okBody(await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/hooks" })).id,
   "/v1/api_keys/{id}": async (account) => (await addKey(account, { permissions: ["schemas:read"] })).tokenId,
 };
 
@@ -40,7 +51,9 @@ async function concretePath(account: TestAccount, { path, op }: Operation): Prom
   let concrete = path;
   for (const parameter of (op.parameters ?? []).filter((p: any) => p.in === "path")) {
     const template = path.slice(0, path.indexOf(`{${parameter.name}}`) + parameter.name.length + 2);
-    const value = fixtures[template] ? await fixtures[template](account) : (parameter.example ?? parameter.schema?.example);
+    const value = fixtures[template]
+      ? await fixtures[template](account)
+      : (parameter.example ?? parameter.schema?.example);
     concrete = concrete.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
   }
   return concrete;
@@ -57,11 +70,18 @@ async function accountState(accountId: string): Promise<string[]> {
   const rows: string[] = [];
   for (const shard of accountDatabases(env)) {
     const db = shardDb(env, shard);
-    const tables = await db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`).all<{ name: string }>();
+    const tables = await db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`,
+      )
+      .all<{ name: string }>();
     for (const { name } of tables.results) {
       const columns = await db.prepare(`SELECT name FROM pragma_table_info(?)`).bind(name).all<{ name: string }>();
       if (!columns.results.some((c) => c.name === "account_id")) continue;
-      const { results } = await db.prepare(`SELECT * FROM "${name}" WHERE account_id = ?`).bind(accountId).all<Record<string, unknown>>();
+      const { results } = await db
+        .prepare(`SELECT * FROM "${name}" WHERE account_id = ?`)
+        .bind(accountId)
+        .all<Record<string, unknown>>();
       for (const row of results) rows.push(`${shard} ${name} ${JSON.stringify({ ...row, last_used_at: undefined })}`);
     }
   }
@@ -76,7 +96,10 @@ describe("the OpenAPI document", () => {
     expect(operations.length).toBeGreaterThan(25);
     for (const { method, path, op } of operations) {
       const permission = op["x-permission"];
-      expect(PERMISSIONS, `${method} ${path} declares no permission (declare it with routes/shared/route.ts)`).toContain(permission);
+      expect(
+        PERMISSIONS,
+        `${method} ${path} declares no permission (declare it with routes/shared/route.ts)`,
+      ).toContain(permission);
       expect(op.description, `${method} ${path}`).toContain(`Needs the \`${permission}\` permission`);
       expect(op.responses["403"]?.description, `${method} ${path}`).toContain("PERMISSION_DENIED");
     }
@@ -96,7 +119,13 @@ describe.each(operations)("$method $path", (operation) => {
     const others = PERMISSIONS.filter((p) => p !== permission && p !== permission.replace(/:read$/, ":write"));
     const key = await addKey(account, { permissions: others });
     const before = await accountState(account.id);
-    const res = await send(key.token, method, target, bodyOf(op), method === "POST" ? { "Idempotency-Key": crypto.randomUUID() } : {});
+    const res = await send(
+      key.token,
+      method,
+      target,
+      bodyOf(op),
+      method === "POST" ? { "Idempotency-Key": crypto.randomUUID() } : {},
+    );
     expectStatus(res, 403, `${name}: ${JSON.stringify(res.body)}`);
     expect(res.body.error).toMatchObject({ type: "permission_error", code: "PERMISSION_DENIED", status: 403 });
     expect(res.body.error.message).toBe(`This API key lacks \`${permission}\`, which ${name} needs.`);
@@ -116,7 +145,10 @@ describe.each(operations)("$method $path", (operation) => {
       expect(res.status, `${name} with ${permissions}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
       // A permitted key may still be refused what it would give away (a key with more than it holds)
       // or a change to a key that can do more than it.
-      if (res.status === 403) expect(res.body.error.message).toMatch(/cannot give it to a key|Only a full-access key can change|can do no more than it/);
+      if (res.status === 403)
+        expect(res.body.error.message).toMatch(
+          /cannot give it to a key|Only a full-access key can change|can do no more than it/,
+        );
     }
   });
 });

@@ -10,7 +10,11 @@ const ERROR_KEYS = ["code", "doc_url", "message", "status", "type"];
 function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(Object.keys(res.body).sort()).toEqual(["error", "request_id"]);
-  expect(Object.keys(res.body.error).filter((k) => k !== "details").sort()).toEqual(ERROR_KEYS);
+  expect(
+    Object.keys(res.body.error)
+      .filter((k) => k !== "details")
+      .sort(),
+  ).toEqual(ERROR_KEYS);
   expect(res.body.error).toMatchObject({ code, status, doc_url: `https://api.test/docs/errors/${code}` });
   expect(res.body.request_id).toBe(res.headers.get("Request-Id"));
   expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
@@ -53,9 +57,18 @@ describe("routing", () => {
   it("never lists the refused method in Allow", async () => {
     const { token } = await createAccount();
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
-      for (const path of ["/v1/schemas", "/v1/schemas/x", "/v1/candidates", "/v1/candidates/some-alias-1", "/v1/candidates/some-alias-1/resolve", "/v1/events", "/v1/openapi.json"]) {
+      for (const path of [
+        "/v1/schemas",
+        "/v1/schemas/x",
+        "/v1/candidates",
+        "/v1/candidates/some-alias-1",
+        "/v1/candidates/some-alias-1/resolve",
+        "/v1/events",
+        "/v1/openapi.json",
+      ]) {
         const res = await call(method, path, { token });
-        if (res.status === 405) expect(res.headers.get("Allow")!.split(", "), `${method} ${path}`).not.toContain(method);
+        if (res.status === 405)
+          expect(res.headers.get("Allow")!.split(", "), `${method} ${path}`).not.toContain(method);
       }
     }
   });
@@ -79,9 +92,15 @@ describe("request bodies", () => {
   it("refuses bytes that are not UTF-8 with 400 INVALID_JSON, storing nothing (never U+FFFD in their place)", async () => {
     const account = await createAccount();
     const headers = { "Content-Type": "application/json" };
-    const json = new TextEncoder().encode(JSON.stringify({ contract: contract({ fulfillment_condition: { event: "XX" } }) }));
+    const json = new TextEncoder().encode(
+      JSON.stringify({ contract: contract({ fulfillment_condition: { event: "XX" } }) }),
+    );
     const at = json.indexOf("X".charCodeAt(0));
-    for (const bad of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0]]) {
+    for (const bad of [
+      [0xff, 0xfe],
+      [0xc3, 0x28],
+      [0xed, 0xa0],
+    ]) {
       const raw = json.slice();
       raw.set(bad, at);
       const res = await call("POST", "/v1/schemas", { token: account.token, headers, raw });
@@ -109,15 +128,27 @@ describe("request bodies", () => {
     }
     expectError(await rotate({ raw: "{}" }), 415, "UNSUPPORTED_MEDIA_TYPE");
     expectError(await rotate({ headers: { "Content-Type": "text/plain" }, raw: "" }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    expectError(await rotate({ headers: { "Content-Type": "application/json" }, raw: '{"x":1}' }), 400, "VALIDATION_ERROR");
+    expectError(
+      await rotate({ headers: { "Content-Type": "application/json" }, raw: '{"x":1}' }),
+      400,
+      "VALIDATION_ERROR",
+    );
   });
 
   it("rejects a body without a JSON content type with 415", async () => {
     const { token } = await createAccount();
     const body = JSON.stringify({ contract: contract() });
-    expectError(await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "text/plain" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(
+      await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "text/plain" } }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
     expectError(await call("POST", "/v1/schemas", { token, raw: body }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    const ok = await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": "application/json; charset=utf-8" } });
+    const ok = await call("POST", "/v1/schemas", {
+      token,
+      raw: body,
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    });
     expectStatus(ok, 201);
   });
 
@@ -153,12 +184,19 @@ describe("request bodies", () => {
     const alias = `surrogate-${crypto.randomUUID()}`;
     const post = (path: string, raw: string) =>
       call("POST", path, { token: account.token, headers: { "Content-Type": "application/json" }, raw });
-    const created = await post("/v1/candidates", `{"candidate_alias":"${alias}","customer_uuid":"c\\ud800","contract":${JSON.stringify(contract())}}`);
+    const created = await post(
+      "/v1/candidates",
+      `{"candidate_alias":"${alias}","customer_uuid":"c\\ud800","contract":${JSON.stringify(contract())}}`,
+    );
     expectError(created, 400, "VALIDATION_ERROR");
-    expect(created.body.error.details).toEqual([{ path: "customer_uuid", message: expect.stringMatching(/lone surrogate/) }]);
+    expect(created.body.error.details).toEqual([
+      { path: "customer_uuid", message: expect.stringMatching(/lone surrogate/) },
+    ]);
     expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(404);
 
-    expect((await api.post("/v1/candidates", { candidate_alias: alias, customer_uuid: "c", contract: contract() })).status).toBe(201);
+    expect(
+      (await api.post("/v1/candidates", { candidate_alias: alias, customer_uuid: "c", contract: contract() })).status,
+    ).toBe(201);
     const cases: [string, string][] = [
       [`"type":"a\\udc00b"`, "type"],
       [`"type":"t","value":{"k":["fine","\\ud83d"]}`, "value.k.1"],
@@ -284,7 +322,8 @@ describe("docs and OpenAPI", () => {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "403", "500"]));
         const idempotencyKey = (op.parameters ?? []).find((p: any) => p.name === "Idempotency-Key");
         // The key POSTs answer with a secret the service does not keep, so they cannot replay.
-        if (method === "post" && !path.startsWith("/v1/api_keys")) expect(idempotencyKey).toMatchObject({ in: "header", schema: { maxLength: 255 } });
+        if (method === "post" && !path.startsWith("/v1/api_keys"))
+          expect(idempotencyKey).toMatchObject({ in: "header", schema: { maxLength: 255 } });
         else expect(idempotencyKey).toBeUndefined();
         // What a reader of the reference and a generated client need: a name, and an example of
         // every parameter, body and response. Not of Idempotency-Key: the reference's "Test
@@ -292,12 +331,18 @@ describe("docs and OpenAPI", () => {
         // Bookmark, which only the service can make: "Test Request" would send a made-up one.
         expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
         for (const parameter of op.parameters ?? []) {
-          const example = parameter.example ?? parameter.examples ?? parameter.schema?.example ?? parameter.schema?.examples;
-          if (parameter === idempotencyKey || parameter.name === "Bookmark") expect(example, op.operationId).toBeUndefined();
+          const example =
+            parameter.example ?? parameter.examples ?? parameter.schema?.example ?? parameter.schema?.examples;
+          if (parameter === idempotencyKey || parameter.name === "Bookmark")
+            expect(example, op.operationId).toBeUndefined();
           else expect(example, `${op.operationId} ${parameter.name}`).toBeDefined();
         }
         const body = op.requestBody?.content["application/json"];
-        if (body) expect(body.example ?? doc.components.schemas[body.schema.$ref?.split("/").pop()]?.example, `${op.operationId} body`).toBeDefined();
+        if (body)
+          expect(
+            body.example ?? doc.components.schemas[body.schema.$ref?.split("/").pop()]?.example,
+            `${op.operationId} body`,
+          ).toBeDefined();
         for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
           const json = response.content?.["application/json"];
           if (json) expect(json.example ?? json.examples, `${op.operationId} ${status}`).toBeDefined();
@@ -306,7 +351,13 @@ describe("docs and OpenAPI", () => {
     }
     // Page sizes say their range; a default only where one applies (the summary's needs group_by).
     const limitOf = (path: string) => doc.paths[path].get.parameters.find((p: any) => p.name === "limit").schema;
-    for (const path of ["/v1/schemas", "/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/{id}/deliveries", "/v1/api_keys"]) {
+    for (const path of [
+      "/v1/schemas",
+      "/v1/candidates",
+      "/v1/notifications",
+      "/v1/webhook_endpoints/{id}/deliveries",
+      "/v1/api_keys",
+    ]) {
       expect(limitOf(path), path).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 50 });
     }
     expect(limitOf("/v1/summary")).toMatchObject({ minimum: 1, maximum: 100 });

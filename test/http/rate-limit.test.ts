@@ -35,7 +35,9 @@ describe("rate limiting", () => {
 
     const statuses: number[] = [];
     for (let sent = 2; sent < limit; sent += 50) {
-      const batch = Array.from({ length: Math.min(50, limit - sent) }, () => call("GET", "/v1/schemas", { token: busy.token }));
+      const batch = Array.from({ length: Math.min(50, limit - sent) }, () =>
+        call("GET", "/v1/schemas", { token: busy.token }),
+      );
       statuses.push(...(await Promise.all(batch)).map((r) => r.status));
     }
     expect(statuses.every((s) => s === 200)).toBe(true);
@@ -45,7 +47,10 @@ describe("rate limiting", () => {
     expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
     expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(over.headers.get("RateLimit-Remaining")).toBe("0");
-    const schemas = await dbOf(busy).prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(busy.id).first();
+    const schemas = await dbOf(busy)
+      .prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`)
+      .bind(busy.id)
+      .first();
     expect(schemas).toEqual({ n: 0 }); // the refused POST created nothing
     // A refused read does no work: with the list index gone, running it would be a 500.
     await dbOf(busy).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);

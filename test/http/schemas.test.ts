@@ -8,7 +8,11 @@ describe("POST /v1/schemas", () => {
   it("creates a schema owned by the account, 201", async () => {
     const account = await createAccount();
     const clock = useClock();
-    const c = contract({ fulfillment_condition: { all: [{ event: "a", field: "x.y", match: { k: [1, { z: null }] } }, { any: [{ event: "b", lt: 3 }] }] } });
+    const c = contract({
+      fulfillment_condition: {
+        all: [{ event: "a", field: "x.y", match: { k: [1, { z: null }] } }, { any: [{ event: "b", lt: 3 }] }],
+      },
+    });
     const res = await client(account).post("/v1/schemas", { contract: c });
     expectStatus(res, 201);
     expect(res.body).toEqual({
@@ -66,9 +70,16 @@ describe("POST /v1/schemas", () => {
     ];
     for (const [price, message] of refused) {
       const raw = JSON.stringify({ contract: contract({ price: 0 }) }).replace('"price":0', `"price":${price}`);
-      const answer = await call("POST", "/v1/schemas", { token: account.token, raw, headers: { "Content-Type": "application/json" } });
+      const answer = await call("POST", "/v1/schemas", {
+        token: account.token,
+        raw,
+        headers: { "Content-Type": "application/json" },
+      });
       expectStatus(answer, 400, price);
-      expect(answer.body.error.details).toContainEqual({ path: "contract.price", message: expect.stringMatching(message) });
+      expect(answer.body.error.details).toContainEqual({
+        path: "contract.price",
+        message: expect.stringMatching(message),
+      });
     }
   });
 
@@ -81,18 +92,61 @@ describe("POST /v1/schemas", () => {
     [{ contract: contract({ review_window: -1 }) }, "contract.review_window"],
     [{ contract: { ...contract(), timeout_outcome: "confirmed" } }, "contract.timeout_outcome"],
     [{ contract: contract({ fulfillment_condition: {} }) }, "contract.fulfillment_condition.event"],
-    [{ contract: contract({ fulfillment_condition: { event: "a", match: {} } }) }, "contract.fulfillment_condition.match"],
-    [{ contract: contract({ fulfillment_condition: { event: "a", field: "a..b" } }) }, "contract.fulfillment_condition.field"],
+    [
+      { contract: contract({ fulfillment_condition: { event: "a", match: {} } }) },
+      "contract.fulfillment_condition.match",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { event: "a", field: "a..b" } }) },
+      "contract.fulfillment_condition.field",
+    ],
     [{ contract: contract({ fulfillment_condition: { all: [] } }) }, "contract.fulfillment_condition.all"],
-    [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], event: "a" } }) }, "contract.fulfillment_condition.event"],
-    [{ contract: contract({ fulfillment_condition: { all: [{ event: "a" }], any: [{ event: "b" }] } }) }, "contract.fulfillment_condition.any"],
-    [{ contract: { ...contract(), fulfillment_condition: { any: [{ event: "a", gte: 1, typo: 1 }] } } }, "contract.fulfillment_condition.any.0.typo"],
-    [{ contract: contract({ fulfillment_condition: { all: Array.from({ length: 33 }, () => ({ event: "a" })) } }) }, "contract.fulfillment_condition.all"],
-    [{ contract: contract({ fulfillment_condition: { all: [{ all: [{ all: [{ all: [{ all: [{ event: "a" }] }] }] }] }] } }) }, "contract.fulfillment_condition"],
-    [{ contract: contract({ fulfillment_condition: { any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 11 }, () => ({ event: "a" })) })) } }) }, "contract.fulfillment_condition"],
-    [{ contract: contract({ fulfillment_condition: { event: "a", match: { plan: "pro" }, gte: 1 } }) }, "contract.fulfillment_condition"],
-    [{ contract: contract({ fulfillment_condition: { any: [{ event: "a" }, { event: "b", gt: 5, lt: 3 }] } }) }, "contract.fulfillment_condition.any.1"],
-    [{ contract: contract({ fulfillment_condition: { event: "a", eq: 7, lte: 6 } }) }, "contract.fulfillment_condition"],
+    [
+      { contract: contract({ fulfillment_condition: { all: [{ event: "a" }], event: "a" } }) },
+      "contract.fulfillment_condition.event",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { all: [{ event: "a" }], any: [{ event: "b" }] } }) },
+      "contract.fulfillment_condition.any",
+    ],
+    [
+      { contract: { ...contract(), fulfillment_condition: { any: [{ event: "a", gte: 1, typo: 1 }] } } },
+      "contract.fulfillment_condition.any.0.typo",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { all: Array.from({ length: 33 }, () => ({ event: "a" })) } }) },
+      "contract.fulfillment_condition.all",
+    ],
+    [
+      {
+        contract: contract({
+          fulfillment_condition: { all: [{ all: [{ all: [{ all: [{ all: [{ event: "a" }] }] }] }] }] },
+        }),
+      },
+      "contract.fulfillment_condition",
+    ],
+    [
+      {
+        contract: contract({
+          fulfillment_condition: {
+            any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 11 }, () => ({ event: "a" })) })),
+          },
+        }),
+      },
+      "contract.fulfillment_condition",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { event: "a", match: { plan: "pro" }, gte: 1 } }) },
+      "contract.fulfillment_condition",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { any: [{ event: "a" }, { event: "b", gt: 5, lt: 3 }] } }) },
+      "contract.fulfillment_condition.any.1",
+    ],
+    [
+      { contract: contract({ fulfillment_condition: { event: "a", eq: 7, lte: 6 } }) },
+      "contract.fulfillment_condition",
+    ],
   ])("rejects an invalid contract %# at %s", async (body, path) => {
     const api = client(await createAccount());
     const res = await api.raw.post("/v1/schemas", body);
@@ -108,14 +162,28 @@ describe("POST /v1/schemas", () => {
     expect(await refused({ contract: contract({ activity_window: 604_800_000 }) })).toEqual([
       { path: "contract.activity_window", message: "is in seconds: at most 365 days (31,536,000)" },
     ]);
-    expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([{ path: "contract.review_window", message: "is in seconds: at least 0" }]);
-    expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([{ path: "contract.timeout_outcome", message: "is required" }]);
-    expect(await refused({ contract: contract({ price: undefined }) })).toEqual([{ path: "contract.price", message: "is required" }]);
-    for (const path of ["/v1/schemas", "/v1/candidates", "/v1/notifications", "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries", "/v1/summary?group_by=customer_uuid&"]) {
+    expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([
+      { path: "contract.review_window", message: "is in seconds: at least 0" },
+    ]);
+    expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([
+      { path: "contract.timeout_outcome", message: "is required" },
+    ]);
+    expect(await refused({ contract: contract({ price: undefined }) })).toEqual([
+      { path: "contract.price", message: "is required" },
+    ]);
+    for (const path of [
+      "/v1/schemas",
+      "/v1/candidates",
+      "/v1/notifications",
+      "/v1/webhook_endpoints/0190e6a4-0000-7000-8000-000000000000/deliveries",
+      "/v1/summary?group_by=customer_uuid&",
+    ]) {
       for (const limit of ["abc", "0", "101", "2.5", "", "1e2", "0x10", " 5", "99999999999999999999", "-1"]) {
         const res = await api.raw.get(`${path}${path.includes("?") ? "" : "?"}limit=${limit}`);
         expectStatus(res, 400, `${path} limit=${limit}`);
-        expect(res.body.error.details, `${path} limit=${limit}`).toEqual([{ path: "limit", message: expect.stringMatching(/^must be a whole number from 1 to 100; received /) }]);
+        expect(res.body.error.details, `${path} limit=${limit}`).toEqual([
+          { path: "limit", message: expect.stringMatching(/^must be a whole number from 1 to 100; received /) },
+        ]);
       }
     }
   });
@@ -125,8 +193,14 @@ describe("POST /v1/schemas", () => {
     const leaf = { event: "a", gt: 5, lt: 3 };
     const schema = await api.post("/v1/schemas", { contract: contract({ fulfillment_condition: leaf }) });
     expectStatus(schema, 400);
-    expect(schema.body.error.details).toEqual([{ path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 and < 3" }]);
-    const candidate = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "never-holds-1", contract: contract({ fulfillment_condition: leaf }) });
+    expect(schema.body.error.details).toEqual([
+      { path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 and < 3" },
+    ]);
+    const candidate = await api.post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: "never-holds-1",
+      contract: contract({ fulfillment_condition: leaf }),
+    });
     expectStatus(candidate, 400);
     expect(candidate.body.error.details?.[0].path).toBe("contract.fulfillment_condition");
     expect((await api.get("/v1/candidates/never-holds-1")).status).toBe(404);
@@ -146,13 +220,18 @@ describe("POST /v1/schemas", () => {
 
   it("refuses the 1,001st schema of an account with 409 SCHEMA_LIMIT_REACHED", async () => {
     const account = await createAccount();
-    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`);
+    const stmt = dbOf(account).prepare(
+      `INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, 0, 0)`,
+    );
     const rows = Array.from({ length: 1000 }, () => stmt.bind(uuidv7(), account.id, JSON.stringify(contract())));
     await dbOf(account).batch(rows);
     const res = await client(account).post("/v1/schemas", { contract: contract() });
     expectStatus(res, 409);
     expect(res.body.error.code).toBe("SCHEMA_LIMIT_REACHED");
-    const { n } = (await dbOf(account).prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<{ n: number }>())!;
+    const { n } = (await dbOf(account)
+      .prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`)
+      .bind(account.id)
+      .first<{ n: number }>())!;
     expect(n).toBe(1000);
   });
 });
@@ -179,7 +258,9 @@ describe("GET /v1/schemas", () => {
     const account = await createAccount();
     const api = client(account);
     // Seven schemas, created_at 0,0,0,1,1,1,1 (ids unordered against it): page boundaries fall among ties.
-    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, 0)`);
+    const stmt = dbOf(account).prepare(
+      `INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, 0)`,
+    );
     const rows = Array.from({ length: 7 }, (_, i) => ({ id: uuidv7(), createdAt: i % 2 === 0 && i < 6 ? 0 : 1 }));
     await dbOf(account).batch(rows.map((r) => stmt.bind(r.id, account.id, JSON.stringify(contract()), r.createdAt)));
     await client(await createAccount()).post("/v1/schemas", { contract: contract() }); // another account's: never listed
@@ -205,7 +286,9 @@ describe("GET /v1/schemas", () => {
     }
     // The default page is 50; a cursor in capitals is the same cursor.
     expect(okBody(await api.get("/v1/schemas")).data.map((s) => s.id)).toEqual(expected);
-    expect(okBody(await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).data.map((s) => s.id)).toEqual(expected.slice(3));
+    expect(okBody(await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).data.map((s) => s.id)).toEqual(
+      expected.slice(3),
+    );
     // After the last schema: an empty last page.
     expect((await api.get(`/v1/schemas?after=${expected[6]}`)).body).toEqual({ data: [], next_cursor: null });
   });
@@ -217,7 +300,9 @@ describe("GET /v1/schemas", () => {
     const deleted = okBody(await mine.post("/v1/schemas", { contract: contract() })).id;
     expect((await mine.delete(`/v1/schemas/${deleted}`)).status).toBe(204);
     const foreign = okBody(await theirs.post("/v1/schemas", { contract: contract() })).id;
-    const candidate = okBody(await mine.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "schema-cursor-1", schema_id: kept.id })).id;
+    const candidate = okBody(
+      await mine.post("/v1/candidates", { customer_uuid: "c", candidate_alias: "schema-cursor-1", schema_id: kept.id }),
+    ).id;
     for (const after of [foreign, deleted, candidate, uuidv7(), "not-a-cursor", "", "%00", "x".repeat(300)]) {
       const res = await mine.get(`/v1/schemas?after=${after}`);
       expectStatus(res, 400, after);
@@ -239,11 +324,19 @@ describe("GET /v1/schemas at its limit", () => {
     const account = await createAccount();
     // One in ten contracts near the body limit: a body of about 6 MB.
     const big = JSON.stringify(contract({ fulfillment_condition: { event: "e", match: { pad: "p".repeat(60_000) } } }));
-    const stmt = dbOf(account).prepare(`INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`);
+    const stmt = dbOf(account).prepare(
+      `INSERT INTO schemas (id, account_id, contract, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+    );
     const ids = Array.from({ length: 1000 }, () => uuidv7());
     // Created in ten batches; every page boundary falls among equal created_at values (ties by id).
     for (let b = 0; b < 10; b++) {
-      await dbOf(account).batch(ids.slice(b * 100, b * 100 + 100).map((id, i) => stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0)));
+      await dbOf(account).batch(
+        ids
+          .slice(b * 100, b * 100 + 100)
+          .map((id, i) =>
+            stmt.bind(id, account.id, i % 10 ? JSON.stringify(contract({ price: i })) : big, Math.floor(b / 2), 0),
+          ),
+      );
     }
     const data: any[] = [];
     let after = "";
@@ -256,7 +349,8 @@ describe("GET /v1/schemas at its limit", () => {
       expect(res.body.next_cursor).toBe(page < 9 ? data[data.length - 1].id : null);
       after = `&after=${res.body.next_cursor}`;
     }
-    const expected = ids.map((id, n) => ({ id, createdAt: Math.floor(n / 200) }))
+    const expected = ids
+      .map((id, n) => ({ id, createdAt: Math.floor(n / 200) }))
       .sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1))
       .map((x) => x.id);
     expect(data.map((s) => s.id)).toEqual(expected);
@@ -266,7 +360,9 @@ describe("GET /v1/schemas at its limit", () => {
     expect(first.body.next_cursor).toBe(expected[49]);
 
     // Chunk by chunk: once the first bytes of a page are out, the rest of it is still to be read from D1.
-    const streamed = await SELF.fetch("https://api.test/v1/schemas?limit=100", { headers: { Authorization: `Bearer ${account.token}` } });
+    const streamed = await SELF.fetch("https://api.test/v1/schemas?limit=100", {
+      headers: { Authorization: `Bearer ${account.token}` },
+    });
     const reader = streamed.body!.getReader();
     await reader.read();
     await dbOf(account).exec(`ALTER TABLE schemas RENAME TO schemas_offline`);
@@ -318,7 +414,10 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
       [{ name: "Renamed" }, { name: "Renamed", contract: contract() }],
       [{ contract: contract({ price: 7 }) }, { name: "Renamed", contract: contract({ price: 7 }) }],
       [{ name: null }, { name: null, contract: contract({ price: 7 }) }],
-      [{ name: "Both", contract: contract({ price: 8 }) }, { name: "Both", contract: contract({ price: 8 }) }],
+      [
+        { name: "Both", contract: contract({ price: 8 }) },
+        { name: "Both", contract: contract({ price: 8 }) },
+      ],
     ];
     for (const [body, after] of steps) {
       clock.advance(1000);
@@ -336,14 +435,23 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
       [{}, [{ path: "", message: "must change at least one field: `contract` or `name`" }]],
       [{ name: "" }, [{ path: "name", message: "must not be empty: send null for no name" }]],
       [{ name: "n".repeat(101) }, [{ path: "name", message: "must be at most 100 characters; received 101" }]],
-      [{ name: 7, contract: contract({ price: 1 }) }, [{ path: "name", message: "must be a string of 1 to 100 characters, or null; received a number" }]],
-      [{ name: "Fine", contract: { ...contract(), price: "free" } }, [{ path: "contract.price", message: expect.any(String) }]],
+      [
+        { name: 7, contract: contract({ price: 1 }) },
+        [{ path: "name", message: "must be a string of 1 to 100 characters, or null; received a number" }],
+      ],
+      [
+        { name: "Fine", contract: { ...contract(), price: "free" } },
+        [{ path: "contract.price", message: expect.any(String) }],
+      ],
       [{ title: "x" }, [{ path: "title", message: "is not a known field" }]],
     ];
     for (const [body, details] of refused) {
       const res = await api.raw.patch(`/v1/schemas/${created.id}`, body);
       expectStatus(res, 400, JSON.stringify(body));
-      expect(res.body.error, JSON.stringify(body)).toMatchObject({ code: "VALIDATION_ERROR", details: expect.arrayContaining(details) });
+      expect(res.body.error, JSON.stringify(body)).toMatchObject({
+        code: "VALIDATION_ERROR",
+        details: expect.arrayContaining(details),
+      });
     }
     expect((await api.get(`/v1/schemas/${created.id}`)).body).toEqual(created);
   });
@@ -361,7 +469,8 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
     expectStatus(patched, 200);
     // An answer has exactly the documented example's fields, of the same kinds.
     const documented = doc.paths["/v1/schemas/{id}"].get.responses["200"].content["application/json"].example;
-    const shape = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? "null" : typeof v]));
+    const shape = (o: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? "null" : typeof v]));
     expect(shape(patched.body)).toEqual(shape(documented));
     const page = doc.paths["/v1/schemas"].get.responses["200"].content["application/json"].example;
     expect(Object.keys(page).sort()).toEqual(["data", "next_cursor"]);
@@ -398,7 +507,10 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
       [await other.get(`/v1/schemas/${unknown}`), unknown],
     ] as const) {
       expectStatus(res, 404);
-      expect(res.body.error).toMatchObject({ code: "SCHEMA_NOT_FOUND", message: `No schema with id '${id}' exists in this account.` });
+      expect(res.body.error).toMatchObject({
+        code: "SCHEMA_NOT_FOUND",
+        message: `No schema with id '${id}' exists in this account.`,
+      });
     }
     expect(okBody(await other.get(`/v1/schemas`)).data).toEqual([]);
     expect((await owner.get(`/v1/schemas/${created.id}`)).body).toEqual(created);

@@ -5,19 +5,44 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { uuidv7 } from "uuidv7";
-import { call, client, contract, createAccount, expectStatus, freshAlias, okBody, type ApiResponse, type TestAccount, dbOf } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  okBody,
+  type ApiResponse,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 
 async function ownerWithData() {
   const owner = await createAccount();
   const api = client(owner);
   const schema = okBody(await api.post("/v1/schemas", { contract: contract({ activity_window: 1 }) }));
   const alias = freshAlias("owned");
-  const created = okBody(await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id }));
+  const created = okBody(
+    await api.post("/v1/candidates", { customer_uuid: "owner-customer", candidate_alias: alias, schema_id: schema.id }),
+  );
   // An endpoint that refuses deliveries (so its log has attempts), then a transition to notify.
-  const endpoint = okBody(await api.post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/owner-hooks", enabled_events: ["candidate.failed"] }));
+  const endpoint = okBody(
+    await api.post("/v1/webhook_endpoints", {
+      url: "http://127.0.0.1:9/owner-hooks",
+      enabled_events: ["candidate.failed"],
+    }),
+  );
   await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 }); // now PENDING
   const notification = okBody(await api.get("/v1/notifications")).data[0];
-  return { owner, schemaId: schema.id as string, alias, cursor: created.id as string, endpointId: endpoint.id as string, notificationId: notification.id as string };
+  return {
+    owner,
+    schemaId: schema.id as string,
+    alias,
+    cursor: created.id as string,
+    endpointId: endpoint.id as string,
+    notificationId: notification.id as string,
+  };
 }
 
 /** What the owner has, as the owner sees it. */
@@ -44,9 +69,15 @@ describe("another account's resources", () => {
     const { owner, schemaId, alias, cursor, endpointId, notificationId } = await ownerWithData();
     const before = await snapshot(owner, alias, endpointId);
     const intruder = await createAccount();
-    const intruderEndpoint = okBody(await client(intruder).post("/v1/webhook_endpoints", { url: "https://example.com/intruder" })).id;
+    const intruderEndpoint = okBody(
+      await client(intruder).post("/v1/webhook_endpoints", { url: "https://example.com/intruder" }),
+    ).id;
     const intruderAlias = freshAlias("intruder");
-    await client(intruder).post("/v1/candidates", { customer_uuid: "i", candidate_alias: intruderAlias, contract: contract({ review_window: 0 }) });
+    await client(intruder).post("/v1/candidates", {
+      customer_uuid: "i",
+      candidate_alias: intruderAlias,
+      contract: contract({ review_window: 0 }),
+    });
     await client(intruder).post("/v1/events", { candidate_alias: intruderAlias, type: "purchase", value: 500 });
     const intruderNotification = okBody(await client(intruder).get("/v1/notifications")).data[0].id;
     const missingSchema = uuidv7();
@@ -57,17 +88,29 @@ describe("another account's resources", () => {
 
     type Ids = { s: string; a: string; c: string; e: string; n: string };
     const owned: Ids = { s: schemaId, a: alias, c: cursor, e: endpointId, n: notificationId };
-    const missing: Ids = { s: missingSchema, a: missingAlias, c: missingCursor, e: missingEndpoint, n: missingNotification };
+    const missing: Ids = {
+      s: missingSchema,
+      a: missingAlias,
+      c: missingCursor,
+      e: missingEndpoint,
+      n: missingNotification,
+    };
     const cases: [string, (ids: Ids) => [string, string, unknown?]][] = [
       ["read a schema", ({ s }) => ["GET", `/v1/schemas/${s}`]],
       ["update a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { contract: contract({ price: 0 }) }]],
       ["rename a schema", ({ s }) => ["PATCH", `/v1/schemas/${s}`, { name: "stolen" }]],
       ["page schemas after a schema", ({ s }) => ["GET", `/v1/schemas?after=${s}`]],
       ["delete a schema", ({ s }) => ["DELETE", `/v1/schemas/${s}`]],
-      ["create a candidate from a schema", ({ s }) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }]],
+      [
+        "create a candidate from a schema",
+        ({ s }) => ["POST", "/v1/candidates", { customer_uuid: "x", candidate_alias: `new-${s}`, schema_id: s }],
+      ],
       ["read a candidate", ({ a }) => ["GET", `/v1/candidates/${a}`]],
       ["send an event", ({ a }) => ["POST", "/v1/events", { candidate_alias: a, type: "purchase", value: 1 }]],
-      ["send a batch", ({ a }) => ["POST", "/v1/events/batch", { events: [{ candidate_alias: a, type: "purchase", value: 1 }] }]],
+      [
+        "send a batch",
+        ({ a }) => ["POST", "/v1/events/batch", { events: [{ candidate_alias: a, type: "purchase", value: 1 }] }],
+      ],
       ["resolve a candidate", ({ a }) => ["POST", `/v1/candidates/${a}/resolve`, { outcome: "FAILED" }]],
       ["page after a cursor", ({ c }) => ["GET", `/v1/candidates?after=${c}`]],
       ["read an endpoint", ({ e }) => ["GET", `/v1/webhook_endpoints/${e}`]],
@@ -75,12 +118,21 @@ describe("another account's resources", () => {
       ["delete an endpoint", ({ e }) => ["DELETE", `/v1/webhook_endpoints/${e}`]],
       ["rotate an endpoint's secret", ({ e }) => ["POST", `/v1/webhook_endpoints/${e}/rotate_secret`, {}]],
       ["read an endpoint's deliveries", ({ e }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries`]],
-      ["filter an endpoint's deliveries", ({ e, n }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries?notification_id=${n}&status=failed`]],
+      [
+        "filter an endpoint's deliveries",
+        ({ e, n }) => ["GET", `/v1/webhook_endpoints/${e}/deliveries?notification_id=${n}&status=failed`],
+      ],
       ["send a test event to an endpoint", ({ e }) => ["POST", `/v1/webhook_endpoints/${e}/test`, {}]],
       ["read a notification", ({ n }) => ["GET", `/v1/notifications/${n}`]],
       ["page the feed after a notification", ({ n }) => ["GET", `/v1/notifications?after=${n}`]],
-      ["resend a notification to one's own endpoint", ({ n }) => ["POST", `/v1/notifications/${n}/resend`, { webhook_endpoint_id: intruderEndpoint }]],
-      ["resend to another's endpoint", ({ e }) => ["POST", `/v1/notifications/${intruderNotification}/resend`, { webhook_endpoint_id: e }]],
+      [
+        "resend a notification to one's own endpoint",
+        ({ n }) => ["POST", `/v1/notifications/${n}/resend`, { webhook_endpoint_id: intruderEndpoint }],
+      ],
+      [
+        "resend to another's endpoint",
+        ({ e }) => ["POST", `/v1/notifications/${intruderNotification}/resend`, { webhook_endpoint_id: e }],
+      ],
     ];
     for (const [name, build] of cases) {
       const [method, path, json] = build(owned);
@@ -98,9 +150,16 @@ describe("another account's resources", () => {
     const byCustomer = await call("GET", "/v1/candidates?customer_uuid=owner-customer", { token: intruder.token });
     expect(byCustomer.body).toEqual({ data: [], next_cursor: null });
     expect((await call("GET", "/v1/schemas", { token: intruder.token })).body).toEqual({ data: [], next_cursor: null });
-    expect((await call("GET", `/v1/notifications?candidate_alias=${alias}`, { token: intruder.token })).body).toEqual({ data: [], next_cursor: null });
-    expect((await call("GET", "/v1/webhook_endpoints", { token: intruder.token })).body.data.map((e: any) => e.id)).toEqual([intruderEndpoint]);
-    expect((await call("GET", "/v1/notifications", { token: intruder.token })).body.data.map((n: any) => n.id)).toEqual([intruderNotification]);
+    expect((await call("GET", `/v1/notifications?candidate_alias=${alias}`, { token: intruder.token })).body).toEqual({
+      data: [],
+      next_cursor: null,
+    });
+    expect(
+      (await call("GET", "/v1/webhook_endpoints", { token: intruder.token })).body.data.map((e: any) => e.id),
+    ).toEqual([intruderEndpoint]);
+    expect((await call("GET", "/v1/notifications", { token: intruder.token })).body.data.map((n: any) => n.id)).toEqual(
+      [intruderNotification],
+    );
 
     // The one documented exception: aliases are global, so creating the same alias conflicts.
     const taken = await call("POST", "/v1/candidates", {
@@ -119,8 +178,16 @@ describe("another account's resources", () => {
     const intruder = await createAccount();
     const key = "shared-key-123";
     const body = { contract: contract() };
-    const first = await call("POST", "/v1/schemas", { token: owner.token, json: body, headers: { "Idempotency-Key": key } });
-    const second = await call("POST", "/v1/schemas", { token: intruder.token, json: body, headers: { "Idempotency-Key": key } });
+    const first = await call("POST", "/v1/schemas", {
+      token: owner.token,
+      json: body,
+      headers: { "Idempotency-Key": key },
+    });
+    const second = await call("POST", "/v1/schemas", {
+      token: intruder.token,
+      json: body,
+      headers: { "Idempotency-Key": key },
+    });
     expect(second.headers.get("Idempotent-Replayed")).toBeNull();
     expect(second.body.user_id).toBe(intruder.id);
     expect(second.body.id).not.toBe(first.body.id);
@@ -163,7 +230,9 @@ describe("secrets and internals", () => {
       for (const res of responses) expect(JSON.stringify(res.body)).not.toContain(secret);
     }
     for (const res of responses) {
-      expect(JSON.stringify(res.body)).not.toMatch(/\bat \S*\s*\(?\S+\.(?:ts|js|mjs):\d+:\d+|SQLITE|no such table|SELECT |D1_ERROR/);
+      expect(JSON.stringify(res.body)).not.toMatch(
+        /\bat \S*\s*\(?\S+\.(?:ts|js|mjs):\d+:\d+|SQLITE|no such table|SELECT |D1_ERROR/,
+      );
     }
   });
 });

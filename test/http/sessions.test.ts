@@ -5,7 +5,18 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { env, SELF } from "cloudflare:test";
-import { addKey, call, client, contract, createAccount, expectStatus, okBody, type ApiResponse, type TestAccount, dbOf } from "../support/api";
+import {
+  addKey,
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  okBody,
+  type ApiResponse,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { PERMISSIONS } from "../../src/domain/permissions";
@@ -56,14 +67,27 @@ async function session(json: unknown) {
 }
 
 /** A request with the session cookie, from the service's own origin unless `headers` say otherwise. */
-const withCookie = (cookie: string, method: string, path: string, options: { json?: unknown; headers?: Record<string, string> } = {}) =>
-  call(method, path, { json: options.json, headers: { Cookie: cookie, Origin: ORIGIN, "CF-Connecting-IP": address, ...options.headers } });
+const withCookie = (
+  cookie: string,
+  method: string,
+  path: string,
+  options: { json?: unknown; headers?: Record<string, string> } = {},
+) =>
+  call(method, path, {
+    json: options.json,
+    headers: { Cookie: cookie, Origin: ORIGIN, "CF-Connecting-IP": address, ...options.headers },
+  });
 
 const schemaCount = async (account: TestAccount) =>
-  (await dbOf(account).prepare(`SELECT count(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<number>("n"))!;
+  (await dbOf(account)
+    .prepare(`SELECT count(*) AS n FROM schemas WHERE account_id = ?`)
+    .bind(account.id)
+    .first<number>("n"))!;
 
 const lastSeen = async (cookie: string) =>
-  (await env.DB.prepare(`SELECT last_seen_at FROM sessions WHERE id_hash = ?`).bind(await sha256Hex(cookie.split("=")[1])).first<number>("last_seen_at"))!;
+  (await env.DB.prepare(`SELECT last_seen_at FROM sessions WHERE id_hash = ?`)
+    .bind(await sha256Hex(cookie.split("=")[1]))
+    .first<number>("last_seen_at"))!;
 
 describe("sign-in with a one-time link", () => {
   it("signs in once, for the link's account, with full access; the cookie then reaches /v1", async () => {
@@ -73,7 +97,12 @@ describe("sign-in with a one-time link", () => {
 
     const res = await signIn({ code });
     expectStatus(res, 201, JSON.stringify(res.body));
-    expect(res.body).toMatchObject({ account_id: account.id, signed_in_with: "sign_in_link", api_key: null, permissions: [...PERMISSIONS] });
+    expect(res.body).toMatchObject({
+      account_id: account.id,
+      signed_in_with: "sign_in_link",
+      api_key: null,
+      permissions: [...PERMISSIONS],
+    });
     const cookie = cookieOf(res).pair;
     const listed = await withCookie(cookie, "GET", "/v1/schemas");
     expectStatus(listed, 200);
@@ -89,7 +118,9 @@ describe("sign-in with a one-time link", () => {
     const unknown = expectError(await signIn({ code: `${code.slice(0, -4)}AAAA` }), 401, "INVALID_SIGN_IN_LINK");
     expect(unknown.message).toContain("unknown");
     for (const refused of [again, unknown]) expect(JSON.stringify(refused)).not.toContain(account.id);
-    expect(await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n")).toBe(1);
+    expect(
+      await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n"),
+    ).toBe(1);
   });
 
   it("works until 15 minutes after the link was made, not at 15 minutes", async () => {
@@ -107,7 +138,14 @@ describe("sign-in with a one-time link", () => {
     for (const body of [{}, { code: "a", key: "b" }, { code: "" }, { code: 7 }, { code: "a", extra: 1 }]) {
       expectError(await signIn(body), 400, "VALIDATION_ERROR");
     }
-    expectError(await call("POST", "/dashboard/session", { raw: "code=x", headers: { Origin: ORIGIN, "Content-Type": "application/x-www-form-urlencoded" } }), 415, "UNSUPPORTED_MEDIA_TYPE");
+    expectError(
+      await call("POST", "/dashboard/session", {
+        raw: "code=x",
+        headers: { Origin: ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+      }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
   });
 });
 
@@ -127,7 +165,13 @@ describe("sign-in with a pasted API key", () => {
     const denied = expectError(await withCookie(cookie, "GET", "/v1/summary"), 403, "PERMISSION_DENIED");
     expect(denied.message).toContain("`billing:read`");
     // What the key may do, the session may do: the event reaches the candidate lookup (404), not a 403.
-    expectError(await withCookie(cookie, "POST", "/v1/events", { json: { candidate_alias: "nobody-here", type: "purchase", value: 1 } }), 404, "CANDIDATE_NOT_FOUND");
+    expectError(
+      await withCookie(cookie, "POST", "/v1/events", {
+        json: { candidate_alias: "nobody-here", type: "purchase", value: 1 },
+      }),
+      404,
+      "CANDIDATE_NOT_FOUND",
+    );
     // And it cannot give a key more than the key it signed in with.
     expectError(await withCookie(cookie, "POST", "/v1/api_keys", { json: { name: "more" } }), 403, "PERMISSION_DENIED");
   });
@@ -141,7 +185,9 @@ describe("sign-in with a pasted API key", () => {
     expectError(await signIn({ key: "not a key" }), 401, "INVALID_API_TOKEN");
     expectError(await signIn({ key: revoked.token }), 401, "INVALID_API_TOKEN");
     expectError(await signIn({ key: expired.token }), 401, "EXPIRED_API_TOKEN");
-    expect(await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n")).toBe(0);
+    expect(
+      await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n"),
+    ).toBe(0);
   });
 
   it("counts refused codes and keys on the failed-authentication limit per address (429 past it)", async () => {
@@ -150,7 +196,9 @@ describe("sign-in with a pasted API key", () => {
     const account = await createAccount();
     const unknownKey = () => `cct_${crypto.randomUUID().replaceAll("-", "")}${"B".repeat(11)}`;
     const attempts = await Promise.all(
-      Array.from({ length: limit }, (_, i) => signIn(i % 2 ? { key: unknownKey() } : { code: `${"C".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}` })),
+      Array.from({ length: limit }, (_, i) =>
+        signIn(i % 2 ? { key: unknownKey() } : { code: `${"C".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}` }),
+      ),
     );
     for (const res of attempts) expectStatus(res, 401);
     const over = await signIn({ key: unknownKey() });
@@ -212,7 +260,11 @@ describe("the session cookie", () => {
     const cookie = await session({ code: await linkCode(mine) });
     const both = await call("GET", "/v1/schemas", { token: theirs.token, headers: { Cookie: cookie } });
     expect(both.body.data).toHaveLength(1); // theirs, not mine
-    expectError(await call("GET", "/v1/schemas", { headers: { "CF-Connecting-IP": address } }), 401, "MISSING_API_TOKEN");
+    expectError(
+      await call("GET", "/v1/schemas", { headers: { "CF-Connecting-IP": address } }),
+      401,
+      "MISSING_API_TOKEN",
+    );
     const bad = await withCookie(`__Host-ccs_session=${"x".repeat(43)}`, "GET", "/v1/schemas");
     expect(expectError(bad, 401, "INVALID_SESSION").type).toBe("authentication_error");
     expect(cookieOf(bad).attributes).toContain("Max-Age=0");
@@ -249,15 +301,32 @@ describe("cross-site requests", () => {
       const error = expectError(res, 403, "CROSS_SITE_REQUEST");
       expect(error.type, JSON.stringify(sent)).toBe("permission_error");
     }
-    expectError(await withCookie(cookie, "DELETE", "/v1/api_keys/x", { headers: { Origin: "https://evil.test" } }), 403, "CROSS_SITE_REQUEST");
+    expectError(
+      await withCookie(cookie, "DELETE", "/v1/api_keys/x", { headers: { Origin: "https://evil.test" } }),
+      403,
+      "CROSS_SITE_REQUEST",
+    );
     expect(await schemaCount(account)).toBe(0);
 
     // From its own origin it goes through, by either header...
     expect((await withCookie(cookie, "POST", "/v1/schemas", { json: body })).status).toBe(201);
-    expect((await call("POST", "/v1/schemas", { json: body, headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } })).status).toBe(201);
+    expect(
+      (await call("POST", "/v1/schemas", { json: body, headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } }))
+        .status,
+    ).toBe(201);
     // ...reads need no check, and a bearer key is never refused for its origin.
-    expect((await withCookie(cookie, "GET", "/v1/schemas", { headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } })).status).toBe(200);
-    const bearer = await call("POST", "/v1/schemas", { token: account.token, json: body, headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" } });
+    expect(
+      (
+        await withCookie(cookie, "GET", "/v1/schemas", {
+          headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" },
+        })
+      ).status,
+    ).toBe(200);
+    const bearer = await call("POST", "/v1/schemas", {
+      token: account.token,
+      json: body,
+      headers: { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" },
+    });
     expectStatus(bearer, 201);
     expect(await schemaCount(account)).toBe(3);
   });
@@ -266,10 +335,20 @@ describe("cross-site requests", () => {
     const account = await createAccount();
     const code = await linkCode(account);
     expectError(await signIn({ code }, { Origin: "https://evil.test" }), 403, "CROSS_SITE_REQUEST");
-    expectError(await signIn({ key: account.token }, { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" }), 403, "CROSS_SITE_REQUEST");
-    expect(await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n")).toBe(0);
+    expectError(
+      await signIn({ key: account.token }, { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" }),
+      403,
+      "CROSS_SITE_REQUEST",
+    );
+    expect(
+      await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ?`).bind(account.id).first("n"),
+    ).toBe(0);
     const cookie = await session({ code }); // the refused attempt did not spend the code
-    expectError(await withCookie(cookie, "DELETE", "/dashboard/session", { headers: { Origin: "https://evil.test" } }), 403, "CROSS_SITE_REQUEST");
+    expectError(
+      await withCookie(cookie, "DELETE", "/dashboard/session", { headers: { Origin: "https://evil.test" } }),
+      403,
+      "CROSS_SITE_REQUEST",
+    );
     expect((await withCookie(cookie, "GET", "/v1/schemas")).status).toBe(200);
   });
 });
@@ -283,7 +362,9 @@ describe("the session's end", () => {
     expectStatus(out, 204);
     expect(cookieOf(out)).toMatchObject({ name: "__Host-ccs_session", value: "" });
     expect(cookieOf(out).attributes).toContain("Max-Age=0");
-    const row = await env.DB.prepare(`SELECT revoked_at FROM sessions WHERE account_id = ?`).bind(account.id).first<number | null>("revoked_at");
+    const row = await env.DB.prepare(`SELECT revoked_at FROM sessions WHERE account_id = ?`)
+      .bind(account.id)
+      .first<number | null>("revoked_at");
     expect(row).not.toBeNull();
     const after = expectError(await withCookie(cookie, "GET", "/v1/schemas"), 401, "INVALID_SESSION");
     expect(after.message).toContain("signed out");
@@ -294,7 +375,10 @@ describe("the session's end", () => {
     const account = await createAccount();
     const clock = useClock();
     const start = clock.now();
-    const [idle, used] = [await session({ code: await linkCode(account) }), await session({ code: await linkCode(account) })];
+    const [idle, used] = [
+      await session({ code: await linkCode(account) }),
+      await session({ code: await linkCode(account) }),
+    ];
     clock.advance(HOUR);
     expect((await withCookie(used, "GET", "/v1/schemas")).status).toBe(200);
     await vi.waitFor(async () => expect(await lastSeen(used)).toBe(start + HOUR));
@@ -338,7 +422,9 @@ describe("the session's end", () => {
     expect((await withCookie(viaHere, "GET", "/v1/schemas")).status).toBe(200);
 
     // Revoked by another isolate (straight in D1): the cached session holds at most 10 seconds.
-    await env.DB.prepare(`UPDATE api_tokens SET revoked_at = ? WHERE id = ?`).bind(clock.now(), elsewhere.tokenId).run();
+    await env.DB.prepare(`UPDATE api_tokens SET revoked_at = ? WHERE id = ?`)
+      .bind(clock.now(), elsewhere.tokenId)
+      .run();
     clock.advance(TOKEN_CACHE_TTL_MS - 1);
     expect((await withCookie(viaElsewhere, "GET", "/v1/schemas")).status).toBe(200);
     clock.advance(1);
@@ -385,8 +471,11 @@ describe("an account's sessions", () => {
     // One more, by a link this time: the account's first session ends; the rest, and other accounts', live on.
     cookies.push(await session({ code: await linkCode(account) }));
     expectError(await withCookie(cookies[0], "GET", "/dashboard/session"), 401, "INVALID_SESSION");
-    for (const cookie of [cookies[1], cookies[MAX_LIVE_SESSIONS], theirs]) expect((await withCookie(cookie, "GET", "/dashboard/session")).status).toBe(200);
-    const live = await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ? AND revoked_at IS NULL`).bind(account.id).first<number>("n");
+    for (const cookie of [cookies[1], cookies[MAX_LIVE_SESSIONS], theirs])
+      expect((await withCookie(cookie, "GET", "/dashboard/session")).status).toBe(200);
+    const live = await env.DB.prepare(`SELECT count(*) AS n FROM sessions WHERE account_id = ? AND revoked_at IS NULL`)
+      .bind(account.id)
+      .first<number>("n");
     expect(live).toBe(MAX_LIVE_SESSIONS);
   });
 });
@@ -399,7 +488,10 @@ describe("the hourly purge", () => {
     const old = await session({ code: await linkCode(account) }); // its link expires 15 minutes on
     clock.set(start + 7 * 24 * HOUR - 1);
     const recent = await session({ code: await linkCode(account) });
-    const count = async (table: string) => (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`).bind(account.id).first<number>("n"))!;
+    const count = async (table: string) =>
+      (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE account_id = ?`)
+        .bind(account.id)
+        .first<number>("n"))!;
     expect([await count("sessions"), await count("sign_in_links")]).toEqual([2, 2]);
     clock.set(start + 7 * 24 * HOUR);
     await purgeExpired(env, clock.now());
@@ -432,7 +524,8 @@ describe("GET /dashboard/session", () => {
 });
 
 describe("dashboard responses", () => {
-  const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+  const CSP =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
   it("carry the security headers, the session endpoints no-store too", async () => {
     const account = await createAccount();

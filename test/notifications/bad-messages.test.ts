@@ -30,7 +30,10 @@ const withShardDown = (shard: string): Env => {
 };
 
 async function consume<T>(queue: string, bodies: T[], bindings: Env = env) {
-  const batch = createMessageBatch<T>(queue, bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })));
+  const batch = createMessageBatch<T>(
+    queue,
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch, bindings);
   const result = await getQueueResult(batch, ctx);
@@ -52,12 +55,20 @@ async function twoShardsWithDeliveries() {
 describe("the dead-letter consumer", () => {
   it("marks each delivery failed alone: an unknown shard is dropped, a failing shard retried, the rest done", async () => {
     const { a, b, onA, onB } = await twoShardsWithDeliveries();
-    const unknown = HOSTILE.map((shard) => ({ ...onA.delivery, delivery_id: crypto.randomUUID(), shard }) as unknown as DeliveryMessage);
+    const unknown = HOSTILE.map(
+      (shard) => ({ ...onA.delivery, delivery_id: crypto.randomUUID(), shard }) as unknown as DeliveryMessage,
+    );
     // m0: on A's shard, which is down; m1: on B's; then one per hostile name.
-    const result = await consume("ccs-webhook-deliveries-dlq", [onA.delivery, onB.delivery, ...unknown], withShardDown(a.shard));
+    const result = await consume(
+      "ccs-webhook-deliveries-dlq",
+      [onA.delivery, onB.delivery, ...unknown],
+      withShardDown(a.shard),
+    );
     expect(result.retried).toEqual(["m0"]);
     expect(result.acked).toEqual(["m1", ...unknown.map((_, i) => `m${i + 2}`)].sort());
-    expect(await attempts(b, onB.hook.id)).toEqual([expect.objectContaining({ delivery_id: onB.delivery.delivery_id, status: "failed" })]);
+    expect(await attempts(b, onB.hook.id)).toEqual([
+      expect.objectContaining({ delivery_id: onB.delivery.delivery_id, status: "failed" }),
+    ]);
     expect(await attempts(a, onA.hook.id)).toEqual([]);
     expect(errorLog.filter((line) => /is no shard of this Worker/.test(line))).toHaveLength(HOSTILE.length);
   });
@@ -66,7 +77,9 @@ describe("the dead-letter consumer", () => {
 describe("the deliveries consumer", () => {
   it("drops a delivery naming no shard of this Worker's and hands its batch-mates over", async () => {
     const { onB } = await twoShardsWithDeliveries();
-    const unknown = HOSTILE.map((shard) => ({ ...onB.delivery, delivery_id: crypto.randomUUID(), shard }) as unknown as DeliveryMessage);
+    const unknown = HOSTILE.map(
+      (shard) => ({ ...onB.delivery, delivery_id: crypto.randomUUID(), shard }) as unknown as DeliveryMessage,
+    );
     const result = await consume("ccs-webhook-deliveries", [...unknown, onB.delivery]);
     expect(result).toEqual({ acked: [...unknown, onB.delivery].map((_, i) => `m${i}`).sort(), retried: [] });
     expect(errorLog.filter((line) => /is no shard of this Worker/.test(line))).toHaveLength(HOSTILE.length);
@@ -76,7 +89,8 @@ describe("the deliveries consumer", () => {
 describe("the notifications consumer", () => {
   it("fans out each notification alone: an unknown shard is dropped, a failing shard retried, the rest done", async () => {
     const { a, b, onA, onB } = await twoShardsWithDeliveries();
-    const notification = (account: TestAccount, id: string, shard: unknown) => ({ id, account_id: account.id, type: "candidate.confirmed", shard }) as NotificationMessage;
+    const notification = (account: TestAccount, id: string, shard: unknown) =>
+      ({ id, account_id: account.id, type: "candidate.confirmed", shard }) as NotificationMessage;
     const bodies = [
       notification(a, onA.delivery.notification_id, a.shard),
       notification(b, onB.delivery.notification_id, b.shard),
@@ -84,7 +98,12 @@ describe("the notifications consumer", () => {
     ];
     const result = await consume("ccs-notifications", bodies, withShardDown(a.shard));
     expect(result.retried).toEqual(["m0"]);
-    expect(result.acked).toEqual(bodies.slice(1).map((_, i) => `m${i + 1}`).sort());
+    expect(result.acked).toEqual(
+      bodies
+        .slice(1)
+        .map((_, i) => `m${i + 1}`)
+        .sort(),
+    );
     expect(errorLog.filter((line) => /is no shard of this Worker/.test(line))).toHaveLength(HOSTILE.length);
   });
 });

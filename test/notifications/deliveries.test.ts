@@ -12,7 +12,16 @@ import { client, createAccount, dbOf, expectStatus, okBody } from "../support/ap
 import { useClock } from "../support/clock";
 import { deliveryAttemptExample, failedAttemptExample, webhookTestExample } from "../../src/routes/shared/examples";
 import { DeliveryAttemptSchema, TestAttemptSchema } from "../../src/routes/webhook-deliveries";
-import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
+import {
+  attempts,
+  deliveryOf,
+  endpoint,
+  handOff,
+  pendingCandidate,
+  received,
+  runAttempts,
+  waitForReceived,
+} from "../support/webhooks";
 
 const DAY = 24 * 3_600_000;
 const schedule = env.WEBHOOK_RETRY_SCHEDULE.split(" ").map((d) => Number(d.replace("s", "")));
@@ -56,12 +65,18 @@ describe("deliveries", () => {
     for (let attempt = 1; attempt <= schedule.length + 1; attempt++) {
       await runAttempts(hook.id);
       const [latest] = await attempts(account, hook.id);
-      expect(latest).toMatchObject({ attempt, delivery_id: delivery.delivery_id, status: "failed", response_status: 503 });
+      expect(latest).toMatchObject({
+        attempt,
+        delivery_id: delivery.delivery_id,
+        status: "failed",
+        response_status: 503,
+      });
       if (attempt > schedule.length) {
         expect(latest.next_attempt_at).toBeNull();
         break;
       }
-      const delay = (Date.parse(latest.next_attempt_at!) - Date.parse(latest.attempted_at) - latest.duration_ms!) / 1000;
+      const delay =
+        (Date.parse(latest.next_attempt_at!) - Date.parse(latest.attempted_at) - latest.duration_ms!) / 1000;
       expect(delay).toBeGreaterThanOrEqual(schedule[attempt - 1]);
       expect(delay).toBeLessThanOrEqual(Math.ceil(schedule[attempt - 1] * 1.1));
       await runAttempts(hook.id); // not due yet: nothing
@@ -83,7 +98,11 @@ describe("deliveries", () => {
       return e.status === "disabled" && e;
     });
     expect(state.status).toBe("disabled");
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ status: "failed", response_status: 410, next_attempt_at: null });
+    expect((await attempts(account, hook.id))[0]).toMatchObject({
+      status: "failed",
+      response_status: 410,
+      next_attempt_at: null,
+    });
     await pendingCandidate(account);
     await new Promise((r) => setTimeout(r, 300));
     expect(await received(hook.name)).toHaveLength(1);
@@ -98,17 +117,30 @@ describe("deliveries", () => {
     await runAttempts(hook.id);
     clock.advance(5 * DAY - 60_000);
     await runAttempts(hook.id);
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 2, status: "failed", next_attempt_at: expect.any(String) });
+    expect((await attempts(account, hook.id))[0]).toMatchObject({
+      attempt: 2,
+      status: "failed",
+      next_attempt_at: expect.any(String),
+    });
     expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
     clock.advance(120_000);
     await runAttempts(hook.id);
     expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("disabled");
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 3, status: "failed", next_attempt_at: null, error: expect.stringMatching(/5 days/) });
+    expect((await attempts(account, hook.id))[0]).toMatchObject({
+      attempt: 3,
+      status: "failed",
+      next_attempt_at: null,
+      error: expect.stringMatching(/5 days/),
+    });
     // Enabling it again starts a new streak.
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" });
     await handOff(deliveryOf(account, hook.id, notification.id));
     await runAttempts(hook.id);
-    expect((await attempts(account, hook.id))[0]).toMatchObject({ attempt: 1, status: "failed", next_attempt_at: expect.any(String) });
+    expect((await attempts(account, hook.id))[0]).toMatchObject({
+      attempt: 1,
+      status: "failed",
+      next_attempt_at: expect.any(String),
+    });
   });
 
   it("show an attempt pending while the endpoint keeps it waiting, then failed at WEBHOOK_TIMEOUT_SECONDS", async () => {
@@ -118,12 +150,28 @@ describe("deliveries", () => {
     await handOff(deliveryOf(account, hook.id, notification.id));
     await waitForReceived(hook.name, 1);
     const [pending] = await attempts(account, hook.id);
-    expect(pending).toMatchObject({ attempt: 1, status: "pending", response_status: null, error: null, duration_ms: null, next_attempt_at: null });
-    const [timedOut] = await vi.waitUntil(async () => {
-      const log = await attempts(account, hook.id, `notification_id=${notification.id}&status=failed`);
-      return log.length > 0 && log;
-    }, { timeout: 5000, interval: 100 });
-    expect(timedOut).toMatchObject({ id: pending.id, attempt: 1, response_status: null, error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s`, next_attempt_at: expect.any(String) });
+    expect(pending).toMatchObject({
+      attempt: 1,
+      status: "pending",
+      response_status: null,
+      error: null,
+      duration_ms: null,
+      next_attempt_at: null,
+    });
+    const [timedOut] = await vi.waitUntil(
+      async () => {
+        const log = await attempts(account, hook.id, `notification_id=${notification.id}&status=failed`);
+        return log.length > 0 && log;
+      },
+      { timeout: 5000, interval: 100 },
+    );
+    expect(timedOut).toMatchObject({
+      id: pending.id,
+      attempt: 1,
+      response_status: null,
+      error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s`,
+      next_attempt_at: expect.any(String),
+    });
     expect(timedOut.duration_ms).toBeGreaterThanOrEqual(env.WEBHOOK_TIMEOUT_SECONDS * 1000 - 50);
   });
 
@@ -140,7 +188,9 @@ describe("deliveries", () => {
 
   it("to a healthy endpoint arrive well under a second after the notification, however many of another account's endpoints hang", async () => {
     const busy = await createAccount();
-    const hanging = await Promise.all(Array.from({ length: 5 }, () => endpoint(busy, "hang", { enabled_events: ["candidate.pending"] })));
+    const hanging = await Promise.all(
+      Array.from({ length: 5 }, () => endpoint(busy, "hang", { enabled_events: ["candidate.pending"] })),
+    );
     await pendingCandidate(busy);
     await Promise.all(hanging.map((hook) => waitForReceived(hook.name, 1)));
 
@@ -154,11 +204,17 @@ describe("deliveries", () => {
 
     // The hanging ones were attempted all the same, each timed out on its own and logged.
     for (const hook of hanging) {
-      const log = await vi.waitUntil(async () => {
-        const rows = await attempts(busy, hook.id, "status=failed");
-        return rows.some((a: any) => a.attempt === 1) && rows;
-      }, { timeout: 8000, interval: 100 });
-      expect(log.find((a: any) => a.attempt === 1)).toMatchObject({ response_status: null, error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s` });
+      const log = await vi.waitUntil(
+        async () => {
+          const rows = await attempts(busy, hook.id, "status=failed");
+          return rows.some((a: any) => a.attempt === 1) && rows;
+        },
+        { timeout: 8000, interval: 100 },
+      );
+      expect(log.find((a: any) => a.attempt === 1)).toMatchObject({
+        response_status: null,
+        error: `no response within ${env.WEBHOOK_TIMEOUT_SECONDS} s`,
+      });
     }
   });
 
@@ -192,7 +248,9 @@ describe("deliveries", () => {
     await handOff(delivery); // and once more after it was made
     await runAttempts(hook.id);
     expect(await received(hook.name)).toHaveLength(1);
-    expect((await attempts(account, hook.id)).map((a: any) => [a.delivery_id, a.status])).toEqual([[delivery.delivery_id, "succeeded"]]);
+    expect((await attempts(account, hook.id)).map((a: any) => [a.delivery_id, a.status])).toEqual([
+      [delivery.delivery_id, "succeeded"],
+    ]);
   });
 
   it("to an endpoint disabled meanwhile end there, and its log says so", async () => {
@@ -207,7 +265,12 @@ describe("deliveries", () => {
     await runAttempts(hook.id);
     const log = await attempts(account, hook.id);
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ attempt: 1, status: "failed", next_attempt_at: null, error: "answered 500, not a 2xx; the endpoint is disabled" });
+    expect(log[0]).toMatchObject({
+      attempt: 1,
+      status: "failed",
+      next_attempt_at: null,
+      error: "answered 500, not a 2xx; the endpoint is disabled",
+    });
     expect(await received(hook.name)).toHaveLength(1);
   });
 
@@ -220,7 +283,10 @@ describe("deliveries", () => {
     await handOff(deliveryOf(account, hook.id, notification.id));
     await runAttempts(hook.id);
     expect(await received(hook.name)).toEqual([]);
-    const { results } = await dbOf(account).prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ?`).bind(hook.id).all();
+    const { results } = await dbOf(account)
+      .prepare(`SELECT id FROM webhook_deliveries WHERE endpoint_id = ?`)
+      .bind(hook.id)
+      .all();
     expect(results).toEqual([]);
   });
 
@@ -241,7 +307,12 @@ describe("deliveries", () => {
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-1", "dead-2"]);
     const log = await attempts(account, hook.id);
-    expect(log.find((a: any) => a.delivery_id === retried.delivery_id)).toMatchObject({ attempt: 1, status: "failed", response_status: 500, next_attempt_at: null });
+    expect(log.find((a: any) => a.delivery_id === retried.delivery_id)).toMatchObject({
+      attempt: 1,
+      status: "failed",
+      response_status: 500,
+      next_attempt_at: null,
+    });
     expect(log.find((a: any) => a.delivery_id === neverHanded.delivery_id)).toMatchObject({
       attempt: 1,
       status: "failed",
@@ -257,9 +328,15 @@ describe("resends", () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] }); // not the pending type
     const { notification } = await pendingCandidate(account);
-    const res = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
+    const res = await client(account).post(`/v1/notifications/${notification.id}/resend`, {
+      webhook_endpoint_id: hook.id,
+    });
     expectStatus(res, 202);
-    expect(res.body).toEqual({ delivery_id: expect.any(String), notification_id: notification.id, webhook_endpoint_id: hook.id });
+    expect(res.body).toEqual({
+      delivery_id: expect.any(String),
+      notification_id: notification.id,
+      webhook_endpoint_id: hook.id,
+    });
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(new Webhook(hook.secret).verify(delivery.body, delivery.headers)).toEqual(notification);
     const [attempt] = await vi.waitUntil(async () => {
@@ -280,7 +357,9 @@ describe("resends", () => {
       expect(refused.body.error.code).toBe(code);
     }
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
-    const disabled = await client(account).post(`/v1/notifications/${notification.id}/resend`, { webhook_endpoint_id: hook.id });
+    const disabled = await client(account).post(`/v1/notifications/${notification.id}/resend`, {
+      webhook_endpoint_id: hook.id,
+    });
     expectStatus(disabled, 409);
     expect(disabled.body.error.code).toBe("INVALID_STATE");
   });
@@ -310,7 +389,11 @@ describe("the delivery log", () => {
     ]);
     expect(shape(await attempts(account, hook.id, "status=failed"))).toEqual([[first.id, 1, "failed"]]);
     expect(shape(await attempts(account, hook.id, "status=succeeded&limit=1"))).toEqual([[second.id, 1, "succeeded"]]);
-    const next = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=succeeded&limit=1&after=${log[0].id}`));
+    const next = okBody(
+      await client(account).get(
+        `/v1/webhook_endpoints/${hook.id}/deliveries?status=succeeded&limit=1&after=${log[0].id}`,
+      ),
+    );
     expect(shape(next.data)).toEqual([[first.id, 2, "succeeded"]]);
     expect(await attempts(account, hook.id, `notification_id=${second.id}&status=failed`)).toEqual([]);
     expect(await attempts(account, hook.id, "notification_id=ntf_unknown")).toEqual([]);
@@ -336,13 +419,16 @@ describe("the delivery log", () => {
     }
     const bad = await client(account).get(`/v1/webhook_endpoints/${hook.id}/deliveries?status=done`);
     expectStatus(bad, 400);
-    expect(bad.body.error.details).toEqual([{ path: "status", message: "must be one of `pending`, `succeeded`, `failed`; received `done`" }]);
+    expect(bad.body.error.details).toEqual([
+      { path: "status", message: "must be one of `pending`, `succeeded`, `failed`; received `done`" },
+    ]);
   });
 });
 
 describe("the documented examples", () => {
   it("are what the schemas describe", () => {
-    for (const example of [deliveryAttemptExample, failedAttemptExample]) expect(DeliveryAttemptSchema.parse(example)).toEqual(example);
+    for (const example of [deliveryAttemptExample, failedAttemptExample])
+      expect(DeliveryAttemptSchema.parse(example)).toEqual(example);
     expect(TestAttemptSchema.parse(webhookTestExample)).toEqual(webhookTestExample);
   });
 });

@@ -5,7 +5,17 @@
 import { describe, expect, it } from "vitest";
 import { createScheduledController, env, runDurableObjectAlarm } from "cloudflare:test";
 import worker from "../../src/index";
-import { client, contract, createAccount, expectStatus, freshAlias, objectOf, okBody, type TestAccount, dbOf } from "../support/api";
+import {
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  objectOf,
+  okBody,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { useClock } from "../support/clock";
 
 /** `count` candidates, each fulfilled by an event: one candidate.pending each, in that order. */
@@ -13,7 +23,11 @@ async function notifications(account: TestAccount, count: number) {
   const aliases: string[] = [];
   for (let i = 0; i < count; i++) {
     const alias = freshAlias(`feed${i}`);
-    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 0 }) });
+    await client(account).post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: alias,
+      contract: contract({ review_window: 0 }),
+    });
     await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
     aliases.push(alias);
   }
@@ -65,7 +79,11 @@ describe("GET /v1/notifications", () => {
     for (let round = 0; round < 4; round++) {
       aliases.push(...(await notifications(account, 2)));
       const alias = freshAlias();
-      await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 1, review_window: 1 }) });
+      await client(account).post("/v1/candidates", {
+        customer_uuid: "c",
+        candidate_alias: alias,
+        contract: contract({ activity_window: 1, review_window: 1 }),
+      });
       clock.advance(2500);
       await runDurableObjectAlarm(objectOf(alias)); // both windows ended: two notifications at once
       await tail();
@@ -89,7 +107,9 @@ describe("GET /v1/notifications", () => {
     expectStatus(get, 404);
     expectStatus(missing, 404);
     expect(get.body.error.code).toBe("NOTIFICATION_NOT_FOUND");
-    expect(get.body.error.message.replace(theirs.id, "ID")).toBe(missing.body.error.message.replace(`ntf_${"0".repeat(32)}_confirmed`, "ID"));
+    expect(get.body.error.message.replace(theirs.id, "ID")).toBe(
+      missing.body.error.message.replace(`ntf_${"0".repeat(32)}_confirmed`, "ID"),
+    );
     const after = await api.get(`/v1/notifications?after=${theirs.id}`);
     expectStatus(after, 400);
     expect(after.body.error.details).toEqual([{ path: "after", message: expect.any(String) }]);
@@ -97,7 +117,13 @@ describe("GET /v1/notifications", () => {
 
   it("validates its query", async () => {
     const api = client(await createAccount());
-    for (const [query, path] of [["limit=0", "limit"], ["limit=101", "limit"], ["type=candidate.open", "type"], ["candidate_alias=short", "candidate_alias"], ["other=1", "other"]]) {
+    for (const [query, path] of [
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["type=candidate.open", "type"],
+      ["candidate_alias=short", "candidate_alias"],
+      ["other=1", "other"],
+    ]) {
       const res = await api.get(`/v1/notifications?${query}`);
       expectStatus(res, 400, query);
       expect(res.body.error.details?.map((d) => d.path)).toContain(path);
@@ -128,13 +154,20 @@ describe("GET /v1/notifications", () => {
     for (const filter of ["", "&type=candidate.confirmed", `&candidate_alias=${fresh}`]) {
       const tail = await client(account).get(`/v1/notifications?after=${seen}${filter}`);
       expectStatus(tail, 200, filter);
-      expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias), filter).toEqual([fresh]);
+      expect(
+        tail.body.data.map((n: any) => n.data.candidate.candidate_alias),
+        filter,
+      ).toEqual([fresh]);
     }
     expect((await client(account).get(`/v1/notifications/${seen}`)).status).toBe(404);
     // Still refused: transitions of the account's own candidates that never happened (these went
     // straight to CONFIRMED; the fresh one is still OPEN) or too recently to have aged out.
     const freshId = okBody(await client(account).get(`/v1/candidates/${fresh}`)).id.replaceAll("-", "");
-    const neverOrRecent = [seen.replace("_confirmed", "_pending"), seen.replace("_confirmed", "_failed"), `ntf_${freshId}_failed`];
+    const neverOrRecent = [
+      seen.replace("_confirmed", "_pending"),
+      seen.replace("_confirmed", "_failed"),
+      `ntf_${freshId}_failed`,
+    ];
     for (const id of neverOrRecent) {
       const res = await client(account).get(`/v1/notifications?after=${id}`);
       expectStatus(res, 400, id);
@@ -152,7 +185,11 @@ describe("GET /v1/notifications", () => {
     const account = await createAccount();
     const clock = useClock(nextEra());
     const alias = freshAlias("pending-cursor");
-    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 3600 }) });
+    await client(account).post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: alias,
+      contract: contract({ review_window: 3600 }),
+    });
     await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
     const [pending] = okBody(await client(account).get("/v1/notifications")).data;
     expect(pending.type).toBe("candidate.pending");
@@ -175,7 +212,10 @@ describe("GET /v1/notifications", () => {
     clock.advance(31 * 24 * 3_600_000);
     // Two flushes that committed in the other order than their clocks: n1 is first in the feed
     // but was stamped later, inside the 30 days.
-    await dbOf(account).prepare(`UPDATE notifications SET recorded_at = ? WHERE id = ?`).bind(clock.now() - 29 * 24 * 3_600_000, n1).run();
+    await dbOf(account)
+      .prepare(`UPDATE notifications SET recorded_at = ? WHERE id = ?`)
+      .bind(clock.now() - 29 * 24 * 3_600_000, n1)
+      .run();
     await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
     const tail = okBody(await client(account).get(`/v1/notifications?after=${read.next_cursor}`));
     expect(tail.data.map((n) => n.id)).toEqual([n3]);

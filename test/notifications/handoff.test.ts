@@ -33,7 +33,11 @@ describe("the outbox's hand-off to the queue", () => {
     const account = await createAccount();
     const { alias } = await createCandidate(account, { review_window: 600 });
     const sent = await watchHandOffs(alias);
-    const events = Array.from({ length: 10 }, (_, i) => ({ candidate_alias: alias, type: "purchase", value: i === 3 ? 150 : 1 }));
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      candidate_alias: alias,
+      type: "purchase",
+      value: i === 3 ? 150 : 1,
+    }));
     const answers = await Promise.all(events.map((event) => client(account).post("/v1/events", event)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
     const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
@@ -78,7 +82,10 @@ describe("the outbox's hand-off to the queue", () => {
       if (fault === "fails") await runDurableObjectAlarm(objectOf(alias));
       log.mockRestore();
       const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
-      expect(feed.map((n: any) => n.type), fault).toEqual(["candidate.pending", "candidate.confirmed"]);
+      expect(
+        feed.map((n: any) => n.type),
+        fault,
+      ).toEqual(["candidate.pending", "candidate.confirmed"]);
     }
   });
 
@@ -90,7 +97,15 @@ describe("the outbox's hand-off to the queue", () => {
     clock.advance(120_000);
     const sweep = () => worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const settle = () => inCandidate(alias, (instance) => instance.settle());
-    await Promise.all([runDurableObjectAlarm(objectOf(alias)), sweep(), settle(), settle(), settle(), sweep(), settle()]);
+    await Promise.all([
+      runDurableObjectAlarm(objectOf(alias)),
+      sweep(),
+      settle(),
+      settle(),
+      settle(),
+      sweep(),
+      settle(),
+    ]);
     const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
     expect(feed.map((n: any) => n.type)).toEqual(["candidate.failed"]);
     expect(sent).toEqual([feed[0].id]);

@@ -3,17 +3,35 @@
  * stable id, whatever happens to alarms, objects and the downstream writes (docs/notifications.md).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { abortAllDurableObjects, createScheduledController, env, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createScheduledController,
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+} from "cloudflare:test";
 import worker from "../../src/index";
 import { SWEEP_CRON } from "../../src/notifications/sweep";
-import { client, createAccount, createCandidate, expectStatus, inCandidate, objectOf, okBody, type Contract, type TestAccount, dbOf } from "../support/api";
+import {
+  client,
+  createAccount,
+  createCandidate,
+  expectStatus,
+  inCandidate,
+  objectOf,
+  okBody,
+  type Contract,
+  type TestAccount,
+  dbOf,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 /** A candidate whose windows end a minute and then half a minute on. */
 const candidate = (account: TestAccount, over: Partial<Contract> = {}) =>
   createCandidate(account, { activity_window: 60, review_window: 30, ...over });
 
-const feedOf = async (account: TestAccount, alias: string) => okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
+const feedOf = async (account: TestAccount, alias: string) =>
+  okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
 
 /** The faults below are logged by the service; capture the log to check it and keep output clean. */
 let errorLog: string[] = [];
@@ -29,7 +47,9 @@ describe("a notification per status entered", () => {
     const clock = useClock();
     const { alias } = await candidate(account);
     clock.advance(5000);
-    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
+    const hit = okBody(
+      await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }),
+    );
     const [pending] = await feedOf(account, alias);
     expect(pending).toEqual({
       id: expect.stringMatching(/^ntf_[0-9a-f]{32}_pending$/),
@@ -62,7 +82,15 @@ describe("a notification per status entered", () => {
     clock.set(t0 + 90_000);
     await runDurableObjectAlarm(objectOf(alias));
     const notes = await feedOf(account, alias);
-    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause.kind, n.data.candidate.status, n.data.candidate.scheduled_outcome])).toEqual([
+    expect(
+      notes.map((n) => [
+        n.type,
+        n.timestamp,
+        n.data.cause.kind,
+        n.data.candidate.status,
+        n.data.candidate.scheduled_outcome,
+      ]),
+    ).toEqual([
       ["candidate.pending", iso(t0 + 60_000), "activity_window_ended", "PENDING", "FAILED"],
       ["candidate.failed", iso(t0 + 90_000), "review_window_ended", "FAILED", "FAILED"],
     ]);
@@ -76,7 +104,11 @@ describe("a notification per status entered", () => {
     clock.advance(1000);
     const resolved = await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
     const [, failed] = await feedOf(account, alias);
-    expect(failed).toMatchObject({ type: "candidate.failed", timestamp: iso(clock.now()), data: { candidate: resolved.body, cause: { kind: "resolved" } } });
+    expect(failed).toMatchObject({
+      type: "candidate.failed",
+      timestamp: iso(clock.now()),
+      data: { candidate: resolved.body, cause: { kind: "resolved" } },
+    });
   });
 
   it("a review window of 0 and a timeout: the final status at the window's end, caused by it", async () => {
@@ -87,16 +119,23 @@ describe("a notification per status entered", () => {
     clock.set(t0 + 60_000);
     await runDurableObjectAlarm(objectOf(alias));
     const notes = await feedOf(account, alias);
-    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([["candidate.confirmed", iso(t0 + 60_000), { kind: "activity_window_ended" }]]);
+    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause])).toEqual([
+      ["candidate.confirmed", iso(t0 + 60_000), { kind: "activity_window_ended" }],
+    ]);
   });
 
   it("a review window of 0: straight to the final status, one notification", async () => {
     const account = await createAccount();
     const { alias } = await candidate(account, { review_window: 0 });
-    const hit = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }));
+    const hit = okBody(
+      await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }),
+    );
     const notes = await feedOf(account, alias);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatchObject({ type: "candidate.confirmed", data: { cause: { kind: "event", event_id: hit.event.id } } });
+    expect(notes[0]).toMatchObject({
+      type: "candidate.confirmed",
+      data: { cause: { kind: "event", event_id: hit.event.id } },
+    });
   });
 
   it("a fulfilling event in a batch names that event as the cause", async () => {
@@ -132,7 +171,11 @@ describe("a transition recorded late", () => {
         candidate: { status: "PENDING", scheduled_outcome: "CONFIRMED", review_ends_at: iso(t0 + 660_000) },
       },
     });
-    expect(failed).toMatchObject({ type: "candidate.failed", timestamp: iso(t0 + 61_000), data: { cause: { kind: "resolved" }, candidate: resolved.body } });
+    expect(failed).toMatchObject({
+      type: "candidate.failed",
+      timestamp: iso(t0 + 61_000),
+      data: { cause: { kind: "resolved" }, candidate: resolved.body },
+    });
   });
 });
 
@@ -170,8 +213,13 @@ describe("one id per transition", () => {
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
     const notes = await feedOf(account, alias);
-    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause.kind])).toEqual([["candidate.pending", iso(t0 + 60_000), "activity_window_ended"]]);
-    const indexed = await dbOf(account).prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
+    expect(notes.map((n) => [n.type, n.timestamp, n.data.cause.kind])).toEqual([
+      ["candidate.pending", iso(t0 + 60_000), "activity_window_ended"],
+    ]);
+    const indexed = await dbOf(account)
+      .prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`)
+      .bind(alias)
+      .first();
     expect(indexed).toEqual({ settled_status: "PENDING", settle_due_at: t0 + 180_000 });
   });
 
@@ -223,7 +271,9 @@ describe("one id per transition", () => {
     await runDurableObjectAlarm(objectOf(alias));
     expect(sent).toEqual([pending.id]);
     expect(await feedOf(account, alias)).toHaveLength(1);
-    const outbox = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT id, flushed FROM outbox`).toArray());
+    const outbox = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec(`SELECT id, flushed FROM outbox`).toArray(),
+    );
     expect(outbox).toEqual([{ id: pending.id, flushed: 1 }]);
   });
 
@@ -238,7 +288,10 @@ describe("one id per transition", () => {
     await dbOf(account).prepare(`UPDATE candidates SET settled_status = 'OPEN' WHERE alias = ?`).bind(alias).run();
     clock.set(t0 + 120_000);
     await worker.scheduled(createScheduledController({ cron: SWEEP_CRON }), env);
-    const row = await dbOf(account).prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`).bind(alias).first();
+    const row = await dbOf(account)
+      .prepare(`SELECT settled_status, settle_due_at FROM candidates WHERE alias = ?`)
+      .bind(alias)
+      .first();
     if ((row as any).settled_status !== "FAILED") console.log("LOG", errorLog.join("\n"));
     expect(row).toEqual({ settled_status: "FAILED", settle_due_at: null });
     expect(await feedOf(account, alias)).toHaveLength(1);

@@ -12,7 +12,16 @@ import { call, client, createAccount, expectStatus, okBody } from "../support/ap
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { holderDied, holderRevived } from "../support/key-store";
-import { attempts, deliveryOf, endpoint, handOff, pendingCandidate, received, runAttempts, waitForReceived } from "../support/webhooks";
+import {
+  attempts,
+  deliveryOf,
+  endpoint,
+  handOff,
+  pendingCandidate,
+  received,
+  runAttempts,
+  waitForReceived,
+} from "../support/webhooks";
 
 let errorLog: string[] = [];
 beforeEach(() => {
@@ -26,7 +35,11 @@ describe("webhook endpoints", () => {
     const account = await createAccount();
     const api = client(account);
     const first = await endpoint(account);
-    const second = await api.post("/v1/webhook_endpoints", { url: "https://example.com/hooks", description: "billing", enabled_events: ["candidate.confirmed"] });
+    const second = await api.post("/v1/webhook_endpoints", {
+      url: "https://example.com/hooks",
+      description: "billing",
+      enabled_events: ["candidate.confirmed"],
+    });
     expectStatus(second, 201);
     expect(second.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -46,9 +59,18 @@ describe("webhook endpoints", () => {
     const { secret: _secret, ...withoutSecret } = second.body;
     expect((await api.get(`/v1/webhook_endpoints/${second.body.id}`)).body).toEqual(withoutSecret);
 
-    const patched = await api.patch(`/v1/webhook_endpoints/${second.body.id}`, { description: null, enabled_events: ["candidate.failed", "candidate.pending"], status: "disabled" });
+    const patched = await api.patch(`/v1/webhook_endpoints/${second.body.id}`, {
+      description: null,
+      enabled_events: ["candidate.failed", "candidate.pending"],
+      status: "disabled",
+    });
     expectStatus(patched, 200);
-    expect(patched.body).toMatchObject({ description: null, enabled_events: ["candidate.failed", "candidate.pending"], status: "disabled", url: "https://example.com/hooks" });
+    expect(patched.body).toMatchObject({
+      description: null,
+      enabled_events: ["candidate.failed", "candidate.pending"],
+      status: "disabled",
+      url: "https://example.com/hooks",
+    });
     expect(JSON.stringify(patched.body)).not.toContain("whsec_");
 
     expect((await api.delete(`/v1/webhook_endpoints/${second.body.id}`)).status).toBe(204);
@@ -74,21 +96,48 @@ describe("webhook endpoints", () => {
       [{ url: "https://example.com", enabled_events: ["candidate.failed", "candidate.failed"] }, "enabled_events"],
       [{ url: "https://example.com", secret: "mine" }, "secret"],
       // Never into the network the service runs in: private, link-local, shared and unspecified addresses.
-      ...["https://169.254.169.254/latest", "https://10.0.0.1/x", "https://192.168.1.1/", "https://172.16.5.4/", "https://100.64.0.1/",
-        "https://0.0.0.0/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::ffff:10.0.0.1]/", "https://0xa000001/", "http://10.0.0.1/", "https://[::a00:1]/", "https://[::7f00:1]/", "https://[64:ff9b::a00:1]/"].map(
-        (url) => [{ url }, "url"] as [Record<string, unknown>, string],
-      ),
+      ...[
+        "https://169.254.169.254/latest",
+        "https://10.0.0.1/x",
+        "https://192.168.1.1/",
+        "https://172.16.5.4/",
+        "https://100.64.0.1/",
+        "https://0.0.0.0/",
+        "https://[fd00::1]/",
+        "https://[fe80::1]/",
+        "https://[::ffff:10.0.0.1]/",
+        "https://0xa000001/",
+        "http://10.0.0.1/",
+        "https://[::a00:1]/",
+        "https://[::7f00:1]/",
+        "https://[64:ff9b::a00:1]/",
+      ].map((url) => [{ url }, "url"] as [Record<string, unknown>, string]),
     ];
     for (const [body, path] of refused) {
       const res = await api.raw.post("/v1/webhook_endpoints", body);
       expectStatus(res, 400, JSON.stringify(body).slice(0, 80));
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
-    for (const url of ["http://127.0.0.1:9/x", "http://localhost/x", "http://[::1]:8080/x", "http://127.1/x", "https://app.localhost/x", "https://8.8.8.8/hooks", "https://[2606:4700::1111]/hooks"]) {
+    for (const url of [
+      "http://127.0.0.1:9/x",
+      "http://localhost/x",
+      "http://[::1]:8080/x",
+      "http://127.1/x",
+      "https://app.localhost/x",
+      "https://8.8.8.8/hooks",
+      "https://[2606:4700::1111]/hooks",
+    ]) {
       expect((await api.post("/v1/webhook_endpoints", { url })).status, url).toBe(201);
     }
     // Where loopback is not allowed (production), no loopback host is, over http:// or https://.
-    for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://[::1]/x", "https://LOCALHOST./x", "https://app.localhost./x"]) {
+    for (const url of [
+      "http://127.0.0.1:9/x",
+      "https://127.0.0.1/x",
+      "https://localhost/x",
+      "https://[::1]/x",
+      "https://LOCALHOST./x",
+      "https://app.localhost./x",
+    ]) {
       const strict = await worker.fetch(
         new Request("https://api.test/v1/webhook_endpoints", {
           method: "POST",
@@ -99,19 +148,27 @@ describe("webhook endpoints", () => {
         createExecutionContext(),
       );
       expectStatus(strict, 400, url);
-      expect(((await strict.json()) as any).error.details[0], url).toMatchObject({ path: "url", message: expect.stringMatching(/loopback/) });
+      expect(((await strict.json()) as any).error.details[0], url).toMatchObject({
+        path: "url",
+        message: expect.stringMatching(/loopback/),
+      });
     }
     expect((await api.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {})).status).toBe(400);
   });
 
   it("are at most 16 per account: 409 WEBHOOK_ENDPOINT_LIMIT_REACHED", async () => {
     const account = await createAccount();
-    for (let i = 0; i < 16; i++) expect((await client(account).post("/v1/webhook_endpoints", { url: `https://example.com/${i}` })).status).toBe(201);
+    for (let i = 0; i < 16; i++)
+      expect((await client(account).post("/v1/webhook_endpoints", { url: `https://example.com/${i}` })).status).toBe(
+        201,
+      );
     const over = await client(account).post("/v1/webhook_endpoints", { url: "https://example.com/17" });
     expectStatus(over, 409);
     expect(over.body.error.code).toBe("WEBHOOK_ENDPOINT_LIMIT_REACHED");
     expect(okBody(await client(account).get("/v1/webhook_endpoints")).data).toHaveLength(16);
-    expect((await client(await createAccount()).post("/v1/webhook_endpoints", { url: "https://example.com/other" })).status).toBe(201);
+    expect(
+      (await client(await createAccount()).post("/v1/webhook_endpoints", { url: "https://example.com/other" })).status,
+    ).toBe(201);
   });
 });
 
@@ -142,7 +199,9 @@ describe("a keyed endpoint create", () => {
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(again.body).toEqual(retry.body);
     expect(retry.body.secret).toMatch(/^whsec_/);
-    expect(okBody(await client(account).get("/v1/webhook_endpoints")).data.map((e: any) => e.id)).toEqual([retry.body.id]);
+    expect(okBody(await client(account).get("/v1/webhook_endpoints")).data.map((e: any) => e.id)).toEqual([
+      retry.body.id,
+    ]);
   });
 });
 
@@ -157,7 +216,9 @@ describe("deliveries", () => {
     expect(Math.abs(Number(delivery.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
     const verified = new Webhook(hook.secret).verify(delivery.body, delivery.headers);
     expect(verified).toEqual(notification);
-    expect(() => new Webhook(hook.secret).verify(delivery.body.replace("PENDING", "FAILED"), delivery.headers)).toThrow();
+    expect(() =>
+      new Webhook(hook.secret).verify(delivery.body.replace("PENDING", "FAILED"), delivery.headers),
+    ).toThrow();
     const otherSecret = (await endpoint(account, "200", { enabled_events: ["candidate.failed"] })).secret;
     expect(() => new Webhook(otherSecret).verify(delivery.body, delivery.headers)).toThrow();
 
@@ -219,34 +280,44 @@ describe("deliveries", () => {
   it("are signed by every secret still in its overlap, however many rotations", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
-    const rotate = async () => (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret as string;
+    const rotate = async () =>
+      (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body
+        .secret as string;
     const [second, third] = [await rotate(), await rotate()];
     const { notification } = await pendingCandidate(account);
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(3);
-    for (const secret of [hook.secret, second, third]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+    for (const secret of [hook.secret, second, third])
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
   it("rotate in turn when many rotations arrive at once: each succeeds, and every replaced secret keeps signing", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
     const rotations = await Promise.all(
-      Array.from({ length: 12 }, () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })),
+      Array.from({ length: 12 }, () =>
+        call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token }),
+      ),
     );
-    expect(rotations.map((r) => r.status), JSON.stringify(rotations.find((r) => r.status !== 200)?.body)).toEqual(Array(12).fill(200));
+    expect(
+      rotations.map((r) => r.status),
+      JSON.stringify(rotations.find((r) => r.status !== 200)?.body),
+    ).toEqual(Array(12).fill(200));
     const secrets = [hook.secret, ...rotations.map((r) => r.body.secret as string)];
     expect(new Set(secrets).size).toBe(13);
     const { notification } = await pendingCandidate(account);
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(13);
-    for (const secret of secrets) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+    for (const secret of secrets)
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
   it("rotate once per Idempotency-Key: a retry replays the same new secret", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
     const headers = { "Idempotency-Key": `rotate-${crypto.randomUUID()}` };
-    const rotate = () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, headers });
+    const rotate = () =>
+      call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token, headers });
     const first = await rotate();
     expectStatus(first, 200);
     const again = await rotate();
@@ -255,19 +326,23 @@ describe("deliveries", () => {
     const { notification } = await pendingCandidate(account);
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(2);
-    for (const secret of [hook.secret, first.body.secret]) expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+    for (const secret of [hook.secret, first.body.secret])
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
-
 });
 
 describe("a test send", () => {
-  const test = (account: { token: string }, id: string, options: { headers?: Record<string, string>; json?: unknown } = {}) =>
-    call("POST", `/v1/webhook_endpoints/${id}/test`, { token: account.token, ...options });
+  const test = (
+    account: { token: string },
+    id: string,
+    options: { headers?: Record<string, string>; json?: unknown } = {},
+  ) => call("POST", `/v1/webhook_endpoints/${id}/test`, { token: account.token, ...options });
 
   it("signs a webhook.test event with the endpoint's secrets, sends it now and answers the attempt", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] });
-    const rotated = (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token })).body.secret;
+    const rotated = (await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token }))
+      .body.secret;
     const before = Date.now();
     const res = await test(account, hook.id);
     expectStatus(res, 200);
@@ -312,9 +387,15 @@ describe("a test send", () => {
     expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
     expect(await attempts(account, hook.id)).toEqual([]);
 
-    const unreachable = okBody(await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" }));
+    const unreachable = okBody(
+      await client(account).post("/v1/webhook_endpoints", { url: "http://127.0.0.1:9/closed" }),
+    );
     const refused = await test(account, unreachable.id);
-    expect(refused.body).toMatchObject({ status: "failed", response_status: null, error: expect.stringMatching(/^request failed: /) });
+    expect(refused.body).toMatchObject({
+      status: "failed",
+      response_status: null,
+      error: expect.stringMatching(/^request failed: /),
+    });
   });
 
   it("is sent once per Idempotency-Key, and refuses a body, another account's endpoint or a malformed id", async () => {

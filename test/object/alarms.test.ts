@@ -4,7 +4,17 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
-import { client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, dbOf, okBody } from "../support/api";
+import {
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  objectOf,
+  dbOf,
+  okBody,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 
 async function stored(alias: string) {
@@ -20,7 +30,11 @@ async function setup(over: Record<string, unknown> = {}) {
   const clock = useClock();
   const t0 = clock.now();
   const alias = freshAlias();
-  const body = { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 60, review_window: 30, ...over }) };
+  const body = {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract({ activity_window: 60, review_window: 30, ...over }),
+  };
   expect((await api.post("/v1/candidates", body)).status).toBe(201);
   return { api, clock, t0, alias, stub: objectOf(alias) };
 }
@@ -28,15 +42,24 @@ async function setup(over: Record<string, unknown> = {}) {
 describe("alarms", () => {
   it("are armed at each window end and persist each boundary at its exact instant", async () => {
     const { clock, t0, alias, stub } = await setup();
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "OPEN", settled_since: t0 }, alarm: t0 + 60_000 });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "OPEN", settled_since: t0 },
+      alarm: t0 + 60_000,
+    });
 
     clock.set(t0 + 60_000 + 1234); // the alarm fires late
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "PENDING", settled_since: t0 + 60_000 }, alarm: t0 + 90_000 });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "PENDING", settled_since: t0 + 60_000 },
+      alarm: t0 + 90_000,
+    });
 
     clock.set(t0 + 90_000);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "FAILED", settled_since: t0 + 90_000 }, alarm: null });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "FAILED", settled_since: t0 + 90_000 },
+      alarm: null,
+    });
     expect(await runDurableObjectAlarm(stub)).toBe(false);
   });
 
@@ -55,22 +78,34 @@ describe("alarms", () => {
     const { clock, t0, alias } = await setup();
     clock.set(t0 + 30_000);
     await inCandidate(alias, (instance) => instance.alarm());
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "OPEN", settled_since: t0 }, alarm: t0 + 60_000 });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "OPEN", settled_since: t0 },
+      alarm: t0 + 60_000,
+    });
   });
 
   it("catch up several boundaries at once after a long outage", async () => {
     const { clock, t0, alias, stub, api } = await setup({ timeout_outcome: "confirm" });
     clock.set(t0 + 10 * 86_400_000);
     await runDurableObjectAlarm(stub);
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "CONFIRMED", settled_since: t0 + 90_000 }, alarm: null });
-    expect((await api.get(`/v1/candidates/${alias}`)).body).toMatchObject({ status: "CONFIRMED", status_since: iso(t0 + 90_000) });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "CONFIRMED", settled_since: t0 + 90_000 },
+      alarm: null,
+    });
+    expect((await api.get(`/v1/candidates/${alias}`)).body).toMatchObject({
+      status: "CONFIRMED",
+      status_since: iso(t0 + 90_000),
+    });
   });
 
   it("move to the fulfilment's review end once an event fulfils the condition", async () => {
     const { clock, t0, alias, api } = await setup();
     clock.set(t0 + 5_000);
     await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 100 });
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "PENDING", settled_since: t0 + 5_000 }, alarm: t0 + 35_000 });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "PENDING", settled_since: t0 + 5_000 },
+      alarm: t0 + 35_000,
+    });
   });
 
   it("run after an eviction, from stored state alone", async () => {
@@ -79,7 +114,10 @@ describe("alarms", () => {
     await evictDurableObject(stub);
     clock.set(t0 + 60_000);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await stored(alias)).toMatchObject({ row: { settled_status: "PENDING", settled_since: t0 + 60_000 }, events: 1 });
+    expect(await stored(alias)).toMatchObject({
+      row: { settled_status: "PENDING", settled_since: t0 + 60_000 },
+      events: 1,
+    });
   });
 });
 
@@ -106,7 +144,11 @@ describe("the D1 list index", () => {
     const alias = freshAlias();
     await dbOf(account).exec(`ALTER TABLE candidates RENAME TO candidates_offline`);
     try {
-      const res = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+      const res = await api.post("/v1/candidates", {
+        customer_uuid: "c",
+        candidate_alias: alias,
+        contract: contract(),
+      });
       expectStatus(res, 201);
       expect((await api.get(`/v1/candidates/${alias}`)).status).toBe(200);
       expect(await stored(alias)).toMatchObject({ row: { indexed_version: 0 }, alarm: clock.now() + 2000 });

@@ -3,12 +3,19 @@
  * throw, and a D1 index that is unavailable when a change is accepted.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { abortAllDurableObjects, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import {
-  abortAllDurableObjects,
-  evictDurableObject,
-  runDurableObjectAlarm,
-} from "cloudflare:test";
-import { call, client, createAccount, createCandidate, expectStatus, okBody, type TestAccount, inCandidate, objectOf, dbOf } from "../support/api";
+  call,
+  client,
+  createAccount,
+  createCandidate,
+  expectStatus,
+  okBody,
+  type TestAccount,
+  inCandidate,
+  objectOf,
+  dbOf,
+} from "../support/api";
 import { iso, useClock } from "../support/clock";
 import { CandidateObject } from "../../src/candidate/object";
 import { candidateIndexStatement } from "../../src/db/candidate-index";
@@ -176,7 +183,11 @@ describe("the D1 index unavailable when a change is accepted", () => {
     // Replay the creation-time index row (version 1) as a late, duplicated write would.
     await inCandidate(alias, async (instance: any) => {
       const current = instance.load().record;
-      const stale = { ...current, timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 }, version: 1 };
+      const stale = {
+        ...current,
+        timeline: { ...current.timeline, openUntil: current.timeline.openUntil + 999_999 },
+        version: 1,
+      };
       await candidateIndexStatement(dbOf(account), stale, "OPEN").run();
     });
     const listed = okBody(await api.get(`/v1/candidates?status=PENDING`)).data;
@@ -206,7 +217,9 @@ describe("a transaction that fails", () => {
     expectStatus(keyed, 200);
     expect(keyed.body.data.map((r: any) => [r.status, r.error?.code])).toEqual([[500, "INTERNAL_ERROR"]]);
     // The next event finds the candidate as storage has it: OPEN, no event; it is the one that fulfils.
-    const next = okBody(await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 }));
+    const next = okBody(
+      await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 60 }),
+    );
     expect(next.event.matched).toBe(true);
     expect(next.candidate.status).toBe("PENDING");
     const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
@@ -222,7 +235,10 @@ describe("downstream writes that keep failing", () => {
     const clock = useClock();
     const alias = await candidate(account);
     await inCandidate(alias, (instance: any) => {
-      instance.env = { ...instance.env, NOTIFICATIONS: { sendBatch: async () => Promise.reject(new Error("queue unavailable")) } };
+      instance.env = {
+        ...instance.env,
+        NOTIFICATIONS: { sendBatch: async () => Promise.reject(new Error("queue unavailable")) },
+      };
     });
     await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 500 });
     const delays: number[] = [];

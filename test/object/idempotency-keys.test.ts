@@ -12,7 +12,12 @@ import { call, client, contract, createAccount, dbOf, expectStatus, freshAlias, 
 import { useClock } from "../support/clock";
 import { inKeyStore } from "../support/key-store";
 
-const claimAt = (accountId: string, key: string, now: number): KeyClaim => ({ accountId, key, fingerprint: "same request", now });
+const claimAt = (accountId: string, key: string, now: number): KeyClaim => ({
+  accountId,
+  key,
+  fingerprint: "same request",
+  now,
+});
 
 async function claim(c: KeyClaim) {
   const outcome = await keyStore(env, c.accountId, c.key).claim(c);
@@ -32,7 +37,12 @@ function keys(n: number, same: boolean) {
 }
 
 const storedKeys = (accountId: string, key: string) =>
-  inKeyStore(accountId, key, (sql) => sql.exec<{ key: string }>(`SELECT key FROM idempotency_keys ORDER BY created_at`).toArray().map((r) => r.key));
+  inKeyStore(accountId, key, (sql) =>
+    sql
+      .exec<{ key: string }>(`SELECT key FROM idempotency_keys ORDER BY created_at`)
+      .toArray()
+      .map((r) => r.key),
+  );
 
 describe("Idempotency-Key takeovers", () => {
   it("keep the key's first instant, so it expires 24 h after first use everywhere", async () => {
@@ -58,22 +68,44 @@ describe("Idempotency-Key takeovers", () => {
     // the key over (its lock is elsewhere), and makes it; the retry then finds its answer.
     const db = dbOf(account);
     const create = async (held: typeof slow, now: number) => {
-      const { row, statement } = insertSchemaStatement(db, account.id, contract() as never, null, now, noAnswerYet(account.id, held, IDEMPOTENCY_KEEP_MS));
-      const answer = answerStatement(db, account.id, held, JSON.stringify({ id: row.id }), { sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)", params: [row.id] });
-      const [made, , stored] = await db.batch<{ body: string }>([statement, answer, storedAnswerStatement(db, account.id, held, IDEMPOTENCY_KEEP_MS)]);
+      const { row, statement } = insertSchemaStatement(
+        db,
+        account.id,
+        contract() as never,
+        null,
+        now,
+        noAnswerYet(account.id, held, IDEMPOTENCY_KEEP_MS),
+      );
+      const answer = answerStatement(db, account.id, held, JSON.stringify({ id: row.id }), {
+        sql: "EXISTS (SELECT 1 FROM schemas WHERE id = ?)",
+        params: [row.id],
+      });
+      const [made, , stored] = await db.batch<{ body: string }>([
+        statement,
+        answer,
+        storedAnswerStatement(db, account.id, held, IDEMPOTENCY_KEEP_MS),
+      ]);
       return { made: made.meta.changes, answer: stored.results[0]?.body };
     };
     const bySlow = await create(slow, t1 + 40_000);
     const byRetry = await create(retry, t1 + 41_000);
     expect(bySlow.made).toBe(1);
     expect(byRetry).toEqual({ made: 0, answer: bySlow.answer });
-    const { n } = (await db.prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`).bind(account.id).first<{ n: number }>())!;
+    const { n } = (await db
+      .prepare(`SELECT COUNT(*) AS n FROM schemas WHERE account_id = ?`)
+      .bind(account.id)
+      .first<{ n: number }>())!;
     expect(n).toBe(1);
 
     // Only the retry, which holds the key, records the response.
     expect(await store.complete(account.id, slow, { status: 201, body: "{}", bookmark: null })).toBe(false);
     expect(await store.complete(account.id, retry, { status: 201, body: byRetry.answer!, bookmark: null })).toBe(true);
-    expect(await store.claim(claimAt(account.id, "s", t1 + 42_000))).toEqual({ kind: "replay", status: 201, body: bySlow.answer, bookmark: null });
+    expect(await store.claim(claimAt(account.id, "s", t1 + 42_000))).toEqual({
+      kind: "replay",
+      status: 201,
+      body: bySlow.answer,
+      bookmark: null,
+    });
   });
 });
 
@@ -82,13 +114,22 @@ describe("Idempotency-Key records", () => {
     const { alias, account } = await (async () => {
       const account = await createAccount();
       const alias = freshAlias();
-      await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 3 * 86_400 }) });
+      await client(account).post("/v1/candidates", {
+        customer_uuid: "c",
+        candidate_alias: alias,
+        contract: contract({ activity_window: 3 * 86_400 }),
+      });
       return { account, alias };
     })();
     const clock = useClock();
     const t0 = clock.now();
     const [older, newer] = keys(2, true);
-    const event = (key: string) => call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: { "Idempotency-Key": key } });
+    const event = (key: string) =>
+      call("POST", "/v1/events", {
+        token: account.token,
+        json: { candidate_alias: alias, type: "x" },
+        headers: { "Idempotency-Key": key },
+      });
     expect((await event(older)).status).toBe(201);
     clock.advance(3_600_000);
     expect((await event(newer)).status).toBe(201);
@@ -125,13 +166,21 @@ describe("Idempotency-Key records", () => {
     const [a, b] = keys(2, false);
     expect(keyBucket(a)).not.toBe(keyBucket(b));
     expect(Math.max(keyBucket(a), keyBucket(b))).toBeLessThan(KEY_BUCKETS);
-    const event = (key: string, type: string) => call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type }, headers: { "Idempotency-Key": key } });
+    const event = (key: string, type: string) =>
+      call("POST", "/v1/events", {
+        token: account.token,
+        json: { candidate_alias: alias, type },
+        headers: { "Idempotency-Key": key },
+      });
     const first = { a: await event(a, "a"), b: await event(b, "b") };
     expect([first.a.status, first.b.status]).toEqual([201, 201]);
     expect(await storedKeys(account.id, a)).toEqual([a]);
     expect(await storedKeys(account.id, b)).toEqual([b]);
     // Each key replays from its own object, and is refused there for another request.
-    for (const [key, type, answer] of [[a, "a", first.a], [b, "b", first.b]] as const) {
+    for (const [key, type, answer] of [
+      [a, "a", first.a],
+      [b, "b", first.b],
+    ] as const) {
       const again = await event(key, type);
       expect(again.headers.get("Idempotent-Replayed")).toBe("true");
       expect(again.body).toEqual(answer.body);

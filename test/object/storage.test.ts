@@ -5,7 +5,17 @@
  */
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, client, contract, createAccount, expectStatus, freshAlias, inCandidate, objectOf, okBody } from "../support/api";
+import {
+  call,
+  client,
+  contract,
+  createAccount,
+  expectStatus,
+  freshAlias,
+  inCandidate,
+  objectOf,
+  okBody,
+} from "../support/api";
 import { useClock } from "../support/clock";
 import { inKeyStore } from "../support/key-store";
 import type { CandidateRpc } from "../../src/candidate/rpc";
@@ -14,7 +24,9 @@ import { SCHEMA_VERSION } from "../../src/candidate/schema";
 const userTables = (alias: string) =>
   inCandidate(alias, (_instance, state) =>
     state.storage.sql
-      .exec(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`)
+      .exec(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`,
+      )
       .toArray()
       .map((r) => r.name),
   );
@@ -25,9 +37,22 @@ describe("an alias with no candidate", () => {
     const alias = freshAlias("nobody");
     const key = { "Idempotency-Key": `k-${crypto.randomUUID()}` };
     expect((await call("GET", `/v1/candidates/${alias}`, { token: account.token })).status).toBe(404);
-    expect((await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" } })).status).toBe(404);
-    expect((await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: key })).status).toBe(404);
-    expect((await call("POST", `/v1/candidates/${alias}/resolve`, { token: account.token, json: { outcome: "FAILED" } })).status).toBe(404);
+    expect(
+      (await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" } })).status,
+    ).toBe(404);
+    expect(
+      (
+        await call("POST", "/v1/events", {
+          token: account.token,
+          json: { candidate_alias: alias, type: "x" },
+          headers: key,
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call("POST", `/v1/candidates/${alias}/resolve`, { token: account.token, json: { outcome: "FAILED" } }))
+        .status,
+    ).toBe(404);
     expect(await userTables(alias)).toEqual([]);
     const size = await inCandidate(alias, (_i, state) => state.storage.sql.databaseSize);
     const fresh = await inCandidate(freshAlias("untouched"), (_i, state) => state.storage.sql.databaseSize);
@@ -38,12 +63,22 @@ describe("an alias with no candidate", () => {
     const account = await createAccount();
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests", "schema_version"]);
+    expect((await userTables(alias)).sort()).toEqual([
+      "candidate",
+      "condition_progress",
+      "events",
+      "outbox",
+      "requests",
+      "schema_version",
+    ]);
   });
 });
 
 const schemaVersion = (alias: string) =>
-  inCandidate(alias, (_i, state) => state.storage.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).one().version);
+  inCandidate(
+    alias,
+    (_i, state) => state.storage.sql.exec<{ version: number }>(`SELECT version FROM schema_version`).one().version,
+  );
 
 describe("an object made by an earlier version", () => {
   // What earlier versions of this code left, none of which recorded a schema version.
@@ -69,12 +104,21 @@ describe("an object made by an earlier version", () => {
       const fulfilling = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
       expectStatus(fulfilling, 201);
       expect(fulfilling.body.candidate.status).toBe("PENDING");
-      expect((await userTables(alias)).sort()).toEqual(["candidate", "condition_progress", "events", "outbox", "requests", "schema_version"]);
+      expect((await userTables(alias)).sort()).toEqual([
+        "candidate",
+        "condition_progress",
+        "events",
+        "outbox",
+        "requests",
+        "schema_version",
+      ]);
       expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION);
 
       const read = okBody(await api.get(`/v1/candidates/${alias}`));
       expect(read.events.map((e) => e.id)).toEqual([first.id, fulfilling.body.event.id]);
-      expect(read.condition_progress.leaves).toEqual([expect.objectContaining({ satisfied: true, event_id: fulfilling.body.event.id })]);
+      expect(read.condition_progress.leaves).toEqual([
+        expect.objectContaining({ satisfied: true, event_id: fulfilling.body.event.id }),
+      ]);
       const feed = okBody(await api.get(`/v1/notifications?candidate_alias=${alias}`)).data;
       expect(feed.map((n) => n.type)).toEqual(["candidate.pending"]);
     });
@@ -85,9 +129,13 @@ describe("an object made by an earlier version", () => {
     const api = client(account);
     const alias = freshAlias("newer");
     await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    await inCandidate(alias, (_i, state) => state.storage.sql.exec(`UPDATE schema_version SET version = ?`, SCHEMA_VERSION + 1));
+    await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec(`UPDATE schema_version SET version = ?`, SCHEMA_VERSION + 1),
+    );
     await evictDurableObject(objectOf(alias));
-    expect(okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 })).candidate.status).toBe("PENDING");
+    expect(
+      okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 })).candidate.status,
+    ).toBe("PENDING");
     expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION + 1);
   });
 });
@@ -114,7 +162,9 @@ describe("the settled status", () => {
       await instance.alarm();
       await creating;
     });
-    const settled = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one());
+    const settled = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec(`SELECT settled_status, settled_since FROM candidate`).one(),
+    );
     expect(settled).toEqual({ settled_status: "PENDING", settled_since: t0 + 1 });
   });
 });
@@ -125,7 +175,11 @@ describe("the settled status, saved with an earlier instant", () => {
     const clock = useClock();
     const t0 = clock.now();
     const alias = freshAlias();
-    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ activity_window: 1, review_window: 60 }) });
+    await client(account).post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: alias,
+      contract: contract({ activity_window: 1, review_window: 60 }),
+    });
     clock.set(t0 + 2000);
     const settled = await inCandidate(alias, async (instance: any) => {
       await instance.alarm(); // persists PENDING at t0 + 1000
@@ -143,17 +197,29 @@ describe("Idempotency-Key records", () => {
     const alias = freshAlias();
     await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     const key = `k-${crypto.randomUUID()}`;
-    const res = await call("POST", "/v1/events", { token: account.token, json: { candidate_alias: alias, type: "x" }, headers: { "Idempotency-Key": key } });
+    const res = await call("POST", "/v1/events", {
+      token: account.token,
+      json: { candidate_alias: alias, type: "x" },
+      headers: { "Idempotency-Key": key },
+    });
     expect(res.status).toBe(201);
-    const held = await inKeyStore(account.id, key, (sql) => sql.exec(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`, account.id, key).one());
-    const object = await inCandidate(alias, (_i, state) => state.storage.sql.exec(`SELECT created_at FROM requests WHERE key = ?`, key).one());
+    const held = await inKeyStore(account.id, key, (sql) =>
+      sql.exec(`SELECT created_at FROM idempotency_keys WHERE account_id = ? AND key = ?`, account.id, key).one(),
+    );
+    const object = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec(`SELECT created_at FROM requests WHERE key = ?`, key).one(),
+    );
     expect(object.created_at).toBe(held.created_at);
 
     // An object asked with a later claim judges the key's age by that claim, not by its own clock.
     const rpc = (stub: unknown) => stub as CandidateRpc;
     const claimedAt = (held.created_at as number) + 24 * 3_600_000;
     const later = await inCandidate(alias, (instance) =>
-      rpc(instance).recordEvent(account.id, { type: "y", hasValue: false }, { key, fingerprint: "another request", claimedAt }),
+      rpc(instance).recordEvent(
+        account.id,
+        { type: "y", hasValue: false },
+        { key, fingerprint: "another request", claimedAt },
+      ),
     );
     expect(later.ok).toBe(true);
   });

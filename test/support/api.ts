@@ -31,10 +31,12 @@ export type TestAccount = NewAccount;
  * the operator API places accounts: the one with the fewest accounts, the first on a tie, so a
  * file's accounts alternate between SHARD_0 and SHARD_1 in the order they are made.
  */
-export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now(), key, shardsOf(env));
+export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> =>
+  insertAccountWithToken(env.DB, name, Date.now(), key, shardsOf(env));
 
 /** An account as made before shards existed: its data on the primary. */
-export const createLegacyAccount = (name = "legacy"): Promise<TestAccount> => insertAccountWithToken(env.DB, name, Date.now());
+export const createLegacyAccount = (name = "legacy"): Promise<TestAccount> =>
+  insertAccountWithToken(env.DB, name, Date.now());
 
 /** The database holding the account's data: its shard. */
 export const dbOf = (account: { shard: ShardName }): D1Database => shardDb(env, account.shard);
@@ -77,7 +79,10 @@ type JsonArgument<P extends string, M extends Method> = [RequestBody<P, M>] exte
     ? [json?: RequestBody<P, M>]
     : [json: RequestBody<P, M>];
 
-type TypedCall<M extends Method> = <const P extends string>(path: P & DocumentedPath<P, M>, ...json: JsonArgument<P, M>) => Promise<Answer<P, M>>;
+type TypedCall<M extends Method> = <const P extends string>(
+  path: P & DocumentedPath<P, M>,
+  ...json: JsonArgument<P, M>
+) => Promise<Answer<P, M>>;
 
 export interface Client {
   get: TypedCall<"get">;
@@ -90,23 +95,31 @@ export interface Client {
 
 /** A client bound to one account (see the top of this file for which call to use). */
 export function client(account: TestAccount): Client {
-  const as = (method: Method) => (path: string, json?: unknown) => call(method.toUpperCase(), path, { token: account.token, json });
+  const as = (method: Method) => (path: string, json?: unknown) =>
+    call(method.toUpperCase(), path, { token: account.token, json });
   const raw = { get: as("get"), post: as("post"), patch: as("patch"), delete: as("delete") };
   // The typed calls are the untyped ones: only their types differ.
   return { ...(raw as unknown as Omit<Client, "raw">), raw };
 }
 
 /** The variant of a typed answer with status `S`; an untyped one (status: number) as it is. */
-type WithStatus<R extends { status: number }, S extends number> = number extends R["status"] ? R : Extract<R, { status: S }>;
+type WithStatus<R extends { status: number }, S extends number> = number extends R["status"]
+  ? R
+  : Extract<R, { status: S }>;
 
 /** Asserts the answer's status, and narrows `res.body` to what the document says that status carries. */
-export function expectStatus<R extends { status: number }, const S extends R["status"]>(res: R, status: S, message?: string): asserts res is WithStatus<R, S> {
+export function expectStatus<R extends { status: number }, const S extends R["status"]>(
+  res: R,
+  status: S,
+  message?: string,
+): asserts res is WithStatus<R, S> {
   expect(res.status, message).toBe(status);
 }
 
 /** The body of a 2xx answer; any other answer fails the test, with its status and body. */
 export function okBody<R extends { status: number; body: unknown }>(res: R): WithStatus<R, SuccessStatus>["body"] {
-  if (res.status < 200 || res.status > 299) throw new Error(`expected a 2xx answer, got ${res.status}: ${JSON.stringify(res.body)}`);
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`expected a 2xx answer, got ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -133,7 +146,11 @@ export const contract = (overrides: Partial<Contract> = {}): Contract => ({
 /** A candidate of the account (customer "c") with `contract(over)`, created through the API. */
 export async function createCandidate(account: TestAccount, over: Partial<Contract> = {}) {
   const alias = freshAlias();
-  const res = await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract(over) });
+  const res = await client(account).post("/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract(over),
+  });
   if (res.status !== 201) throw new Error(`candidate not created: ${res.status} ${JSON.stringify(res.body)}`);
   return { alias, created: res.body };
 }

@@ -10,11 +10,20 @@ import { env } from "cloudflare:test";
 
 type RunBatch = () => Promise<D1Result[]>;
 
-export async function interceptD1Batch<T>(sql: RegExp, intercept: (run: RunBatch, nth: number) => Promise<D1Result[]>, during: () => Promise<T>): Promise<T> {
+export async function interceptD1Batch<T>(
+  sql: RegExp,
+  intercept: (run: RunBatch, nth: number) => Promise<D1Result[]>,
+  during: () => Promise<T>,
+): Promise<T> {
   const database = Object.getPrototypeOf(env.DB);
   const session = Object.getPrototypeOf(env.DB.withSession("first-unconstrained"));
   const statement = Object.getPrototypeOf(env.DB.prepare("SELECT 1"));
-  const saved = { prepare: database.prepare, sessionPrepare: session.prepare, bind: statement.bind, batch: session.batch };
+  const saved = {
+    prepare: database.prepare,
+    sessionPrepare: session.prepare,
+    bind: statement.bind,
+    batch: session.batch,
+  };
   const sqlOf = new WeakMap<object, string>();
   let matched = 0;
   const remembered = (prepare: (text: string) => object) =>

@@ -12,7 +12,9 @@ export function inKeyStore<R>(
   key: string,
   fn: (sql: SqlStorage, instance: IdempotencyKeysObject, state: DurableObjectState) => R | Promise<R>,
 ): Promise<R> {
-  return runInDurableObject(keyStore(env, accountId, key), (instance: IdempotencyKeysObject, state) => fn(state.storage.sql, instance, state));
+  return runInDurableObject(keyStore(env, accountId, key), (instance: IdempotencyKeysObject, state) =>
+    fn(state.storage.sql, instance, state),
+  );
 }
 
 /**

@@ -25,7 +25,8 @@ export function resolve(doc: Document, schema: Schema | undefined): Schema | und
 
 /** The name of the component a schema refers to, if it is a `$ref` (or an `allOf` around one). */
 export const refName = (schema: Schema | undefined): string | undefined =>
-  schema?.$ref?.replace("#/components/schemas/", "") ?? (schema?.allOf as Schema[] | undefined)?.map(refName).find(Boolean);
+  schema?.$ref?.replace("#/components/schemas/", "") ??
+  (schema?.allOf as Schema[] | undefined)?.map(refName).find(Boolean);
 
 export interface Operation {
   method: string;
@@ -34,7 +35,9 @@ export interface Operation {
 }
 
 export const operations = (doc: Document): Operation[] =>
-  Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
 
 /** The example of an operation's JSON request body: the media type's, else its schema's. */
 export function requestExample(doc: Document, op: any): unknown {

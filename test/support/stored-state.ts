@@ -6,7 +6,10 @@ import { stateOf, type StoredState } from "../../src/candidate/state";
 export const T0 = 1_700_000_000_000;
 
 /** A candidate created at T0: OPEN for 60 s, then 30 s of review, fulfilled by a purchase of 100 or more. */
-export function storedState(over: Partial<Omit<StoredState, "record" | "condition" | "contractJson">> = {}, contractOver: Partial<Contract> = {}): StoredState {
+export function storedState(
+  over: Partial<Omit<StoredState, "record" | "condition" | "contractJson">> = {},
+  contractOver: Partial<Contract> = {},
+): StoredState {
   const contract: Contract = {
     price: 10,
     activity_window: 60,
@@ -26,5 +29,13 @@ export function storedState(over: Partial<Omit<StoredState, "record" | "conditio
     metadata: {},
     version: 1,
   };
-  return stateOf(record, { satisfiedMask: 0, eventCount: 0, settledStatus: "OPEN", settledSince: T0, indexedVersion: 1, unflushed: false, ...over });
+  return stateOf(record, {
+    satisfiedMask: 0,
+    eventCount: 0,
+    settledStatus: "OPEN",
+    settledSince: T0,
+    indexedVersion: 1,
+    unflushed: false,
+    ...over,
+  });
 }

@@ -17,9 +17,13 @@ export interface Received {
   at: number;
 }
 
-export const received = async (name: string): Promise<Received[]> => (await fetch(`${receiver}/received/${name}`)).json();
+export const received = async (name: string): Promise<Received[]> =>
+  (await fetch(`${receiver}/received/${name}`)).json();
 export const waitForReceived = (name: string, count: number, timeout = 8000) =>
-  vi.waitUntil(async () => ((await received(name)).length >= count ? received(name) : false), { timeout, interval: 50 });
+  vi.waitUntil(async () => ((await received(name)).length >= count ? received(name) : false), {
+    timeout,
+    interval: 50,
+  });
 
 /** A receiver path of its own; `statuses` is what it answers, in turn (the last repeats; `hang` never answers). */
 export const hookUrl = (statuses = "200") => {
@@ -27,7 +31,11 @@ export const hookUrl = (statuses = "200") => {
   return { name, url: `${receiver}/${name}/${statuses}` };
 };
 
-export async function endpoint(account: TestAccount, statuses = "200", over: Partial<Schemas["CreateWebhookEndpointBody"]> = {}) {
+export async function endpoint(
+  account: TestAccount,
+  statuses = "200",
+  over: Partial<Schemas["CreateWebhookEndpointBody"]> = {},
+) {
   const hook = hookUrl(statuses);
   const res = await client(account).post("/v1/webhook_endpoints", { url: hook.url, ...over });
   expectStatus(res, 201, JSON.stringify(res.body));
@@ -37,7 +45,11 @@ export async function endpoint(account: TestAccount, statuses = "200", over: Par
 /** A candidate driven to PENDING by an event: one candidate.pending notification. */
 export async function pendingCandidate(account: TestAccount) {
   const alias = freshAlias();
-  await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract({ review_window: 600 }) });
+  await client(account).post("/v1/candidates", {
+    customer_uuid: "c",
+    candidate_alias: alias,
+    contract: contract({ review_window: 600 }),
+  });
   await client(account).post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
   const [notification] = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
   return { alias, notification };
@@ -58,7 +70,8 @@ export const deliveryOf = (account: TestAccount, endpointId: string, notificatio
   shard: account.shard,
 });
 
-const endpointObject = (endpointId: string) => env.ENDPOINTS.getByName(endpointId) as unknown as DurableObjectStub & { enqueue(d: DeliveryMessage): Promise<void> };
+const endpointObject = (endpointId: string) =>
+  env.ENDPOINTS.getByName(endpointId) as unknown as DurableObjectStub & { enqueue(d: DeliveryMessage): Promise<void> };
 
 /** Hands a delivery to its endpoint's object, as the deliveries queue's consumer does. */
 export const handOff = (delivery: DeliveryMessage) => endpointObject(delivery.endpoint_id).enqueue(delivery);

@@ -25,12 +25,19 @@ describe("prefixUpperBound", () => {
   });
 
   it("bounds exactly the strings that begin with the prefix", () => {
-    const text = fc.string({ unit: fc.constantFrom("a", "b", "%", "_", "é", "\u{d7ff}", "\u{e000}", "\u{ffff}", "\u{10000}", "\u{10ffff}"), maxLength: 4 });
+    const text = fc.string({
+      unit: fc.constantFrom("a", "b", "%", "_", "é", "\u{d7ff}", "\u{e000}", "\u{ffff}", "\u{10000}", "\u{10ffff}"),
+      maxLength: 4,
+    });
     fc.assert(
-      fc.property(text.filter((p) => p.length > 0), text, (prefix, s) => {
-        expect(inRange(s, prefix)).toBe(s.startsWith(prefix));
-        expect(inRange(prefix + s, prefix)).toBe(true);
-      }),
+      fc.property(
+        text.filter((p) => p.length > 0),
+        text,
+        (prefix, s) => {
+          expect(inRange(s, prefix)).toBe(s.startsWith(prefix));
+          expect(inRange(prefix + s, prefix)).toBe(true);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -14,7 +14,13 @@ const ids = () => {
 };
 const nothingStored = () => undefined;
 const summary = (plans: ItemPlan[]) =>
-  plans.map((p) => (p.kind === "record" ? { record: p.id, matched: p.matched } : p.kind === "same-as" ? { sameAs: p.index } : { done: p.result }));
+  plans.map((p) =>
+    p.kind === "record"
+      ? { record: p.id, matched: p.matched }
+      : p.kind === "same-as"
+        ? { sameAs: p.index }
+        : { done: p.result },
+  );
 const now = T0 + 1000;
 
 describe("planBatch", () => {
@@ -46,7 +52,11 @@ describe("planBatch", () => {
     const stored: EventResult = { ok: true, body: '{"stored":true}' as JsonText<never> };
     const lookup = vi.fn((key: { key: string }) => (key.key === "old" ? stored : undefined));
     const plan = planBatch(storedState(), [purchase(150, "old"), purchase(5), purchase(6, "new")], now, lookup, ids());
-    expect(summary(plan.plans)).toEqual([{ done: stored }, { record: "event-1", matched: false }, { record: "event-2", matched: false }]);
+    expect(summary(plan.plans)).toEqual([
+      { done: stored },
+      { record: "event-1", matched: false },
+      { record: "event-2", matched: false },
+    ]);
     expect(lookup.mock.calls.map(([key]) => key)).toEqual([
       { key: "old", fingerprint: "fp-150" },
       { key: "new", fingerprint: "fp-6" },
@@ -58,7 +68,13 @@ describe("planBatch", () => {
   it("answers a key repeated in the call as the earlier item, or KEY_REUSED when the items differ", () => {
     const stored: EventResult = { ok: true, body: '{"stored":true}' as JsonText<never> };
     const lookup = (key: { key: string }) => (key.key === "old" ? stored : undefined);
-    const items = [purchase(5, "k"), purchase(5, "k"), purchase(6, "k", "another"), purchase(150, "old"), purchase(150, "old")];
+    const items = [
+      purchase(5, "k"),
+      purchase(5, "k"),
+      purchase(6, "k", "another"),
+      purchase(150, "old"),
+      purchase(150, "old"),
+    ];
     expect(summary(planBatch(storedState(), items, now, lookup, ids()).plans)).toEqual([
       { record: "event-1", matched: false },
       { sameAs: 0 },
@@ -78,7 +94,11 @@ describe("planBatch", () => {
     const stored: EventResult = { ok: true, body: '{"stored":true}' as JsonText<never> };
     const state = storedState({ eventCount: MAX_EVENTS_PER_CANDIDATE - 1 });
     const plan = planBatch(state, [purchase(5), purchase(6), purchase(7, "old")], now, () => stored, ids());
-    expect(summary(plan.plans)).toEqual([{ record: "event-1", matched: false }, { done: { ok: false, code: "EVENT_LIMIT_REACHED" } }, { done: stored }]);
+    expect(summary(plan.plans)).toEqual([
+      { record: "event-1", matched: false },
+      { done: { ok: false, code: "EVENT_LIMIT_REACHED" } },
+      { done: stored },
+    ]);
     expect(plan.final.eventCount).toBe(MAX_EVENTS_PER_CANDIDATE);
   });
 });

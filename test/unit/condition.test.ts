@@ -73,7 +73,9 @@ describe("condition leaf", () => {
     expect(satisfies(leaf, ev("order", { order: {} }))).toBe(false);
     expect(satisfies(leaf, ev("order", { order: 5 }))).toBe(false);
     expect(satisfies(leaf, ev("order", 150))).toBe(false);
-    expect(satisfies({ event: "e", field: "items.1.qty", eq: 2 }, ev("e", { items: [{ qty: 1 }, { qty: 2 }] }))).toBe(true);
+    expect(satisfies({ event: "e", field: "items.1.qty", eq: 2 }, ev("e", { items: [{ qty: 1 }, { qty: 2 }] }))).toBe(
+      true,
+    );
     expect(satisfies({ event: "e", field: "items.2.qty", eq: 2 }, ev("e", { items: [{ qty: 1 }] }))).toBe(false);
   });
 
@@ -121,7 +123,15 @@ describe("compound conditions", () => {
 
   it("nests all/any and counts one event once per leaf it satisfies", () => {
     const c = compileCondition({
-      all: [{ any: [{ event: "pay", gte: 100 }, { event: "pay", match: { vip: true } }] }, { event: "ship" }],
+      all: [
+        {
+          any: [
+            { event: "pay", gte: 100 },
+            { event: "pay", match: { vip: true } },
+          ],
+        },
+        { event: "ship" },
+      ],
     });
     let p = applyEvent(c, 0, ev("pay", 150));
     expect(p).toMatchObject({ matched: true, fulfilled: false });
@@ -183,10 +193,21 @@ describe("a leaf that can never hold", () => {
   it("is never satisfied by any number, as the check promises", () => {
     fc.assert(
       fc.property(
-        fc.record({ gt: fc.integer({ min: -3, max: 3 }), gte: fc.integer({ min: -3, max: 3 }), lt: fc.integer({ min: -3, max: 3 }), lte: fc.integer({ min: -3, max: 3 }), eq: fc.integer({ min: -3, max: 3 }) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            gt: fc.integer({ min: -3, max: 3 }),
+            gte: fc.integer({ min: -3, max: 3 }),
+            lt: fc.integer({ min: -3, max: 3 }),
+            lte: fc.integer({ min: -3, max: 3 }),
+            eq: fc.integer({ min: -3, max: 3 }),
+          },
+          { requiredKeys: [] },
+        ),
         (bounds) => {
           const leaf = { event: "e", ...bounds };
-          const satisfiable = [-3.5, -3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5].some((n) => satisfies(leaf, ev("e", n)));
+          const satisfiable = [-3.5, -3, -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5].some((n) =>
+            satisfies(leaf, ev("e", n)),
+          );
           expect(whyLeafCannotHold(leaf) === null).toBe(satisfiable);
         },
       ),

@@ -8,9 +8,19 @@ const builtin = (ms: number) => new Date(ms).toISOString();
 describe("isoTime", () => {
   it("writes what toISOString writes, at day, month, leap-year and century edges", () => {
     const edges = [
-      0, 1, 999, 1000, DAY_MS - 1, DAY_MS,
-      Date.UTC(2000, 1, 29, 23, 59, 59, 999), Date.UTC(2000, 2, 1), Date.UTC(2100, 1, 28, 12), Date.UTC(2100, 2, 1),
-      Date.UTC(2024, 11, 31, 23, 59, 59, 999), Date.UTC(2025, 0, 1), Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      0,
+      1,
+      999,
+      1000,
+      DAY_MS - 1,
+      DAY_MS,
+      Date.UTC(2000, 1, 29, 23, 59, 59, 999),
+      Date.UTC(2000, 2, 1),
+      Date.UTC(2100, 1, 28, 12),
+      Date.UTC(2100, 2, 1),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2025, 0, 1),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
     ];
     for (const ms of edges) expect(isoTime(ms), String(ms)).toBe(builtin(ms));
   });
@@ -30,7 +40,8 @@ describe("isoTime", () => {
       }),
       { numRuns: 20_000 },
     );
-    for (const ms of [-1, Date.UTC(10_000, 0, 1) - 1, Date.UTC(10_000, 0, 1), 1.5, 1e12 + 0.25]) expect(isoTime(ms), String(ms)).toBe(builtin(ms));
+    for (const ms of [-1, Date.UTC(10_000, 0, 1) - 1, Date.UTC(10_000, 0, 1), 1.5, 1e12 + 0.25])
+      expect(isoTime(ms), String(ms)).toBe(builtin(ms));
   });
 
   it("writes an absent instant as null, and any other as isoTime does", () => {

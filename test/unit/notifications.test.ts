@@ -28,14 +28,29 @@ describe("an attempt's answer", () => {
 
   it("is delivered on a 2xx, and ends the delivery", () => {
     for (const status of [200, 204, 299]) {
-      expect(judgeAttempt({ responseStatus: status, error: null }, context)).toEqual({ status: "succeeded", error: null, retryInSeconds: null, disable: false });
+      expect(judgeAttempt({ responseStatus: status, error: null }, context)).toEqual({
+        status: "succeeded",
+        error: null,
+        retryInSeconds: null,
+        disable: false,
+      });
     }
   });
 
   it("fails on anything else, retried on the schedule until it runs out", () => {
-    expect(judgeAttempt({ responseStatus: 500, error: null }, context)).toEqual({ status: "failed", error: "answered 500, not a 2xx", retryInSeconds: 5, disable: false });
-    expect(judgeAttempt({ responseStatus: 301, error: null }, { ...context, attempt: 2 })).toMatchObject({ status: "failed", retryInSeconds: 300 });
-    expect(judgeAttempt({ responseStatus: null, error: "no response within 15 s" }, { ...context, attempt: 3 })).toEqual({
+    expect(judgeAttempt({ responseStatus: 500, error: null }, context)).toEqual({
+      status: "failed",
+      error: "answered 500, not a 2xx",
+      retryInSeconds: 5,
+      disable: false,
+    });
+    expect(judgeAttempt({ responseStatus: 301, error: null }, { ...context, attempt: 2 })).toMatchObject({
+      status: "failed",
+      retryInSeconds: 300,
+    });
+    expect(
+      judgeAttempt({ responseStatus: null, error: "no response within 15 s" }, { ...context, attempt: 3 }),
+    ).toEqual({
       status: "failed",
       error: "no response within 15 s",
       retryInSeconds: null,
@@ -51,14 +66,19 @@ describe("an attempt's answer", () => {
       disable: true,
     });
     const failingSince = context.at - DISABLE_AFTER_FAILING_MS;
-    expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince: failingSince + 1 })).toMatchObject({ disable: false, retryInSeconds: 5 });
+    expect(
+      judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince: failingSince + 1 }),
+    ).toMatchObject({ disable: false, retryInSeconds: 5 });
     expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince })).toEqual({
       status: "failed",
       error: "answered 503, not a 2xx; the endpoint failed every attempt for 5 days and is disabled",
       retryInSeconds: null,
       disable: true,
     });
-    expect(judgeAttempt({ responseStatus: 200, error: null }, { ...context, failingSince })).toMatchObject({ status: "succeeded", disable: false });
+    expect(judgeAttempt({ responseStatus: 200, error: null }, { ...context, failingSince })).toMatchObject({
+      status: "succeeded",
+      disable: false,
+    });
   });
 
   it("is described in the log's words", () => {
@@ -70,7 +90,9 @@ describe("an attempt's answer", () => {
 
 describe("a test event", () => {
   it("is webhook.test with the endpoint's id, at the instant given", () => {
-    expect(JSON.parse(testEventJson("test_1", "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f", Date.UTC(2026, 10, 22, 10, 20)))).toEqual({
+    expect(
+      JSON.parse(testEventJson("test_1", "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f", Date.UTC(2026, 10, 22, 10, 20))),
+    ).toEqual({
       id: "test_1",
       type: "webhook.test",
       timestamp: "2026-11-22T10:20:00.000Z",

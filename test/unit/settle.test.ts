@@ -6,7 +6,9 @@ import { storedState, T0 } from "../support/stored-state";
 const OPEN_UNTIL = T0 + 60_000;
 const PENDING_UNTIL = OPEN_UNTIL + 30_000;
 const notified = (payloads: { payload: string }[]) =>
-  payloads.map((n) => JSON.parse(n.payload)).map((n) => ({ type: n.type, timestamp: n.timestamp, cause: n.data.cause, status: n.data.candidate.status }));
+  payloads
+    .map((n) => JSON.parse(n.payload))
+    .map((n) => ({ type: n.type, timestamp: n.timestamp, cause: n.data.cause, status: n.data.candidate.status }));
 
 describe("settle", () => {
   it("records nothing before a boundary, and the version stays", () => {
@@ -20,8 +22,18 @@ describe("settle", () => {
     const state = storedState();
     const settled = settle(state, state, PENDING_UNTIL + 5);
     expect(notified(settled.notifications)).toEqual([
-      { type: "candidate.pending", timestamp: new Date(OPEN_UNTIL).toISOString(), cause: { kind: "activity_window_ended" }, status: "PENDING" },
-      { type: "candidate.failed", timestamp: new Date(PENDING_UNTIL).toISOString(), cause: { kind: "review_window_ended" }, status: "FAILED" },
+      {
+        type: "candidate.pending",
+        timestamp: new Date(OPEN_UNTIL).toISOString(),
+        cause: { kind: "activity_window_ended" },
+        status: "PENDING",
+      },
+      {
+        type: "candidate.failed",
+        timestamp: new Date(PENDING_UNTIL).toISOString(),
+        cause: { kind: "review_window_ended" },
+        status: "FAILED",
+      },
     ]);
     expect(settled.state).toMatchObject({ settledStatus: "FAILED", settledSince: PENDING_UNTIL, unflushed: true });
     expect(versioned(state, settled).record.version).toBe(2);
@@ -35,11 +47,24 @@ describe("settle", () => {
   it("notifies what time decided before the change with the candidate as it was, then what the change entered", () => {
     const before = storedState();
     const now = OPEN_UNTIL + 1000; // a late alarm: the window ended, then a resolve arrives first
-    const resolved = { ...before, record: { ...before.record, timeline: resolvedAt(before.record.timeline, "CONFIRMED", now) } };
+    const resolved = {
+      ...before,
+      record: { ...before.record, timeline: resolvedAt(before.record.timeline, "CONFIRMED", now) },
+    };
     const settled = settle(before, resolved, now, { kind: "resolved" });
     expect(notified(settled.notifications)).toEqual([
-      { type: "candidate.pending", timestamp: new Date(OPEN_UNTIL).toISOString(), cause: { kind: "activity_window_ended" }, status: "PENDING" },
-      { type: "candidate.confirmed", timestamp: new Date(now).toISOString(), cause: { kind: "resolved" }, status: "CONFIRMED" },
+      {
+        type: "candidate.pending",
+        timestamp: new Date(OPEN_UNTIL).toISOString(),
+        cause: { kind: "activity_window_ended" },
+        status: "PENDING",
+      },
+      {
+        type: "candidate.confirmed",
+        timestamp: new Date(now).toISOString(),
+        cause: { kind: "resolved" },
+        status: "CONFIRMED",
+      },
     ]);
     // The PENDING notification shows the outcome the candidate then had scheduled, not the resolve's.
     expect(JSON.parse(settled.notifications[0].payload).data.candidate.scheduled_outcome).toBe("FAILED");

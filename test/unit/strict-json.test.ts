@@ -20,7 +20,10 @@ describe("strict JSON (I-JSON) checks", () => {
         const repr = JSON.stringify(n);
         const [mantissa, exponent] = repr.split("e");
         const longer = `${mantissa}${mantissa.includes(".") ? "" : "."}00000000000000000001${exponent ? `e${exponent}` : ""}`;
-        if (n !== 0) expect(strictJsonProblems(`[${longer}]`)).toEqual([{ path: "0", message: expect.stringMatching(/more digits/) }]);
+        if (n !== 0)
+          expect(strictJsonProblems(`[${longer}]`)).toEqual([
+            { path: "0", message: expect.stringMatching(/more digits/) },
+          ]);
       }),
       { numRuns: 1000 },
     );
@@ -51,6 +54,8 @@ describe("strict JSON (I-JSON) checks", () => {
     const ok = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
     expect(strictJsonProblems(ok)).toEqual([]);
     const deep = `{"v":${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}}`;
-    expect(strictJsonProblems(deep)).toEqual([{ path: `v${".0".repeat(MAX_JSON_DEPTH - 1)}`, message: expect.stringMatching(/deeper/) }]);
+    expect(strictJsonProblems(deep)).toEqual([
+      { path: `v${".0".repeat(MAX_JSON_DEPTH - 1)}`, message: expect.stringMatching(/deeper/) },
+    ]);
   });
 });

@@ -1,7 +1,15 @@
 /** The dashboard's candidate timeline, as geometry: where each instant, band, tick and label goes. */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { eventsRange, layoutTimeline, placeLabels, scale, timeTicks, wholeRange, type TimelineInput } from "../../src/dashboard/ui/pages/candidate/timeline-layout";
+import {
+  eventsRange,
+  layoutTimeline,
+  placeLabels,
+  scale,
+  timeTicks,
+  wholeRange,
+  type TimelineInput,
+} from "../../src/dashboard/ui/pages/candidate/timeline-layout";
 
 const T0 = Date.UTC(2026, 10, 23, 10, 0, 0);
 const MIN = 60_000;
@@ -60,7 +68,9 @@ describe("the timeline's layout", () => {
     ]);
     const eventX = Object.fromEntries(layout.events.map((e) => [e.id, e.x]));
     expect(layout.leaves.map((l) => l.litX)).toEqual([eventX.e1, eventX.e3]);
-    const unmet = layoutTimeline(pending({ leaves: [{ path: "fulfillment_condition", event: "signup", satisfiedAt: null, eventId: null }] }));
+    const unmet = layoutTimeline(
+      pending({ leaves: [{ path: "fulfillment_condition", event: "signup", satisfiedAt: null, eventId: null }] }),
+    );
     expect(unmet.leaves[0].litX).toBeNull();
   });
 
@@ -75,32 +85,51 @@ describe("the timeline's layout", () => {
 
   it("puts ticks on round local instants, no more than asked", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1_000, max: 400 * 86_400_000 }), fc.integer({ min: 1, max: 20 }), fc.constantFrom(0, -60, 330, 480), (span, max, offset) => {
-        const ticks = timeTicks({ from: T0, to: T0 + span }, max, offset);
-        expect(ticks.length).toBeLessThanOrEqual(Math.max(max, 1) + 1);
-        for (const tick of ticks) {
-          expect(tick.t).toBeGreaterThanOrEqual(T0);
-          expect(tick.t).toBeLessThanOrEqual(T0 + span);
-          expect((tick.t - offset * MIN) % 1000).toBe(0);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1_000, max: 400 * 86_400_000 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.constantFrom(0, -60, 330, 480),
+        (span, max, offset) => {
+          const ticks = timeTicks({ from: T0, to: T0 + span }, max, offset);
+          expect(ticks.length).toBeLessThanOrEqual(Math.max(max, 1) + 1);
+          for (const tick of ticks) {
+            expect(tick.t).toBeGreaterThanOrEqual(T0);
+            expect(tick.t).toBeLessThanOrEqual(T0 + span);
+            expect((tick.t - offset * MIN) % 1000).toBe(0);
+          }
+        },
+      ),
     );
   });
 
   it("places labels inside the plot, none overlapping another in its row", () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ x: fc.integer({ min: 12, max: 378 }), text: fc.constantFrom("Created", "Activity end", "Review end", "Now") }), { maxLength: 4 }), (items) => {
-        const placed = placeLabels(items.map((item, key) => ({ ...item, key })), 12, 378);
-        const spans = placed.map((p) => {
-          const w = items[p.key].text.length * 7;
-          const left = p.anchor === "start" ? p.textX : p.anchor === "end" ? p.textX - w : p.textX - w / 2;
-          return { row: p.row, left, right: left + w };
-        });
-        for (const [i, a] of spans.entries()) {
-          expect(a.left).toBeGreaterThanOrEqual(12 - 1e-9);
-          for (const b of spans.slice(i + 1)) if (a.row === b.row) expect(a.right + 8 <= b.left || b.right + 8 <= a.left).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.record({
+            x: fc.integer({ min: 12, max: 378 }),
+            text: fc.constantFrom("Created", "Activity end", "Review end", "Now"),
+          }),
+          { maxLength: 4 },
+        ),
+        (items) => {
+          const placed = placeLabels(
+            items.map((item, key) => ({ ...item, key })),
+            12,
+            378,
+          );
+          const spans = placed.map((p) => {
+            const w = items[p.key].text.length * 7;
+            const left = p.anchor === "start" ? p.textX : p.anchor === "end" ? p.textX - w : p.textX - w / 2;
+            return { row: p.row, left, right: left + w };
+          });
+          for (const [i, a] of spans.entries()) {
+            expect(a.left).toBeGreaterThanOrEqual(12 - 1e-9);
+            for (const b of spans.slice(i + 1))
+              if (a.row === b.row) expect(a.right + 8 <= b.left || b.right + 8 <= a.left).toBe(true);
+          }
+        },
+      ),
     );
   });
 });

@@ -21,7 +21,11 @@ describe("timeline", () => {
     expect(statusAt(tl, T0 + 9_999)).toEqual({ status: "OPEN", since: T0, scheduledOutcome: null });
     expect(statusAt(tl, T0 + 10_000)).toEqual({ status: "PENDING", since: T0 + 10_000, scheduledOutcome: "CONFIRMED" });
     expect(statusAt(tl, T0 + 14_999).status).toBe("PENDING");
-    expect(statusAt(tl, T0 + 15_000)).toEqual({ status: "CONFIRMED", since: T0 + 15_000, scheduledOutcome: "CONFIRMED" });
+    expect(statusAt(tl, T0 + 15_000)).toEqual({
+      status: "CONFIRMED",
+      since: T0 + 15_000,
+      scheduledOutcome: "CONFIRMED",
+    });
   });
 
   it("uses FAILED when the timeout outcome is fail", () => {
@@ -48,7 +52,11 @@ describe("timeline", () => {
     const c = contract({ review_window: 0 });
     const timedOut = timelineAtCreation(c, T0);
     expect(statusAt(timedOut, T0 + 9_999).status).toBe("OPEN");
-    expect(statusAt(timedOut, T0 + 10_000)).toEqual({ status: "CONFIRMED", since: T0 + 10_000, scheduledOutcome: "CONFIRMED" });
+    expect(statusAt(timedOut, T0 + 10_000)).toEqual({
+      status: "CONFIRMED",
+      since: T0 + 10_000,
+      scheduledOutcome: "CONFIRMED",
+    });
     const fulfilled = fulfilledAt(timedOut, c, T0 + 1);
     expect(statusAt(fulfilled, T0 + 1)).toEqual({ status: "CONFIRMED", since: T0 + 1, scheduledOutcome: "CONFIRMED" });
   });

@@ -31,13 +31,29 @@ describe("webhookUrlProblem", () => {
   });
 
   it("refuses credentials in the URL, before anything else, loopback allowed or not", () => {
-    for (const url of ["https://user:pw@example.com/", "https://user@example.com/", "https://:pw@example.com/", "http://user@localhost/", "ftp://user@example.com/"]) {
-      expect(judged(url), url).toEqual(everywhere("must not carry credentials; put a secret in the path or verify the signature"));
+    for (const url of [
+      "https://user:pw@example.com/",
+      "https://user@example.com/",
+      "https://:pw@example.com/",
+      "http://user@localhost/",
+      "ftp://user@example.com/",
+    ]) {
+      expect(judged(url), url).toEqual(
+        everywhere("must not carry credentials; put a secret in the path or verify the signature"),
+      );
     }
   });
 
   it("refuses every scheme but https://, and http:// to anything but loopback (on port 443 too)", () => {
-    for (const url of ["ftp://example.com/", "javascript:alert(1)", "data:text/plain,x", "ws://example.com/", "http://example.com/", "http://example.com:443/", "http://8.8.8.8/"]) {
+    for (const url of [
+      "ftp://example.com/",
+      "javascript:alert(1)",
+      "data:text/plain,x",
+      "ws://example.com/",
+      "http://example.com/",
+      "http://example.com:443/",
+      "http://8.8.8.8/",
+    ]) {
       expect(judged(url), url).toEqual(everywhere(NOT_HTTPS));
     }
   });
@@ -109,7 +125,12 @@ describe("webhookUrlProblem", () => {
   });
 
   it("judges a name by its form only: just `localhost` and the names under it count as loopback", () => {
-    for (const url of ["https://localhost.example.com/", "https://notlocalhost/", "https://my-localhost/", "https://192.168.1.1.example.com/"]) {
+    for (const url of [
+      "https://localhost.example.com/",
+      "https://notlocalhost/",
+      "https://my-localhost/",
+      "https://192.168.1.1.example.com/",
+    ]) {
       expect(judged(url), url).toEqual(everywhere(null));
     }
     expect(judged("http://localhost.example.com/")).toEqual(everywhere(NOT_HTTPS));

@@ -32,14 +32,26 @@ export function apiKeysClient(
     create: async (body: CreateApiKeyBody, options: { signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
       data(await api.POST("/v1/api_keys", { body, ...init(options) })),
     /** Every key of the account (optionally of one status), newest first, across pages. */
-    list: (query: Omit<ListApiKeysQuery, "after"> = {}, options: { signal?: AbortSignal } = {}): AsyncGenerator<ApiKey> =>
-      paginate((after) => api.GET("/v1/api_keys", { params: { query: { ...query, after } }, ...init(options) }).then(data)),
-    get: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> => data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),
+    list: (
+      query: Omit<ListApiKeysQuery, "after"> = {},
+      options: { signal?: AbortSignal } = {},
+    ): AsyncGenerator<ApiKey> =>
+      paginate((after) =>
+        api.GET("/v1/api_keys", { params: { query: { ...query, after } }, ...init(options) }).then(data),
+      ),
+    get: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+      data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),
     rename: async (id: string, name: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
       data(await api.PATCH("/v1/api_keys/{id}", { ...path(id), body: { name }, ...init(options) })),
     /** A new key in its place (its `secret` in this answer only); the old one works `expiresIn` seconds more (default 0). */
     roll: async (id: string, options: { expiresIn?: number; signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
-      data(await api.POST("/v1/api_keys/{id}/roll", { ...path(id), body: options.expiresIn === undefined ? {} : { expires_in: options.expiresIn }, ...init(options) })),
+      data(
+        await api.POST("/v1/api_keys/{id}/roll", {
+          ...path(id),
+          body: options.expiresIn === undefined ? {} : { expires_in: options.expiresIn },
+          ...init(options),
+        }),
+      ),
     /** Ends the key for good (within 10 seconds everywhere); revoking a revoked key changes nothing. */
     revoke: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
       data(await api.POST("/v1/api_keys/{id}/revoke", { ...path(id), body: {}, ...init(options) })),

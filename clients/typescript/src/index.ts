@@ -128,7 +128,13 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
  */
 function retryingFetch(options: ClientOptions): typeof fetch {
-  const { maxRetries = 3, backoffMs = 500, maxRetryAfterMs = 60_000, timeoutMs = 30_000, fetch: send = globalThis.fetch.bind(globalThis) } = options;
+  const {
+    maxRetries = 3,
+    backoffMs = 500,
+    maxRetryAfterMs = 60_000,
+    timeoutMs = 30_000,
+    fetch: send = globalThis.fetch.bind(globalThis),
+  } = options;
   return async (input, init) => {
     const request = new Request(input, init);
     for (let attempt = 0; ; attempt++) {
@@ -137,17 +143,31 @@ function retryingFetch(options: ClientOptions): typeof fetch {
       const backoff = Math.random() * backoffMs * 2 ** attempt;
       let response: Response;
       try {
-        const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]) });
+        const answer = await send(request.clone(), {
+          signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]),
+        });
         // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
         // A 204 (or 205, 304) has no body to copy, though a browser may give it an empty stream.
         const bytes = answer.body === null ? null : await answer.arrayBuffer();
-        response = bytes === null || NULL_BODY_STATUSES.has(answer.status) ? new Response(null, answer) : new Response(bytes, answer);
+        response =
+          bytes === null || NULL_BODY_STATUSES.has(answer.status)
+            ? new Response(null, answer)
+            : new Response(bytes, answer);
       } catch (error) {
         if (request.signal.aborted) throw request.signal.reason;
         if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {
           const key = request.headers.get("Idempotency-Key");
-          const why = (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (error as Error).message;
-          throw new CandidateContractError("NETWORK_ERROR", `The service could not be reached: ${why}`, 0, [], null, null, key);
+          const why =
+            (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+          throw new CandidateContractError(
+            "NETWORK_ERROR",
+            `The service could not be reached: ${why}`,
+            0,
+            [],
+            null,
+            null,
+            key,
+          );
         }
         await sleep(backoff, request.signal);
         continue;
@@ -164,7 +184,8 @@ function retryingFetch(options: ClientOptions): typeof fetch {
 /** Every POST that takes one gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
 const withIdempotencyKey: Middleware = {
   onRequest({ request }) {
-    if (request.method === "POST" && !request.headers.has("Idempotency-Key") && !withoutIdempotencyKey(request.url)) request.headers.set("Idempotency-Key", crypto.randomUUID());
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key") && !withoutIdempotencyKey(request.url))
+      request.headers.set("Idempotency-Key", crypto.randomUUID());
     return request;
   },
 };
@@ -186,14 +207,18 @@ function rememberBookmark(): Middleware {
     },
     onResponse({ response }) {
       const bookmark = response.headers.get("Bookmark");
-      if (bookmark && (newest === null || database(bookmark) !== database(newest) || bookmark > newest)) newest = bookmark;
+      if (bookmark && (newest === null || database(bookmark) !== database(newest) || bookmark > newest))
+        newest = bookmark;
       return undefined;
     },
   };
 }
 
 /** The CandidateContractError of a non-2xx answer: what the service said (its code, details, request id). */
-export async function errorFromResponse(response: Response, idempotencyKey: string | null = null): Promise<CandidateContractError> {
+export async function errorFromResponse(
+  response: Response,
+  idempotencyKey: string | null = null,
+): Promise<CandidateContractError> {
   const body = (await response
     .clone()
     .json()
@@ -258,46 +283,83 @@ export function createCandidateContractClient(options: ClientOptions) {
   // Answers go through these last to first: the bookmark is kept before an error is thrown.
   api.use(withIdempotencyKey, throwOnError, rememberBookmark());
   /** A call's signal, and a POST's Idempotency-Key when the caller gives one (else the client makes one per call). */
-  const init = ({ idempotencyKey, signal }: CallOptions) => ({ signal, ...(idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {}) });
+  const init = ({ idempotencyKey, signal }: CallOptions) => ({
+    signal,
+    ...(idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {}),
+  });
 
   return {
     /** The generated client itself (with the retries and errors above), for any call. */
     api,
     schemas: {
       create: async (contract: Contract, options: CallOptions & { name?: string | null } = {}) =>
-        data(await api.POST("/v1/schemas", { body: { contract, ...(options.name === undefined ? {} : { name: options.name }) }, ...init(options) })),
+        data(
+          await api.POST("/v1/schemas", {
+            body: { contract, ...(options.name === undefined ? {} : { name: options.name }) },
+            ...init(options),
+          }),
+        ),
       /** Every schema of the account (at most 1,000), newest first, read page by page. */
       list: async (options: CallOptions = {}) => {
         const all: Schema[] = [];
-        for await (const schema of paginate((after) => api.GET("/v1/schemas", { params: { query: { after, limit: 100 } }, ...init(options) }).then(data))) all.push(schema);
+        for await (const schema of paginate((after) =>
+          api.GET("/v1/schemas", { params: { query: { after, limit: 100 } }, ...init(options) }).then(data),
+        ))
+          all.push(schema);
         return all;
       },
-      get: async (id: string, options: CallOptions = {}) => data(await api.GET("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) })),
+      get: async (id: string, options: CallOptions = {}) =>
+        data(await api.GET("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) })),
     },
     candidates: {
-      create: async (body: paths["/v1/candidates"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
-        data(await api.POST("/v1/candidates", { body, ...init(options) })),
+      create: async (
+        body: paths["/v1/candidates"]["post"]["requestBody"]["content"]["application/json"],
+        options: CallOptions = {},
+      ) => data(await api.POST("/v1/candidates", { body, ...init(options) })),
       get: async (alias: string, options: CallOptions = {}) =>
-        data(await api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, ...init(options) })),
+        data(
+          await api.GET("/v1/candidates/{candidate_alias}", {
+            params: { path: { candidate_alias: alias } },
+            ...init(options),
+          }),
+        ),
       /** Every candidate matching the query, newest first, across pages. */
       list: (query: Omit<ListCandidatesQuery, "after"> = {}, options: CallOptions = {}) =>
-        paginate((after) => api.GET("/v1/candidates", { params: { query: { ...query, after } }, ...init(options) }).then(data)),
+        paginate((after) =>
+          api.GET("/v1/candidates", { params: { query: { ...query, after } }, ...init(options) }).then(data),
+        ),
       /** Merges metadata changes into the candidate's (a key set to "" is removed). */
       updateMetadata: async (alias: string, metadata: Record<string, string>, options: CallOptions = {}) =>
-        data(await api.PATCH("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, body: { metadata }, ...init(options) })),
+        data(
+          await api.PATCH("/v1/candidates/{candidate_alias}", {
+            params: { path: { candidate_alias: alias } },
+            body: { metadata },
+            ...init(options),
+          }),
+        ),
       /** The list's filters as CSV: the response's body streams it (`.body`), or read it whole with `.text()`. */
       export: async (query: ExportCandidatesQuery = {}, options: CallOptions = {}) =>
         (await api.GET("/v1/candidates/export", { params: { query }, parseAs: "stream", ...init(options) })).response,
       /** Makes an OPEN or PENDING candidate final now: void (FAILED), confirm, or end its review. */
       resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", options: CallOptions = {}) =>
-        data(await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome }, ...init(options) })),
+        data(
+          await api.POST("/v1/candidates/{candidate_alias}/resolve", {
+            params: { path: { candidate_alias: alias } },
+            body: { outcome },
+            ...init(options),
+          }),
+        ),
     },
     events: {
-      submit: async (body: paths["/v1/events"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
-        data(await api.POST("/v1/events", { body, ...init(options) })),
+      submit: async (
+        body: paths["/v1/events"]["post"]["requestBody"]["content"]["application/json"],
+        options: CallOptions = {},
+      ) => data(await api.POST("/v1/events", { body, ...init(options) })),
       /** Up to 100 events: one result per item, each `{ status: 201, event, candidate }` or `{ status, error }`. */
-      submitBatch: async (events: paths["/v1/events/batch"]["post"]["requestBody"]["content"]["application/json"]["events"], options: CallOptions = {}) =>
-        data(await api.POST("/v1/events/batch", { body: { events }, ...init(options) })).data,
+      submitBatch: async (
+        events: paths["/v1/events/batch"]["post"]["requestBody"]["content"]["application/json"]["events"],
+        options: CallOptions = {},
+      ) => data(await api.POST("/v1/events/batch", { body: { events }, ...init(options) })).data,
     },
     /** What the account bills, exact now: per status, count and exact amount; optionally one customer's, in a range. */
     summary: async (query: Omit<SummaryQuery, "group_by" | "after" | "limit"> = {}, options: CallOptions = {}) =>
@@ -305,21 +367,44 @@ export function createCandidateContractClient(options: ClientOptions) {
     /** The same per customer, in customer_uuid order, across pages. */
     summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}, options: CallOptions = {}) =>
       paginate(
-        async (after) => data(await api.GET("/v1/summary", { params: { query: { ...query, group_by: "customer_uuid", after } }, ...init(options) })) as Page<CustomerSummary>,
+        async (after) =>
+          data(
+            await api.GET("/v1/summary", {
+              params: { query: { ...query, group_by: "customer_uuid", after } },
+              ...init(options),
+            }),
+          ) as Page<CustomerSummary>,
       ),
     notifications: {
       /** Every notification after `after` (an id), oldest first, across pages. */
       list: (query: Omit<ListNotificationsQuery, "after"> & { after?: string } = {}, options: CallOptions = {}) =>
-        paginate(async (cursor) => data(await api.GET("/v1/notifications", { params: { query: { ...query, after: cursor ?? query.after } }, ...init(options) }))),
-      get: async (id: string, options: CallOptions = {}) => data(await api.GET("/v1/notifications/{id}", { params: { path: { id } }, ...init(options) })),
+        paginate(async (cursor) =>
+          data(
+            await api.GET("/v1/notifications", {
+              params: { query: { ...query, after: cursor ?? query.after } },
+              ...init(options),
+            }),
+          ),
+        ),
+      get: async (id: string, options: CallOptions = {}) =>
+        data(await api.GET("/v1/notifications/{id}", { params: { path: { id } }, ...init(options) })),
     },
     webhookEndpoints: {
-      create: async (body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"], options: CallOptions = {}) =>
-        data(await api.POST("/v1/webhook_endpoints", { body, ...init(options) })),
+      create: async (
+        body: paths["/v1/webhook_endpoints"]["post"]["requestBody"]["content"]["application/json"],
+        options: CallOptions = {},
+      ) => data(await api.POST("/v1/webhook_endpoints", { body, ...init(options) })),
       list: async (options: CallOptions = {}) => data(await api.GET("/v1/webhook_endpoints", init(options))).data,
       /** Every delivery attempt of an endpoint, newest first, across pages; filtered by notification or status. */
       deliveries: (id: string, query: Omit<DeliveriesQuery, "after" | "limit"> = {}, options: CallOptions = {}) =>
-        paginate((after) => api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id }, query: { ...query, after } }, ...init(options) }).then(data)),
+        paginate((after) =>
+          api
+            .GET("/v1/webhook_endpoints/{id}/deliveries", {
+              params: { path: { id }, query: { ...query, after } },
+              ...init(options),
+            })
+            .then(data),
+        ),
       /** Sends a signed `webhook.test` event to the endpoint now and answers how that attempt went. */
       test: async (id: string, options: CallOptions = {}) =>
         data(await api.POST("/v1/webhook_endpoints/{id}/test", { params: { path: { id } }, ...init(options) })),
@@ -337,6 +422,9 @@ export type CandidateContractClient = ReturnType<typeof createCandidateContractC
  */
 export function verifyWebhook(secret: string, body: string, headers: Headers | Record<string, string>): Notification {
   // Any Headers-like object (the platform's, node-fetch's, undici's) or a plain record.
-  const plain = typeof (headers as Headers).entries === "function" ? Object.fromEntries((headers as Headers).entries()) : (headers as Record<string, string>);
+  const plain =
+    typeof (headers as Headers).entries === "function"
+      ? Object.fromEntries((headers as Headers).entries())
+      : (headers as Record<string, string>);
   return new Webhook(secret).verify(body, plain) as Notification;
 }

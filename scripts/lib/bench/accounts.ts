@@ -17,7 +17,11 @@ export async function newAccount(dbs: Databases, name: string) {
  */
 export async function copyAccounts(from: Databases, to: Databases, onShard?: ShardName) {
   const [primary, target] = [from.get(PRIMARY)!, to.get(PRIMARY)!];
-  const accounts = (await primary.prepare(`SELECT * FROM accounts`).all<{ id: string; name: string; created_at: number; shard: ShardName }>()).results;
+  const accounts = (
+    await primary
+      .prepare(`SELECT * FROM accounts`)
+      .all<{ id: string; name: string; created_at: number; shard: ShardName }>()
+  ).results;
   const tokens = (await primary.prepare(`SELECT * FROM api_tokens`).all()).results;
   const insert = `INSERT INTO accounts (id, name, created_at, shard) VALUES (?, ?, ?, ?)`;
   for (const a of accounts) {
@@ -27,14 +31,20 @@ export async function copyAccounts(from: Databases, to: Databases, onShard?: Sha
   }
   await target.batch(
     tokens.map((t) =>
-      target.prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`).bind(t.id, t.account_id, t.token_hash, t.prefix, t.created_at),
+      target
+        .prepare(`INSERT INTO api_tokens (id, account_id, token_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)`)
+        .bind(t.id, t.account_id, t.token_hash, t.prefix, t.created_at),
     ),
   );
 }
 
 /** The database an account's data is on, in an instance. */
 export async function accountDb(dbs: Databases, accountId: string): Promise<D1Database> {
-  const row = await dbs.get(PRIMARY)!.prepare(`SELECT shard FROM accounts WHERE id = ?`).bind(accountId).first<{ shard: ShardName }>();
+  const row = await dbs
+    .get(PRIMARY)!
+    .prepare(`SELECT shard FROM accounts WHERE id = ?`)
+    .bind(accountId)
+    .first<{ shard: ShardName }>();
   return dbs.get(row!.shard)!;
 }
 

@@ -61,16 +61,21 @@ export async function benchGrowth(service: { url: string; dbs: Databases }, toke
     await sequentialLatencies(50, get);
     return median(await sequentialLatencies(300, get));
   };
-  const [list10k, list100k] = [await read(tenK.token, "/v1/candidates?limit=50"), await read(big.token, "/v1/candidates?limit=50")];
+  const [list10k, list100k] = [
+    await read(tenK.token, "/v1/candidates?limit=50"),
+    await read(big.token, "/v1/candidates?limit=50"),
+  ];
   const [summary10k, summary100k] = [await read(tenK.token, "/v1/summary"), await read(big.token, "/v1/summary")];
   const rareList100k = await read(rare.token, "/v1/candidates?limit=50&status=PENDING");
   return {
     event_1000th_vs_1st: median(lasts) / median(firsts),
     event_1st_ms: median(firsts),
     event_1000th_ms: median(lasts),
-    list_100k_vs_1k: (await read(big.token, "/v1/candidates?limit=50")) / (await read(small.token, "/v1/candidates?limit=50")),
+    list_100k_vs_1k:
+      (await read(big.token, "/v1/candidates?limit=50")) / (await read(small.token, "/v1/candidates?limit=50")),
     list_status_100k_vs_1k:
-      (await read(big.token, "/v1/candidates?limit=50&status=PENDING")) / (await read(small.token, "/v1/candidates?limit=50&status=PENDING")),
+      (await read(big.token, "/v1/candidates?limit=50&status=PENDING")) /
+      (await read(small.token, "/v1/candidates?limit=50&status=PENDING")),
     summary_10k_ms: summary10k,
     summary_100k_ms: summary100k,
     summary_100k_vs_10k: summary100k / summary10k,

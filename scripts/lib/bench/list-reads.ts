@@ -83,7 +83,10 @@ export async function benchListReads(
   await seedIndex(big.db, big.id, 100_000, undefined, metadata);
   const page = (query: string) => `${url}/v1/candidates?limit=50${query}`;
   await latencyMs(page(""), big.token, 50); // warm-up
-  const [plain, filtered] = [await latencyMs(page(""), big.token, 300), await latencyMs(page("&metadata[tier]=gold"), big.token, 300)];
+  const [plain, filtered] = [
+    await latencyMs(page(""), big.token, 300),
+    await latencyMs(page("&metadata[tier]=gold"), big.token, 300),
+  ];
   log("list reads: exporting…");
   await exportOnce(url, small.token, 10_000); // warm-up
   const small10k = await exportOnce(url, small.token, 10_000);

@@ -40,7 +40,8 @@ function workerdCpuMs(): number {
     }
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (name === "workerd" && Number(fields[1]) === process.pid) total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+    if (name === "workerd" && Number(fields[1]) === process.pid)
+      total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
   }
   return total;
 }

@@ -19,7 +19,8 @@ export interface NotificationBench {
   floor_s: number;
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 export async function benchNotifications(
   service: { url: string; token: string },
@@ -38,7 +39,10 @@ export async function benchNotifications(
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return res.json() as Promise<any>;
     };
-    const endpoint = await call("POST", "/v1/webhook_endpoints", { url: `${receiver.url}/bench/200`, enabled_events: ["candidate.pending"] });
+    const endpoint = await call("POST", "/v1/webhook_endpoints", {
+      url: `${receiver.url}/bench/200`,
+      enabled_events: ["candidate.pending"],
+    });
 
     // Every candidate's activity window ends at the same instant, a little after the last is made.
     const boundary = Date.now() + 20_000 + count * 15;
@@ -56,22 +60,30 @@ export async function benchNotifications(
             fulfillment_condition: { event: "never" },
             timeout_outcome: "confirm",
           };
-          const created = await call("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract });
+          const created = await call("POST", "/v1/candidates", {
+            customer_uuid: "bench",
+            candidate_alias: alias,
+            contract,
+          });
           ends.set(alias, Date.parse(created.activity_ends_at));
         }
       }),
     );
-    if (Date.now() > boundary) throw new Error("the candidates took longer to create than the time left before their boundary");
+    if (Date.now() > boundary)
+      throw new Error("the candidates took longer to create than the time left before their boundary");
 
     const deadline = boundary + 120_000;
-    while (receiver.received("bench").length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while (receiver.received("bench").length < count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 250));
     const received = receiver.received("bench");
     const webhook = new Webhook(endpoint.secret);
     const latencies: number[] = [];
     let verified = 0;
     for (const delivery of received) {
       try {
-        const notification = webhook.verify(delivery.body, delivery.headers) as { data: { candidate: { candidate_alias: string } } };
+        const notification = webhook.verify(delivery.body, delivery.headers) as {
+          data: { candidate: { candidate_alias: string } };
+        };
         verified++;
         latencies.push(delivery.at - ends.get(notification.data.candidate.candidate_alias)!);
       } catch {
@@ -81,7 +93,10 @@ export async function benchNotifications(
 
     // The floor: the same number of POSTs of a notification-sized body, from one Worker request.
     const floorStart = Date.now();
-    await fetch(`${floorUrl}/post-many?n=${count}&url=${encodeURIComponent(`${receiver.url}/floor/200`)}`, { method: "POST", body: received[0]?.body ?? "{}" });
+    await fetch(`${floorUrl}/post-many?n=${count}&url=${encodeURIComponent(`${receiver.url}/floor/200`)}`, {
+      method: "POST",
+      body: received[0]?.body ?? "{}",
+    });
     const floorDone = Math.max(...receiver.received("floor").map((d) => d.at), floorStart);
 
     return {

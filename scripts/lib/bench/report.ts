@@ -5,7 +5,9 @@ import { LIST_READS, NOTIFICATION_SCENARIO } from "./scenarios.ts";
 import type { Figures, Ingestion, Target } from "./targets.ts";
 
 export function printSetup() {
-  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}`);
+  console.log(
+    `machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}`,
+  );
   console.log(
     `load: autocannon, ${CONNECTIONS} connections; per scenario a ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +
       `per worker, interleaved; ratios are per round (service and floor back to back), the median kept\n`,
@@ -28,10 +30,14 @@ export function printReport({ rows, notifications, listReads }: Figures, ingesti
   }
   for (const r of rows) {
     for (const [name, v] of Object.entries(r.versus ?? {})) {
-      console.log(`\n${r.scenario}: service vs ${name}: ${f(v.service_vs_it, 2)} (by round: ${v.by_round.map((x) => f(x, 2)).join(" ")}; ${name}: ${f(v.run.rps)} req/s, ${f(v.run.cpu_ms, 2)} CPU ms/req)`);
+      console.log(
+        `\n${r.scenario}: service vs ${name}: ${f(v.service_vs_it, 2)} (by round: ${v.by_round.map((x) => f(x, 2)).join(" ")}; ${name}: ${f(v.run.rps)} req/s, ${f(v.run.cpu_ms, 2)} CPU ms/req)`,
+      );
     }
   }
-  console.log(`\nservice/floor by round: ${rows.map((r) => `${r.scenario}: ${r.vs_floor_by_round.map((x) => f(x, 2)).join(" ")}`).join("; ")}`);
+  console.log(
+    `\nservice/floor by round: ${rows.map((r) => `${r.scenario}: ${r.vs_floor_by_round.map((x) => f(x, 2)).join(" ")}`).join("; ")}`,
+  );
   if (ingestion) console.log(`\nevents/s: ${JSON.stringify(ingestion)}`);
   if (notifications) console.log(`\n${NOTIFICATION_SCENARIO}: ${JSON.stringify(notifications)}`);
   if (listReads) console.log(`\n${LIST_READS}: ${JSON.stringify(listReads)}`);

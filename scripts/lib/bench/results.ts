@@ -6,11 +6,21 @@ import type { Figures, Ingestion, Target } from "./targets.ts";
 
 export const RESULTS_FILE = "bench/results.json";
 
-export function writeResults({ rows, notifications, listReads, growth, bundleGzipKiB }: Figures, ingestion: Ingestion, targets: Target[]) {
+export function writeResults(
+  { rows, notifications, listReads, growth, bundleGzipKiB }: Figures,
+  ingestion: Ingestion,
+  targets: Target[],
+) {
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) },
-    load: { tool: "autocannon", connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, warmup_seconds: WARMUP_SECONDS },
+    load: {
+      tool: "autocannon",
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      warmup_seconds: WARMUP_SECONDS,
+    },
     scenarios: rows,
     ingestion,
     notifications,

@@ -39,13 +39,16 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
     { url: workers.miniflareLimited.url, shape: s.service, runs: [] as Measurement[] },
     { url: workers.bare.url, shape: s.service, runs: [] as Measurement[] },
   ];
-  const versus = [...(s.versus ?? []), { name: ONE_SHARD_NAME, url: workers.oneShard.url, shape: s.service }].map((v) => ({ ...v, runs: [] as Measurement[] }));
+  const versus = [...(s.versus ?? []), { name: ONE_SHARD_NAME, url: workers.oneShard.url, shape: s.service }].map(
+    (v) => ({ ...v, runs: [] as Measurement[] }),
+  );
   for (const t of [measured, reference, ...versus, ...others]) await load(t.url, t.shape, WARMUP_SECONDS);
   const profiler = PROFILE ? await startCpuProfile(INSPECTOR_PORT, "service") : undefined;
   for (let round = 1; round <= ROUNDS; round++) {
     process.stdout.write(`, round ${round}`);
     const compared = [measured, reference, ...versus];
-    for (const t of [...(round % 2 === 1 ? compared : compared.reverse()), ...others]) t.runs.push(await load(t.url, t.shape, SECONDS));
+    for (const t of [...(round % 2 === 1 ? compared : compared.reverse()), ...others])
+      t.runs.push(await load(t.url, t.shape, SECONDS));
   }
   process.stdout.write("\n");
   if (profiler) saveProfile(s.name, await profiler.stop());
@@ -77,10 +80,14 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
   };
 }
 
-function saveProfile(scenario: string, profile: Awaited<ReturnType<Awaited<ReturnType<typeof startCpuProfile>>["stop"]>>) {
+function saveProfile(
+  scenario: string,
+  profile: Awaited<ReturnType<Awaited<ReturnType<typeof startCpuProfile>>["stop"]>>,
+) {
   const path = `${BUILD}/profiles/${scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`;
   mkdirSync(`${BUILD}/profiles`, { recursive: true });
   writeFileSync(path, JSON.stringify(profile));
   console.log(`  service CPU profile: ${path}; busy time by function:`);
-  for (const { share, frame } of topSelfTime(profile, 12)) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
+  for (const { share, frame } of topSelfTime(profile, 12))
+    console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
 }

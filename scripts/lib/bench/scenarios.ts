@@ -30,13 +30,21 @@ export interface Scenario {
 }
 
 /** The i-th event the bench posts to a candidate. */
-export const event = (alias: string, i: number) => ({ candidate_alias: alias, type: "view", value: { page: i % 50, ref: `r${i}` } });
+export const event = (alias: string, i: number) => ({
+  candidate_alias: alias,
+  type: "view",
+  value: { page: i % 50, ref: `r${i}` },
+});
 
 export function scenarios({ token, listerToken, spread, hot, reader }: BenchData, serviceUrl: string): Scenario[] {
   const auth = { authorization: `Bearer ${token}` };
   const listAuth = { authorization: `Bearer ${listerToken}` };
   /** The i-th batch: 100 events on 100 different candidates, going round the 1,000. */
-  const batchOf = (i: number) => Array.from({ length: BATCH_SIZE }, (_, k): [string, number] => [spread[(i * BATCH_SIZE + k) % 1000], i * BATCH_SIZE + k]);
+  const batchOf = (i: number) =>
+    Array.from({ length: BATCH_SIZE }, (_, k): [string, number] => [
+      spread[(i * BATCH_SIZE + k) % 1000],
+      i * BATCH_SIZE + k,
+    ]);
   /** One hot candidate at a time: 990 events each, then the next (a candidate holds 1,000). */
   const hotAlias = (i: number) => hot[Math.floor(i / 990) % hot.length];
   let created = 0;
@@ -44,27 +52,62 @@ export function scenarios({ token, listerToken, spread, hot, reader }: BenchData
   return [
     {
       name: SINGLE_EVENT_SCENARIO,
-      service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }) },
-      floor: { method: "POST", next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }) },
+      service: {
+        method: "POST",
+        headers: auth,
+        next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }),
+      },
+      floor: {
+        method: "POST",
+        next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }),
+      },
     },
     {
       name: KEYED_EVENT_SCENARIO,
-      service: { method: "POST", headers: auth, keyed: true, next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }) },
-      floor: { method: "POST", next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }) },
+      service: {
+        method: "POST",
+        headers: auth,
+        keyed: true,
+        next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }),
+      },
+      floor: {
+        method: "POST",
+        next: (i) => ({ path: `/event/${spread[i % 1000]}`, body: { type: "view", value: { page: i % 50 } } }),
+      },
       // The same events without a key, in the same rounds: what the key costs.
-      versus: [{ name: "without a key", url: serviceUrl, shape: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }) } }],
+      versus: [
+        {
+          name: "without a key",
+          url: serviceUrl,
+          shape: {
+            method: "POST",
+            headers: auth,
+            next: (i) => ({ path: "/v1/events", body: event(spread[i % 1000], i) }),
+          },
+        },
+      ],
     },
     {
       name: "POST /v1/events, one hot candidate",
       service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events", body: event(hotAlias(i), i) }) },
-      floor: { method: "POST", next: (i) => ({ path: `/event/${hotAlias(i)}`, body: { type: "view", value: { page: i % 50 } } }) },
+      floor: {
+        method: "POST",
+        next: (i) => ({ path: `/event/${hotAlias(i)}`, body: { type: "view", value: { page: i % 50 } } }),
+      },
     },
     {
       name: BATCH_SCENARIO,
-      service: { method: "POST", headers: auth, next: (i) => ({ path: "/v1/events/batch", body: { events: batchOf(i).map(([alias, n]) => event(alias, n)) } }) },
+      service: {
+        method: "POST",
+        headers: auth,
+        next: (i) => ({ path: "/v1/events/batch", body: { events: batchOf(i).map(([alias, n]) => event(alias, n)) } }),
+      },
       floor: {
         method: "POST",
-        next: (i) => ({ path: "/batch", body: { events: batchOf(i).map(([name, n]) => ({ name, type: "view", value: { page: n % 50 } })) } }),
+        next: (i) => ({
+          path: "/batch",
+          body: { events: batchOf(i).map(([name, n]) => ({ name, type: "view", value: { page: n % 50 } })) },
+        }),
       },
     },
     {
@@ -87,7 +130,10 @@ export function scenarios({ token, listerToken, spread, hot, reader }: BenchData
       service: {
         method: "POST",
         headers: auth,
-        next: () => ({ path: "/v1/candidates", body: { customer_uuid: "bench", candidate_alias: `new-${Date.now()}-${created++}`, contract: BENCH_CONTRACT } }),
+        next: () => ({
+          path: "/v1/candidates",
+          body: { customer_uuid: "bench", candidate_alias: `new-${Date.now()}-${created++}`, contract: BENCH_CONTRACT },
+        }),
       },
       floor: { method: "POST", next: () => ({ path: `/create/new-${Date.now()}-${created++}`, body: BENCH_CONTRACT }) },
     },

@@ -55,11 +55,19 @@ export async function seedData({ service, miniflareLimited, oneShard, floor }: W
   for (const { url, dbs } of [service, miniflareLimited, oneShard]) {
     const seeder = client(url, main.token);
     await pool([...spread, ...hot, reader], 20, async (alias) => {
-      await seeder("POST", "/v1/candidates", { customer_uuid: "bench", candidate_alias: alias, contract: BENCH_CONTRACT });
+      await seeder("POST", "/v1/candidates", {
+        customer_uuid: "bench",
+        candidate_alias: alias,
+        contract: BENCH_CONTRACT,
+      });
     });
-    await pool(Array.from({ length: 100 }, (_, i) => i), 1, async (i) => {
-      await seeder("POST", "/v1/events", { candidate_alias: reader, type: "view", value: { page: i } });
-    });
+    await pool(
+      Array.from({ length: 100 }, (_, i) => i),
+      1,
+      async (i) => {
+        await seeder("POST", "/v1/events", { candidate_alias: reader, type: "view", value: { page: i } });
+      },
+    );
     await seedIndex(await accountDb(dbs, lister.id), lister.id, 10_000);
   }
 
@@ -67,7 +75,10 @@ export async function seedData({ service, miniflareLimited, oneShard, floor }: W
     await floor.db.prepare(`INSERT INTO accounts (id, name, created_at) VALUES (?, ?, 0)`).bind(id, id).run();
   }
   for (let i = 0; i < 100; i++) {
-    await fetch(`${floor.url}/event/${reader}`, { method: "POST", body: JSON.stringify({ type: "view", value: { page: i } }) });
+    await fetch(`${floor.url}/event/${reader}`, {
+      method: "POST",
+      body: JSON.stringify({ type: "view", value: { page: i } }),
+    });
   }
   // The floor's objects exist before they are measured, as the service's candidates do.
   await pool([...spread, ...hot, reader], 20, async (alias) => {

@@ -31,7 +31,11 @@ export interface Workers {
 const ONE_SHARD = ["DB", "SHARD_0"];
 
 /** A worker of this project, built and served for the bench (see lib/miniflare.ts). */
-function workerFor(name: Target, config: string, options: { entry?: string; adjust?: (options: WorkerOptions) => WorkerOptions } = {}) {
+function workerFor(
+  name: Target,
+  config: string,
+  options: { entry?: string; adjust?: (options: WorkerOptions) => WorkerOptions } = {},
+) {
   return buildWorker(name, config, { ...options, outdir: `${BUILD}/${name}`, noMinify: PROFILE });
 }
 
@@ -54,7 +58,11 @@ export async function startWorkers(): Promise<Workers> {
   // Rate limiting stays on, with a limit the load never reaches.
   const unlimited = 1_000_000_000;
   // Webhooks go to a receiver on this machine.
-  const unlimitedVars = (o: WorkerOptions) => ({ ...(o.bindings as Record<string, unknown>), RATE_LIMIT_REQUESTS: unlimited, WEBHOOK_ALLOW_LOOPBACK: "true" });
+  const unlimitedVars = (o: WorkerOptions) => ({
+    ...(o.bindings as Record<string, unknown>),
+    RATE_LIMIT_REQUESTS: unlimited,
+    WEBHOOK_ALLOW_LOOPBACK: "true",
+  });
   const service = await serveWorker(
     await workerFor("service", "wrangler.toml", {
       entry: "bench/workers/memory-limited.ts",
@@ -68,7 +76,10 @@ export async function startWorkers(): Promise<Workers> {
       adjust: (o) => ({
         ...o,
         ratelimits: {
-          RATE_LIMITER: { ...(o.ratelimits as Record<string, object>).RATE_LIMITER, simple: { limit: unlimited, period: 60 } },
+          RATE_LIMITER: {
+            ...(o.ratelimits as Record<string, object>).RATE_LIMITER,
+            simple: { limit: unlimited, period: 60 },
+          },
         },
         bindings: unlimitedVars(o),
       }),
@@ -79,7 +90,9 @@ export async function startWorkers(): Promise<Workers> {
       entry: "bench/workers/memory-limited.ts",
       adjust: ({ assets: _assets, ...o }) => ({
         ...o,
-        d1Databases: Object.fromEntries(Object.entries(o.d1Databases as Record<string, string>).filter(([binding]) => ONE_SHARD.includes(binding))),
+        d1Databases: Object.fromEntries(
+          Object.entries(o.d1Databases as Record<string, string>).filter(([binding]) => ONE_SHARD.includes(binding)),
+        ),
         bindings: unlimitedVars(o),
       }),
     }),

@@ -3,7 +3,12 @@
  * by the session cookie the browser sends with each call (no key in the page). Every number the
  * pages show comes from /v1 through it, so the dashboard cannot disagree with the API.
  */
-import { CandidateContractError, createCandidateContractClient, errorFromResponse, type components } from "@candidate-contract-service/client";
+import {
+  CandidateContractError,
+  createCandidateContractClient,
+  errorFromResponse,
+  type components,
+} from "@candidate-contract-service/client";
 
 /** Dispatched on window when a call finds the session gone; the app then goes to sign-in, which says so. */
 export const SESSION_ENDED = "ccs:session-ended";
@@ -35,7 +40,12 @@ const watched: typeof fetch = async (input, init) => {
   }
 };
 
-export const client = createCandidateContractClient({ baseUrl: location.origin, maxRetries: 2, timeoutMs: 15_000, fetch: watched });
+export const client = createCandidateContractClient({
+  baseUrl: location.origin,
+  maxRetries: 2,
+  timeoutMs: 15_000,
+  fetch: watched,
+});
 export const api = client.api;
 export { CandidateContractError };
 export type Models = components["schemas"];
@@ -77,7 +87,8 @@ export async function signIn(credentials: { code: string } | { key: string }): P
 
 export async function signOut(): Promise<void> {
   // The page's reads still under way finish first (for at most 3 s): ended under them, they would fail.
-  for (const until = Date.now() + 3000; inFlight > 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 25));
+  for (const until = Date.now() + 3000; inFlight > 0 && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 25));
   signingOut.abort();
   const response = await fetch("/dashboard/session", { method: "DELETE" });
   if (!response.ok && response.status !== 401) {

@@ -20,7 +20,6 @@ import { Notifications } from "./pages/notifications";
 import { Billing } from "./pages/billing";
 import { ApiKeys } from "./pages/api-keys";
 
-
 const NAV: { href: string; label: string; needs?: Permission }[] = [
   // The overview shows each of its parts only to a session that may read it, and says so.
   { href: `${BASE}/`, label: "Overview" },
@@ -44,7 +43,8 @@ function needs<P extends object>(permission: Permission, title: string, Page: (p
       <>
         <h1 tabIndex={-1}>{title}</h1>
         <p class="notice">
-          This session’s key lacks <code>{permission}</code>, which this page needs. Sign in with a key that has it to see it.
+          This session’s key lacks <code>{permission}</code>, which this page needs. Sign in with a key that has it to
+          see it.
         </p>
       </>
     );
@@ -123,7 +123,8 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   );
 }
 
-const isCurrent = (path: string, href: string) => (href === `${BASE}/` ? path === href || path === BASE : path === href || path.startsWith(`${href}/`));
+const isCurrent = (path: string, href: string) =>
+  href === `${BASE}/` ? path === href || path === BASE : path === href || path.startsWith(`${href}/`);
 
 function NotFound() {
   return (
@@ -154,14 +155,21 @@ function Root() {
     return () => window.removeEventListener(SESSION_ENDED, ended);
   }, []);
   useEffect(() => {
-    if (!signingIn && session === undefined) readSession().then((s) => (s ? setSession(s) : window.dispatchEvent(new Event(SESSION_ENDED))), setError);
+    if (!signingIn && session === undefined)
+      readSession().then((s) => (s ? setSession(s) : window.dispatchEvent(new Event(SESSION_ENDED))), setError);
   }, [signingIn, session]);
   if (signingIn) {
     return (
       <SignIn
         current={session ?? undefined}
         onKeep={() => route(returnPath(query.next), true)}
-        notice={query.signed_out ? "You are signed out." : query.ended ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again." : null}
+        notice={
+          query.signed_out
+            ? "You are signed out."
+            : query.ended
+              ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again."
+              : null
+        }
         onSignedIn={(signedIn) => {
           setSession(signedIn);
           route(returnPath(query.next), true);

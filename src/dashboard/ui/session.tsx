@@ -19,5 +19,7 @@ export function useSession(): Session {
 /** Whether the session holds `permission` (a `write` includes its `read`). */
 export function useCan(): (permission: Permission) => boolean {
   const { permissions } = useSession();
-  return (permission) => permissions.includes(permission) || (permission.endsWith(":read") && permissions.includes(permission.replace(":read", ":write") as Permission));
+  return (permission) =>
+    permissions.includes(permission) ||
+    (permission.endsWith(":read") && permissions.includes(permission.replace(":read", ":write") as Permission));
 }

@@ -54,25 +54,39 @@ export const ApiKeySchema = z
   .object({
     id: z.string().uuid(),
     name: z.string(),
-    redacted: z.string().openapi({ description: "`cct_…` and the secret's last 4 characters (keys made before names: their first 12 characters and `…`)." }),
-    permissions: z.array(PermissionSchema).openapi({ description: "What the key may do; a full-access key lists every permission (and gains any added later)." }),
+    redacted: z.string().openapi({
+      description:
+        "`cct_…` and the secret's last 4 characters (keys made before names: their first 12 characters and `…`).",
+    }),
+    permissions: z.array(PermissionSchema).openapi({
+      description: "What the key may do; a full-access key lists every permission (and gains any added later).",
+    }),
     created_at: timestamp("When the key was created."),
     expires_at: timestamp("When the key stops working; null: never.").nullable(),
-    last_used_at: timestamp("When the key was last used, to the minute: recorded at its first use, then at most once a minute; null: never used.").nullable(),
+    last_used_at: timestamp(
+      "When the key was last used, to the minute: recorded at its first use, then at most once a minute; null: never used.",
+    ).nullable(),
     revoked_at: timestamp("When the key was revoked; null: it was not.").nullable(),
-    status: z.enum(STATUSES).openapi({ description: "At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`." }),
+    status: z.enum(STATUSES).openapi({
+      description: "At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`.",
+    }),
   })
   .openapi("ApiKey", { example: apiKeyExample });
 
 export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
-  secret: z.string().openapi({ description: "The key itself: shown only in this answer. Send it as `Authorization: Bearer <secret>`.", example: secretExample }),
+  secret: z.string().openapi({
+    description: "The key itself: shown only in this answer. Send it as `Authorization: Bearer <secret>`.",
+    example: secretExample,
+  }),
 }).openapi("ApiKeyWithSecret", { example: apiKeyWithSecretExample });
 
 /** 1 to 100 characters, counted as Unicode code points (as JSON Schema's `maxLength` counts them). */
 const NameSchema = z
   .string({
     error: (issue) =>
-      issue.input === undefined ? "is required" : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
+      issue.input === undefined
+        ? "is required"
+        : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
   })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
   .refine((name) => [...name].length <= MAX_KEY_NAME, {
@@ -81,7 +95,8 @@ const NameSchema = z
   .openapi({ minLength: 1, maxLength: MAX_KEY_NAME, description: "What the key is for.", example: apiKeyExample.name });
 
 const PermissionsInBody = PermissionsSchema.openapi({
-  description: "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds.",
+  description:
+    "`resource:level` permissions (`write` includes `read`); left out: full access. Only permissions the calling key holds.",
 });
 
 /** The last instant an ISO 8601 date-time of four-digit years can name. */
@@ -91,7 +106,8 @@ const LATEST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
 const FutureInstantSchema = z
   .string({ error: "must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z, or null" })
   .refine((text) => z.iso.datetime({ offset: true }).safeParse(text).success && !Number.isNaN(Date.parse(text)), {
-    error: (issue) => `must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z; received ${JSON.stringify(issue.input)}`,
+    error: (issue) =>
+      `must be an ISO 8601 date and time with a time zone, like 2027-01-01T00:00:00Z; received ${JSON.stringify(issue.input)}`,
   })
   .transform((text) => Date.parse(text))
   .refine((ms) => ms > Date.now(), { error: "must be in the future: a key cannot be made already expired" })
@@ -102,11 +118,17 @@ export const CreateKeyBody = z
   .strictObject({
     name: NameSchema,
     permissions: PermissionsInBody.optional(),
-    expires_at: FutureInstantSchema.nullable().optional().openapi({ description: "When the key stops working (exact to the millisecond); null or left out: never." }),
+    expires_at: FutureInstantSchema.nullable()
+      .optional()
+      .openapi({ description: "When the key stops working (exact to the millisecond); null or left out: never." }),
   })
-  .openapi("CreateApiKeyBody", { example: { name: "Checkout events", permissions: ["events:write"], expires_at: "2027-01-01T00:00:00Z" } });
+  .openapi("CreateApiKeyBody", {
+    example: { name: "Checkout events", permissions: ["events:write"], expires_at: "2027-01-01T00:00:00Z" },
+  });
 
-export const UpdateKeyBody = z.strictObject({ name: NameSchema }).openapi("UpdateApiKeyBody", { example: { name: "Checkout events (EU)" } });
+export const UpdateKeyBody = z
+  .strictObject({ name: NameSchema })
+  .openapi("UpdateApiKeyBody", { example: { name: "Checkout events (EU)" } });
 
 export const RollKeyBody = z
   .strictObject({
@@ -115,19 +137,31 @@ export const RollKeyBody = z
       .min(0, { error: "must be a number of seconds from 0 to 86400" })
       .max(MAX_ROLL_OVERLAP_SECONDS, { error: "must be at most 86400 seconds (24 hours)" })
       .optional()
-      .openapi({ description: "Seconds the old key keeps working (0 to 86,400, to the millisecond; default 0: it stops now).", example: 3600 }),
+      .openapi({
+        description: "Seconds the old key keeps working (0 to 86,400, to the millisecond; default 0: it stops now).",
+        example: 3600,
+      }),
   })
-  .openapi("RollApiKeyBody", { description: "Empty, or left out, to end the old key now.", example: { expires_in: 3600 } });
+  .openapi("RollApiKeyBody", {
+    description: "Empty, or left out, to end the old key now.",
+    example: { expires_in: 3600 },
+  });
 
 export const ListKeysQuery = z.strictObject({
-  after: z.string().optional().openapi({ description: "The `next_cursor` of the previous page.", example: apiKeyExample.id }),
+  after: z
+    .string()
+    .optional()
+    .openapi({ description: "The `next_cursor` of the previous page.", example: apiKeyExample.id }),
   limit: DefaultPageLimitSchema,
   status: z.enum(STATUSES).optional().openapi({ description: "Only keys with this status now.", example: "active" }),
 });
 
-export const KeyIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: apiKeyExample.id }) });
+export const KeyIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: apiKeyExample.id }),
+});
 
-export const keyNotFound = (id: string) => new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
+export const keyNotFound = (id: string) =>
+  new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
 
 /**
  * The key POSTs take no Idempotency-Key: replaying an answer would mean keeping the secret it
@@ -139,7 +173,8 @@ export const noIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
     throw validationError([
       {
         path: "Idempotency-Key",
-        message: "is not taken by API key calls: their answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
+        message:
+          "is not taken by API key calls: their answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
       },
     ]);
   }

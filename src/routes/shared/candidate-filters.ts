@@ -44,14 +44,23 @@ const MetadataFilterSchema = metadataObjectSchema({
   type: "object",
   additionalProperties: { type: "string" },
   param: { style: "deepObject", explode: true },
-  description: "Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold).",
+  description:
+    "Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold).",
   example: { order_id: "ord_8812" },
 });
 
 /** The filter parameters, spread into a query schema. */
 export const LIST_FILTERS = {
-  status: z.enum(STATUSES).optional().openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
-  customer_uuid: z.string().min(1).max(255).optional().openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
+  status: z
+    .enum(STATUSES)
+    .optional()
+    .openapi({ description: "Only candidates with this status now.", example: "PENDING" }),
+  customer_uuid: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
   status_since_gte: InstantSchema.optional().openapi({
     description: "Extension. Only candidates whose current status began at or after this instant.",
     example: "2026-11-01T00:00:00.000Z",

@@ -6,7 +6,9 @@ import { isUuid } from "../../domain/uuid";
 import { webhookEndpointExample } from "./examples";
 import type { D1 } from "../../shards";
 
-export const EndpointIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }) });
+export const EndpointIdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }),
+});
 
 export const endpointNotFound = (id: string) =>
   new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);

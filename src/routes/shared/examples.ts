@@ -67,7 +67,15 @@ export const candidateWithEventsExample = {
   ...candidateExample,
   condition_progress: {
     fulfilled: true,
-    leaves: [{ path: "fulfillment_condition", event: "purchase", satisfied: true, event_id: eventExample.id, satisfied_at: eventExample.received_at }],
+    leaves: [
+      {
+        path: "fulfillment_condition",
+        event: "purchase",
+        satisfied: true,
+        event_id: eventExample.id,
+        satisfied_at: eventExample.received_at,
+      },
+    ],
   },
   events: [eventExample],
 };

@@ -18,8 +18,13 @@ import type { AppEnv } from "../../app-env";
 export const createRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 /** Sends a body serialised where its data is, typed (for the route's schema) as what it encodes. */
-export const sendJsonText = <T, S extends ContentfulStatusCode>(c: Context, body: JsonText<T> | JsonStream<T>, status: S) =>
-  c.body(body, status, { "Content-Type": "application/json" }) as unknown as Response & TypedResponse<JSONParsed<T>, S, "json">;
+export const sendJsonText = <T, S extends ContentfulStatusCode>(
+  c: Context,
+  body: JsonText<T> | JsonStream<T>,
+  status: S,
+) =>
+  c.body(body, status, { "Content-Type": "application/json" }) as unknown as Response &
+    TypedResponse<JSONParsed<T>, S, "json">;
 
 const header = (description: string, type: "string" | "integer" = "string") => ({ description, schema: { type } });
 
@@ -31,8 +36,13 @@ export const HEADER_COMPONENTS = {
   "RateLimit-Limit": header("Requests allowed per window.", "integer"),
   "RateLimit-Remaining": header("Requests left in this window.", "integer"),
   "RateLimit-Reset": header("Seconds until the window resets.", "integer"),
-  "Idempotent-Replayed": header("`true` when this is the stored response to an earlier request with the same `Idempotency-Key`."),
-  "Retry-After": header("Seconds to wait before trying again (on `409 IDEMPOTENCY_KEY_IN_USE`: until the first request completes or its hold lapses).", "integer"),
+  "Idempotent-Replayed": header(
+    "`true` when this is the stored response to an earlier request with the same `Idempotency-Key`.",
+  ),
+  "Retry-After": header(
+    "Seconds to wait before trying again (on `409 IDEMPOTENCY_KEY_IN_USE`: until the first request completes or its hold lapses).",
+    "integer",
+  ),
   "WWW-Authenticate": header("`Bearer`: how to authenticate."),
   Bookmark: header(
     "The point of the account's database this request read or wrote (the service reads through D1 read replicas), as " +
@@ -44,10 +54,18 @@ export const HEADER_COMPONENTS = {
   ),
 };
 type HeaderName = keyof typeof HEADER_COMPONENTS;
-const refs = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const refs = (...names: HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /** Headers of every /v1 response but the OpenAPI document. */
-const COMMON_HEADERS = refs("Request-Id", "RateLimit", "RateLimit-Policy", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset");
+const COMMON_HEADERS = refs(
+  "Request-Id",
+  "RateLimit",
+  "RateLimit-Policy",
+  "RateLimit-Limit",
+  "RateLimit-Remaining",
+  "RateLimit-Reset",
+);
 const REPLAYED_HEADER = refs("Idempotent-Replayed");
 const BOOKMARK_HEADER = refs("Bookmark");
 
@@ -56,7 +74,12 @@ const BOOKMARK_HEADER = refs("Bookmark");
  * `replayable` for a POST's (Idempotency-Key), `bookmark` for one that reads or writes the
  * account's data in D1 (account-db.ts).
  */
-export const jsonResponse = (description: string, schema: z.ZodType, example?: unknown, { replayable = false, bookmark = false } = {}) => ({
+export const jsonResponse = (
+  description: string,
+  schema: z.ZodType,
+  example?: unknown,
+  { replayable = false, bookmark = false } = {},
+) => ({
   description,
   headers: { ...COMMON_HEADERS, ...(replayable ? REPLAYED_HEADER : {}), ...(bookmark ? BOOKMARK_HEADER : {}) },
   content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
@@ -71,7 +94,10 @@ const BOOKMARK_PARAMETER = {
   name: "Bookmark",
   in: "header",
   required: false,
-  schema: { type: "string", pattern: "^(DB|SHARD_[0-9]+):[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32}$" },
+  schema: {
+    type: "string",
+    pattern: "^(DB|SHARD_[0-9]+):[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32}$",
+  },
   description:
     "The newest `Bookmark` response header you were given, as it came: this read sees at least what that request read " +
     "or wrote (your own writes included), whichever replica answers. Left out, or naming another shard than the " +
@@ -84,9 +110,18 @@ export const READS_ACCOUNT_DATA = { parameters: [BOOKMARK_PARAMETER] };
 
 /** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ["MISSING_API_TOKEN", "INVALID_API_TOKEN", "EXPIRED_API_TOKEN", "INVALID_SESSION", "RATE_LIMITED", "INTERNAL_ERROR", ...codes];
+  const all: ErrorCode[] = [
+    "MISSING_API_TOKEN",
+    "INVALID_API_TOKEN",
+    "EXPIRED_API_TOKEN",
+    "INVALID_SESSION",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR",
+    ...codes,
+  ];
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of all) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  for (const code of all)
+    byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => [
       status,
@@ -108,10 +143,15 @@ function errorExample(code: ErrorCode, status: number) {
     error: {
       type: ERROR_CODES[code].type,
       code,
-      message: code === "VALIDATION_ERROR" ? "The request is invalid: contract.price: must be at most 10^12 (1000000000000)" : ERROR_CODES[code].when,
+      message:
+        code === "VALIDATION_ERROR"
+          ? "The request is invalid: contract.price: must be at most 10^12 (1000000000000)"
+          : ERROR_CODES[code].when,
       status,
       doc_url: `https://api.example.com/docs/errors/${code}`,
-      ...(code === "VALIDATION_ERROR" ? { details: [{ path: "contract.price", message: "must be at most 10^12 (1000000000000)" }] } : {}),
+      ...(code === "VALIDATION_ERROR"
+        ? { details: [{ path: "contract.price", message: "must be at most 10^12 (1000000000000)" }] }
+        : {}),
     },
     request_id: "req_01936f0e8a7b7c4d",
   };
@@ -131,7 +171,10 @@ export interface BodyOptions<R extends object> {
  * The request part and middleware of a route that reads a JSON body: the body guards run only on
  * matched routes, so an unknown path is a 404 whatever its body.
  */
-export const withJsonBody = <T extends z.ZodType, R extends object = object>(schema: T, { request, maxBytes, optional = false }: BodyOptions<R> = {}) => ({
+export const withJsonBody = <T extends z.ZodType, R extends object = object>(
+  schema: T,
+  { request, maxBytes, optional = false }: BodyOptions<R> = {},
+) => ({
   middleware: jsonBody({ maxBytes, optional }),
   request: { ...(request as R), body: { required: !optional, content: { "application/json": { schema } } } },
 });
@@ -153,12 +196,20 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 } as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */
-export const withPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> & IdempotencyOptions = {}) => {
+export const withPostBody = <T extends z.ZodType, R extends object = object>(
+  schema: T,
+  options: BodyOptions<R> & IdempotencyOptions = {},
+) => {
   const { middleware, request } = withJsonBody(schema, options);
   return { middleware: [...middleware, idempotency(options)], request, parameters: [IDEMPOTENCY_KEY_PARAMETER] };
 };
 
 /** Errors of every route that reads a JSON body. */
-export const BODY_ERRORS: ErrorCode[] = ["VALIDATION_ERROR", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
+export const BODY_ERRORS: ErrorCode[] = [
+  "VALIDATION_ERROR",
+  "INVALID_JSON",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+];
 /** Errors of every POST, which all read a JSON body and honour Idempotency-Key. */
 export const POST_ERRORS: ErrorCode[] = [...BODY_ERRORS, "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE"];

@@ -8,7 +8,8 @@ import { received } from "../../errors/zod-issues";
 
 export const AliasSchema = z.string().min(8).max(255).openapi({ example: "order-2026-0001" });
 
-const limitMessage = (issue: { input?: unknown }) => `must be a whole number from 1 to 100; received ${received(issue.input)}`;
+const limitMessage = (issue: { input?: unknown }) =>
+  `must be a whole number from 1 to 100; received ${received(issue.input)}`;
 /** A list's `limit` query parameter: items per page, 1 to 100, in digits (`1e2` is refused). */
 export const PageLimitSchema = z
   .string({ error: limitMessage })
@@ -24,13 +25,21 @@ export const DefaultPageLimitSchema = PageLimitSchema.default(50).openapi({ defa
  * needs to hear what a cursor is and where it comes from, not how long a string may be.
  */
 export const CursorSchema = z
-  .string({ error: (issue) => `is not a cursor: pass the \`next_cursor\` of the previous page; received ${received(issue.input)}` })
+  .string({
+    error: (issue) =>
+      `is not a cursor: pass the \`next_cursor\` of the previous page; received ${received(issue.input)}`,
+  })
   .min(1)
   .max(255);
 
 /** The refusal of an `after` that is well formed but is no cursor of this list (`list`: whose it is). */
 export const unknownCursor = (after: string, list: string) =>
-  validationError([{ path: "after", message: `is not a cursor of ${list}: pass the \`next_cursor\` of its previous page; received ${received(after)}` }]);
+  validationError([
+    {
+      path: "after",
+      message: `is not a cursor of ${list}: pass the \`next_cursor\` of its previous page; received ${received(after)}`,
+    },
+  ]);
 
 /**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
@@ -49,8 +58,15 @@ export const InstantSchema = z.iso
   .openapi({ type: "string", format: "date-time" });
 
 /** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
-export function statusSinceRangeInOrder(query: { status_since_gte?: number; status_since_lt?: number }, ctx: z.RefinementCtx) {
-  if (query.status_since_gte !== undefined && query.status_since_lt !== undefined && query.status_since_gte > query.status_since_lt) {
+export function statusSinceRangeInOrder(
+  query: { status_since_gte?: number; status_since_lt?: number },
+  ctx: z.RefinementCtx,
+) {
+  if (
+    query.status_since_gte !== undefined &&
+    query.status_since_lt !== undefined &&
+    query.status_since_gte > query.status_since_lt
+  ) {
     ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte" });
   }
 }

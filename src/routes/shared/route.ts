@@ -19,21 +19,36 @@ const operationName = (method: string, routePath: string) =>
 export const requirePermission = (permission: Permission) =>
   createMiddleware<AppEnv>(async (c, next) => {
     if (!c.var.apiKey.grant.allows.has(permission)) {
-      const who = c.var.apiKey.session ? "This session (signed in with an API key, whose permissions it has)" : "This API key";
-      throw new ApiError("PERMISSION_DENIED", `${who} lacks \`${permission}\`, which ${operationName(c.req.method, c.req.routePath)} needs.`);
+      const who = c.var.apiKey.session
+        ? "This session (signed in with an API key, whose permissions it has)"
+        : "This API key";
+      throw new ApiError(
+        "PERMISSION_DENIED",
+        `${who} lacks \`${permission}\`, which ${operationName(c.req.method, c.req.routePath)} needs.`,
+      );
     }
     await next();
   });
 
-const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const asList = <T>(value: T | T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-export function createRoute<P extends string, R extends Omit<RouteConfig, "path"> & { path: P }>(permission: Permission, config: R) {
+export function createRoute<P extends string, R extends Omit<RouteConfig, "path"> & { path: P }>(
+  permission: Permission,
+  config: R,
+) {
   // A change made with the dashboard's session cookie must come from the service's own origin.
-  const { 403: denied } = errorResponses("PERMISSION_DENIED", ...(["get", "head"].includes(config.method) ? [] : (["CROSS_SITE_REQUEST"] as const)));
+  const { 403: denied } = errorResponses(
+    "PERMISSION_DENIED",
+    ...(["get", "head"].includes(config.method) ? [] : (["CROSS_SITE_REQUEST"] as const)),
+  );
   return createOpenApiRoute({
     ...config,
     middleware: [requirePermission(permission), ...asList(config.middleware)],
-    description: [config.description, `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`]
+    description: [
+      config.description,
+      `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`,
+    ]
       .filter(Boolean)
       .join("\n\n"),
     "x-permission": permission,

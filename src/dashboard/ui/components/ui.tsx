@@ -4,7 +4,15 @@ import { useEffect, useState } from "preact/hooks";
 import { CandidateContractError } from "../api";
 
 /** A page: its heading (and the document's title), its actions beside it. */
-export function Page({ title, actions, children }: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+export function Page({
+  title,
+  actions,
+  children,
+}: {
+  title: string;
+  actions?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${title} · Candidate Contract Service`;
   }, [title]);
@@ -53,7 +61,9 @@ export function Empty({ title, children }: { title: string; children?: Component
 export type Status = "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
 
 /** A status exactly as the API wrote it, coloured by what it means. */
-export const StatusBadge = ({ status }: { status: string }) => <span class={`badge status-${status.toLowerCase()}`}>{status}</span>;
+export const StatusBadge = ({ status }: { status: string }) => (
+  <span class={`badge status-${status.toLowerCase()}`}>{status}</span>
+);
 
 /** One formatter for every instant shown: making one per call costs a list page ~10 ms. */
 export const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
@@ -86,7 +96,14 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         <strong>{label}.</strong> Copy it now: it is shown only this once.
       </p>
       <div class="secret-row">
-        <input readOnly value={secret} aria-label={label} onFocus={(e) => e.currentTarget.select()} spellcheck={false} autocomplete="off" />
+        <input
+          readOnly
+          value={secret}
+          aria-label={label}
+          onFocus={(e) => e.currentTarget.select()}
+          spellcheck={false}
+          autocomplete="off"
+        />
         <button
           type="button"
           onClick={async () => {
@@ -109,11 +126,27 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
 /** The messages a VALIDATION_ERROR gave for `path` (and below it), for the field that holds it. */
 export function fieldMessages(error: unknown, path: string): string[] {
   if (!(error instanceof CandidateContractError)) return [];
-  return error.details.filter((d) => d.path === path || d.path.startsWith(`${path}.`)).map((d) => (d.path === path ? d.message : `${d.path.slice(path.length + 1)}: ${d.message}`));
+  return error.details
+    .filter((d) => d.path === path || d.path.startsWith(`${path}.`))
+    .map((d) => (d.path === path ? d.message : `${d.path.slice(path.length + 1)}: ${d.message}`));
 }
 
 /** A labelled field with the API's errors for it below, tied to the input for screen readers. */
-export function Field({ id, label, hint, error, path, children }: { id: string; label: string; hint?: string; error?: unknown; path?: string; children: ComponentChildren }) {
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  path,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: string;
+  error?: unknown;
+  path?: string;
+  children: ComponentChildren;
+}) {
   const messages = path ? fieldMessages(error, path) : [];
   return (
     <div class={`field${messages.length ? " invalid" : ""}`}>
@@ -141,7 +174,17 @@ export function described(id: string, error: unknown, path: string, hint = false
 }
 
 /** Paging by cursor: the cursors of the pages before this one, to go back. */
-export function Pager({ hasPrevious, next, onPrevious, onNext }: { hasPrevious: boolean; next: string | null; onPrevious: () => void; onNext: (cursor: string) => void }) {
+export function Pager({
+  hasPrevious,
+  next,
+  onPrevious,
+  onNext,
+}: {
+  hasPrevious: boolean;
+  next: string | null;
+  onPrevious: () => void;
+  onNext: (cursor: string) => void;
+}) {
   if (!hasPrevious && next === null) return null;
   return (
     <nav class="pager" aria-label="Pages">

@@ -49,7 +49,12 @@ function Keys() {
   const [shown, setShown] = useState<Shown | null>(null);
   const cursor = useCursor([status]);
   const keys = useLoad(
-    () => ok(api.GET("/v1/api_keys", { params: { query: { limit: LIMIT, after: cursor.after, ...(status ? { status } : {}) } } })),
+    () =>
+      ok(
+        api.GET("/v1/api_keys", {
+          params: { query: { limit: LIMIT, after: cursor.after, ...(status ? { status } : {}) } },
+        }),
+      ),
     [status, cursor.after],
   );
 
@@ -81,7 +86,9 @@ function Keys() {
           }}
         />
       )}
-      {shown?.signsOut && <p class="notice">This browser signs out when the old key stops working: sign in again with the new secret.</p>}
+      {shown?.signsOut && (
+        <p class="notice">This browser signs out when the old key stops working: sign in again with the new secret.</p>
+      )}
       {creating && (
         <CreateKeyForm
           onCreated={(key) => {
@@ -111,7 +118,8 @@ function Keys() {
             <p>Choose “All” to see every key.</p>
           ) : canWrite ? (
             <p>
-              Make one with <strong>New key</strong>, or <code>POST /v1/api_keys</code> with <code>{`{"name": "...", "permissions": ["events:write"]}`}</code>.
+              Make one with <strong>New key</strong>, or <code>POST /v1/api_keys</code> with{" "}
+              <code>{`{"name": "...", "permissions": ["events:write"]}`}</code>.
             </p>
           ) : (
             <p>A session with api_keys:write can make one.</p>
@@ -151,7 +159,12 @@ function Keys() {
               </tbody>
             </table>
           </div>
-          <Pager hasPrevious={cursor.hasPrevious} next={keys.data!.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />
+          <Pager
+            hasPrevious={cursor.hasPrevious}
+            next={keys.data!.next_cursor}
+            onPrevious={cursor.onPrevious}
+            onNext={cursor.onNext}
+          />
         </>
       )}
     </Page>

@@ -32,7 +32,10 @@ export function Billing() {
   if (!can("billing:read")) {
     return (
       <Page title="Billing">
-        <p class="notice">This session cannot read billing: it needs the <code>billing:read</code> permission. Sign in with a key that holds it.</p>
+        <p class="notice">
+          This session cannot read billing: it needs the <code>billing:read</code> permission. Sign in with a key that
+          holds it.
+        </p>
       </Page>
     );
   }
@@ -53,7 +56,12 @@ export function Billing() {
             }}
           />
         </Field>
-        <button type="button" class="secondary" onClick={() => go(shiftMonth(month, -1))} disabled={month <= FIRST_MONTH}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => go(shiftMonth(month, -1))}
+          disabled={month <= FIRST_MONTH}
+        >
           ← Previous month
         </button>
         <button type="button" class="secondary" onClick={() => go(shiftMonth(month, 1))} disabled={month >= LAST_MONTH}>
@@ -88,8 +96,8 @@ function MonthSummary({ month }: { month: string }) {
     <section aria-labelledby="month-totals">
       <h2 id="month-totals">{name}</h2>
       <p>
-        These are the candidates whose current status began in {name} (from <code>{range.status_since_gte}</code> up to, not including,{" "}
-        <code>{range.status_since_lt}</code>): CONFIRMED is what became billable that month.
+        These are the candidates whose current status began in {name} (from <code>{range.status_since_gte}</code> up to,
+        not including, <code>{range.status_since_lt}</code>): CONFIRMED is what became billable that month.
       </p>
       <ErrorNote error={summary.error} />
       {summary.loading && !s && <Loading />}
@@ -109,8 +117,8 @@ function MonthSummary({ month }: { month: string }) {
           {none ? (
             <Empty title={`No candidate’s status began in ${name}.`}>
               <p>
-                Pick another month, or create candidates (<code>POST /v1/candidates</code>) and send their events (<code>POST /v1/events</code>): each counts in the
-                month its status began.
+                Pick another month, or create candidates (<code>POST /v1/candidates</code>) and send their events (
+                <code>POST /v1/events</code>): each counts in the month its status began.
               </p>
             </Empty>
           ) : (

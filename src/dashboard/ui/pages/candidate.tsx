@@ -23,7 +23,9 @@ export function CandidatePage() {
   const can = useCan();
   const [version, setVersion] = useState(0);
   const loaded = useLoad(async () => {
-    const candidate = await ok(api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } } }));
+    const candidate = await ok(
+      api.GET("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } } }),
+    );
     // The instant the answer arrived: the timeline's "now", near the instant the status is exact at.
     return { candidate, readAt: Date.now() };
   }, [alias, version]);
@@ -40,7 +42,8 @@ export function CandidatePage() {
     return (
       <Page title="Candidate not found">
         <p>
-          No candidate with the alias <code>{alias}</code> in this account. <a href={`${BASE}/candidates`}>Back to the candidates</a>
+          No candidate with the alias <code>{alias}</code> in this account.{" "}
+          <a href={`${BASE}/candidates`}>Back to the candidates</a>
         </p>
       </Page>
     );
@@ -85,11 +88,22 @@ export function CandidatePage() {
           {can("events:write") && <SendEvent alias={candidate.candidate_alias} onSent={reload} />}
           <section class="panel" aria-labelledby="h-resolve">
             <h2 id="h-resolve">Confirm or void</h2>
-            <Resolve alias={candidate.candidate_alias} status={candidate.status} canWrite={can("candidates:write")} onResolved={reload} />
+            <Resolve
+              alias={candidate.candidate_alias}
+              status={candidate.status}
+              canWrite={can("candidates:write")}
+              onResolved={reload}
+            />
           </section>
           <section class="panel" aria-labelledby="h-metadata">
             <h2 id="h-metadata">Metadata</h2>
-            <MetadataEditor key={JSON.stringify(candidate.metadata)} alias={candidate.candidate_alias} metadata={candidate.metadata} canWrite={can("candidates:write")} onSaved={reload} />
+            <MetadataEditor
+              key={JSON.stringify(candidate.metadata)}
+              alias={candidate.candidate_alias}
+              metadata={candidate.metadata}
+              canWrite={can("candidates:write")}
+              onSaved={reload}
+            />
           </section>
         </div>
       </div>

@@ -16,7 +16,14 @@ import { unplaced } from "./candidate/unplaced";
 import { NewCandidate } from "./forms/new-candidate";
 
 /** The API's names for what the filter form's fields hold. */
-const FIELD_PATHS = ["status", "customer_uuid", "candidate_alias_prefix", "status_since_gte", "status_since_lt", "metadata"];
+const FIELD_PATHS = [
+  "status",
+  "customer_uuid",
+  "candidate_alias_prefix",
+  "status_since_gte",
+  "status_since_lt",
+  "metadata",
+];
 
 const LIMIT = 50;
 
@@ -28,7 +35,14 @@ export function Candidates() {
   const cursor = useCursor([key]);
   const [creating, setCreating] = useState(false);
   const loaded = useLoad(
-    () => (can("candidates:read") ? ok(api.GET("/v1/candidates", { params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } } })) : Promise.resolve(null)),
+    () =>
+      can("candidates:read")
+        ? ok(
+            api.GET("/v1/candidates", {
+              params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } },
+            }),
+          )
+        : Promise.resolve(null),
     [key, cursor.after],
   );
 
@@ -76,7 +90,8 @@ export function Candidates() {
       ) : (
         <>
           <p class="muted" role="status">
-            {page.data.length} candidate{page.data.length === 1 ? "" : "s"} on this page{page.next_cursor ? ", more on the next" : ""}; statuses exact at the moment of reading
+            {page.data.length} candidate{page.data.length === 1 ? "" : "s"} on this page
+            {page.next_cursor ? ", more on the next" : ""}; statuses exact at the moment of reading
             {loaded.loading ? " (reading…)" : ""}.
           </p>
           <div class="table-wrap">
@@ -109,7 +124,13 @@ export function Candidates() {
                     <td>
                       <Time iso={c.status_since} />
                     </td>
-                    <td>{c.scheduled_outcome ? <StatusBadge status={c.scheduled_outcome} /> : <span class="muted">—</span>}</td>
+                    <td>
+                      {c.scheduled_outcome ? (
+                        <StatusBadge status={c.scheduled_outcome} />
+                      ) : (
+                        <span class="muted">—</span>
+                      )}
+                    </td>
                     {/* As the API wrote it: a JSON number of at most 15 significant digits prints back exactly. */}
                     <td class="num">{String(c.contract.price)}</td>
                     <td>
@@ -122,10 +143,18 @@ export function Candidates() {
           </div>
         </>
       )}
-      {page && <Pager hasPrevious={cursor.hasPrevious} next={page.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+      {page && (
+        <Pager
+          hasPrevious={cursor.hasPrevious}
+          next={page.next_cursor}
+          onPrevious={cursor.onPrevious}
+          onNext={cursor.onNext}
+        />
+      )}
       <p class="muted small-text">
-        The CSV holds every value exactly as stored. A spreadsheet may run a value that begins with =, +, - or @ (an alias, a customer or
-        metadata your own users gave) as a formula: open files with values from people you do not trust as text.
+        The CSV holds every value exactly as stored. A spreadsheet may run a value that begins with =, +, - or @ (an
+        alias, a customer or metadata your own users gave) as a formula: open files with values from people you do not
+        trust as text.
       </p>
     </Page>
   );

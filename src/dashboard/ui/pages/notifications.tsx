@@ -20,12 +20,25 @@ const PAGE_SIZE = 25;
 export function Notifications() {
   const { path, query, route } = useLocation();
   const can = useCan();
-  const filters: FeedFilters = { type: TYPES.find((t) => t === query.type), candidate_alias: query.candidate_alias || undefined };
+  const filters: FeedFilters = {
+    type: TYPES.find((t) => t === query.type),
+    candidate_alias: query.candidate_alias || undefined,
+  };
   const cursor = useCursor([filters.type, filters.candidate_alias]);
-  const feed = useLoad(() => ok(api.GET("/v1/notifications", { params: { query: { ...filters, after: cursor.after, limit: PAGE_SIZE } } })), [filters.type, filters.candidate_alias, cursor.after]);
+  const feed = useLoad(
+    () =>
+      ok(api.GET("/v1/notifications", { params: { query: { ...filters, after: cursor.after, limit: PAGE_SIZE } } })),
+    [filters.type, filters.candidate_alias, cursor.after],
+  );
   // Resending needs an enabled endpoint to send to; without webhooks:write there is no Resend at all.
   const canResend = can("webhooks:write");
-  const endpoints = useLoad(() => (canResend ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.filter((e) => e.status === "enabled")) : Promise.resolve(null)), [canResend]);
+  const endpoints = useLoad(
+    () =>
+      canResend
+        ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.filter((e) => e.status === "enabled"))
+        : Promise.resolve(null),
+    [canResend],
+  );
   const [alias, setAlias] = useState(filters.candidate_alias ?? "");
   const [walk, setWalk] = useState<{ busy: boolean; note?: string; error?: unknown }>({ busy: false });
 
@@ -41,7 +54,12 @@ export function Notifications() {
       const latest = await findLatest(cursor.after, filters, PAGE_SIZE);
       if (latest.after === cursor.after) feed.reload();
       else cursor.onNext(latest.after!);
-      setWalk({ busy: false, note: latest.reachedEnd ? "Showing the newest notifications." : `Passed ${latest.passed} notifications without reaching the newest: press “Newest” again to go on.` });
+      setWalk({
+        busy: false,
+        note: latest.reachedEnd
+          ? "Showing the newest notifications."
+          : `Passed ${latest.passed} notifications without reaching the newest: press “Newest” again to go on.`,
+      });
     } catch (e) {
       setWalk({ busy: false, error: e });
     }
@@ -52,7 +70,9 @@ export function Notifications() {
   return (
     <Page title="Notifications">
       <p class="muted">
-        Every status a candidate entered, kept 30 days, <strong>oldest first</strong> as the API records them (a reader tails the feed with <code>?after=</code> the last id it saw). “Newest” goes to the last page. Webhook deliveries carry the same notifications.
+        Every status a candidate entered, kept 30 days, <strong>oldest first</strong> as the API records them (a reader
+        tails the feed with <code>?after=</code> the last id it saw). “Newest” goes to the last page. Webhook deliveries
+        carry the same notifications.
       </p>
       <form
         class="filters"
@@ -73,7 +93,13 @@ export function Notifications() {
             </select>
           </Field>
           <Field id="feed-alias" label="Candidate alias" error={feed.error} path="candidate_alias">
-            <input {...described("feed-alias", feed.error, "candidate_alias")} value={alias} onInput={(e) => setAlias(e.currentTarget.value)} spellcheck={false} autocomplete="off" />
+            <input
+              {...described("feed-alias", feed.error, "candidate_alias")}
+              value={alias}
+              onInput={(e) => setAlias(e.currentTarget.value)}
+              spellcheck={false}
+              autocomplete="off"
+            />
           </Field>
           <div class="field">
             <button type="submit">Filter</button>
@@ -86,7 +112,12 @@ export function Notifications() {
             </div>
           )}
           <div class="field">
-            <button type="button" class="secondary" disabled={walk.busy || feed.loading} onClick={() => void toNewest()}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={walk.busy || feed.loading}
+              onClick={() => void toNewest()}
+            >
               {walk.busy ? "Finding the newest…" : "Newest"}
             </button>
           </div>
@@ -112,17 +143,40 @@ export function Notifications() {
       )}
       {!page && feed.loading && <Loading />}
       {page && page.data.length === 0 && (
-        <Empty title={filtered ? "No notifications match these filters" : cursor.hasPrevious ? "No newer notifications yet" : "No notifications yet"}>
-          <p>A notification is recorded each time a candidate becomes PENDING, CONFIRMED or FAILED: when an event fulfils its condition, when a window ends, or when it is resolved.</p>
+        <Empty
+          title={
+            filtered
+              ? "No notifications match these filters"
+              : cursor.hasPrevious
+                ? "No newer notifications yet"
+                : "No notifications yet"
+          }
+        >
           <p>
-            Create a schema and candidates from it (the <a href={`${BASE}/schemas`}>Schemas</a> page shows how), send them events, or read the feed with the API:
+            A notification is recorded each time a candidate becomes PENDING, CONFIRMED or FAILED: when an event fulfils
+            its condition, when a window ends, or when it is resolved.
+          </p>
+          <p>
+            Create a schema and candidates from it (the <a href={`${BASE}/schemas`}>Schemas</a> page shows how), send
+            them events, or read the feed with the API:
           </p>
           <pre class="mono">{`curl -s "${location.origin}/v1/notifications?limit=50" -H "Authorization: Bearer $TOKEN"`}</pre>
         </Empty>
       )}
-      {page && page.data.length > 0 && <FeedTable notifications={page.data} resendTo={canResend && endpoints.data?.length ? endpoints.data : null} />}
-      {page && page.next_cursor === null && page.data.length > 0 && <p class="muted">This is the newest page: “Refresh” shows any notification recorded since.</p>}
-      {page && <Pager hasPrevious={cursor.hasPrevious} next={page.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+      {page && page.data.length > 0 && (
+        <FeedTable notifications={page.data} resendTo={canResend && endpoints.data?.length ? endpoints.data : null} />
+      )}
+      {page && page.next_cursor === null && page.data.length > 0 && (
+        <p class="muted">This is the newest page: “Refresh” shows any notification recorded since.</p>
+      )}
+      {page && (
+        <Pager
+          hasPrevious={cursor.hasPrevious}
+          next={page.next_cursor}
+          onPrevious={cursor.onPrevious}
+          onNext={cursor.onNext}
+        />
+      )}
     </Page>
   );
 }

@@ -21,8 +21,9 @@ export function Overview() {
     <Page title="Overview">
       {!parts.some(Boolean) && (
         <p class="notice">
-          Nothing the overview shows is readable with this session: it needs billing:read, webhooks:read or candidates:read, and this session has{" "}
-          {permissions.length ? permissions.join(", ") : "no permissions"}. Sign in with a key that has more to see it.
+          Nothing the overview shows is readable with this session: it needs billing:read, webhooks:read or
+          candidates:read, and this session has {permissions.length ? permissions.join(", ") : "no permissions"}. Sign
+          in with a key that has more to see it.
         </p>
       )}
       {parts.some(Boolean) && key && permissions.length < ALL_PERMISSIONS.length && (
@@ -43,7 +44,13 @@ const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
 
 function ThisMonth() {
   const month = monthOf(new Date());
-  const loaded = useLoad(() => ok(api.GET("/v1/summary", { params: { query: { status_since_gte: month.gte, status_since_lt: month.lt } } })) as Promise<Summary>, [month.gte]);
+  const loaded = useLoad(
+    () =>
+      ok(
+        api.GET("/v1/summary", { params: { query: { status_since_gte: month.gte, status_since_lt: month.lt } } }),
+      ) as Promise<Summary>,
+    [month.gte],
+  );
   const name = month.start.toLocaleDateString(undefined, { month: "long", year: "numeric", timeZone: "UTC" });
   const summary = loaded.data;
   return (
@@ -64,14 +71,16 @@ function ThisMonth() {
                 </span>
                 {status === "PENDING" && (
                   <span class="muted">
-                    scheduled to confirm: {summary.PENDING.scheduled_confirmed.count} (<span class="amount">{summary.PENDING.scheduled_confirmed.amount}</span>)
+                    scheduled to confirm: {summary.PENDING.scheduled_confirmed.count} (
+                    <span class="amount">{summary.PENDING.scheduled_confirmed.amount}</span>)
                   </span>
                 )}
               </a>
             ))}
           </div>
           <p class="muted">
-            Candidates whose current status began this month, exact as of <Time iso={summary.as_of} />. <a href={`${BASE}/billing`}>Billing by customer</a>
+            Candidates whose current status began this month, exact as of <Time iso={summary.as_of} />.{" "}
+            <a href={`${BASE}/billing`}>Billing by customer</a>
           </p>
         </>
       )}

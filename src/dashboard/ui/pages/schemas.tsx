@@ -22,13 +22,20 @@ export function Schemas() {
   // A new schema is listed first: creating one goes back to the first page (and reads it again).
   const [version, setVersion] = useState(0);
   const cursor = useCursor([version]);
-  const list = useLoad(() => ok(api.GET("/v1/schemas", { params: { query: { after: cursor.after, limit: PAGE_SIZE } } })), [cursor.after, version]);
+  const list = useLoad(
+    () => ok(api.GET("/v1/schemas", { params: { query: { after: cursor.after, limit: PAGE_SIZE } } })),
+    [cursor.after, version],
+  );
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<{ text: string; created?: Schema } | null>(null);
   const [rowError, setRowError] = useState<unknown>(null);
 
   const create = async (input: SchemaInput) => {
-    const created = await ok(api.POST("/v1/schemas", { body: { contract: input.contract, ...(input.name === null ? {} : { name: input.name }) } }));
+    const created = await ok(
+      api.POST("/v1/schemas", {
+        body: { contract: input.contract, ...(input.name === null ? {} : { name: input.name }) },
+      }),
+    );
     setEditing(null);
     setNotice({ text: `Schema ${created.name ? `“${created.name}” ` : ""}created.`, created });
     setVersion((v) => v + 1);
@@ -44,7 +51,9 @@ export function Schemas() {
     }
     const changed = await ok(api.PATCH("/v1/schemas/{id}", { params: { path: { id: schema.id } }, body }));
     setEditing(null);
-    setNotice({ text: `Schema ${changed.name ? `“${changed.name}” ` : ""}changed. Candidates created before keep the contract they were created with.` });
+    setNotice({
+      text: `Schema ${changed.name ? `“${changed.name}” ` : ""}changed. Candidates created before keep the contract they were created with.`,
+    });
     list.reload();
   };
 
@@ -53,7 +62,9 @@ export function Schemas() {
     try {
       await api.DELETE("/v1/schemas/{id}", { params: { path: { id: schema.id } } });
       if (editing?.kind === "edit" && editing.schema.id === schema.id) setEditing(null);
-      setNotice({ text: `Schema ${schema.name ? `“${schema.name}” ` : ""}deleted. Its candidates keep their contract.` });
+      setNotice({
+        text: `Schema ${schema.name ? `“${schema.name}” ` : ""}deleted. Its candidates keep their contract.`,
+      });
       list.reload();
     } catch (e) {
       setRowError(e);
@@ -73,11 +84,25 @@ export function Schemas() {
         )
       }
     >
-      <p class="muted">A schema is a contract template: a price, an activity window in which events can fulfil its condition, a review window, and what happens when nothing does. Candidates are created from it.</p>
+      <p class="muted">
+        A schema is a contract template: a price, an activity window in which events can fulfil its condition, a review
+        window, and what happens when nothing does. Candidates are created from it.
+      </p>
       {notice && <Notice notice={notice} onClose={() => setNotice(null)} />}
       {editing && (
-        <EditPanel title={editing.kind === "new" ? "New schema" : `Edit ${editing.schema.name ? `“${editing.schema.name}”` : "schema"}`}>
-          {editing.kind === "edit" && <p class="muted">A change applies to candidates created from now on; existing candidates keep the contract they were created with.</p>}
+        <EditPanel
+          title={
+            editing.kind === "new"
+              ? "New schema"
+              : `Edit ${editing.schema.name ? `“${editing.schema.name}”` : "schema"}`
+          }
+        >
+          {editing.kind === "edit" && (
+            <p class="muted">
+              A change applies to candidates created from now on; existing candidates keep the contract they were
+              created with.
+            </p>
+          )}
           <ContractForm
             key={editing.kind === "new" ? "new" : editing.schema.id}
             idPrefix={editing.kind === "new" ? "new-schema" : "edit-schema"}
@@ -93,12 +118,27 @@ export function Schemas() {
       )}
       <ErrorNote error={list.error ?? rowError} />
       {!schemas && list.loading && <Loading />}
-      {schemas && schemas.length === 0 && !cursor.hasPrevious && <NoSchemas canWrite={canWrite} onNew={editing ? undefined : () => setEditing({ kind: "new" })} />}
+      {schemas && schemas.length === 0 && !cursor.hasPrevious && (
+        <NoSchemas canWrite={canWrite} onNew={editing ? undefined : () => setEditing({ kind: "new" })} />
+      )}
       {schemas && schemas.length === 0 && cursor.hasPrevious && <p class="muted">No schemas on this page any more.</p>}
       {schemas && schemas.length > 0 && (
-        <SchemaTable schemas={schemas} canWrite={canWrite} editing={editing?.kind === "edit" ? editing.schema.id : null} onEdit={(schema) => (setNotice(null), setEditing({ kind: "edit", schema }))} onDelete={remove} />
+        <SchemaTable
+          schemas={schemas}
+          canWrite={canWrite}
+          editing={editing?.kind === "edit" ? editing.schema.id : null}
+          onEdit={(schema) => (setNotice(null), setEditing({ kind: "edit", schema }))}
+          onDelete={remove}
+        />
       )}
-      {list.data && <Pager hasPrevious={cursor.hasPrevious} next={list.data.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+      {list.data && (
+        <Pager
+          hasPrevious={cursor.hasPrevious}
+          next={list.data.next_cursor}
+          onPrevious={cursor.onPrevious}
+          onNext={cursor.onNext}
+        />
+      )}
     </Page>
   );
 }
@@ -144,7 +184,10 @@ function Notice({ notice, onClose }: { notice: { text: string; created?: Schema 
 function NoSchemas({ canWrite, onNew }: { canWrite: boolean; onNew?: () => void }) {
   return (
     <Empty title="No schemas yet">
-      <p>Create one here{canWrite ? "" : " (with a key that has schemas:write)"} or with the API, then create candidates from it by its id:</p>
+      <p>
+        Create one here{canWrite ? "" : " (with a key that has schemas:write)"} or with the API, then create candidates
+        from it by its id:
+      </p>
       <pre class="mono left">{`curl -s -X POST ${location.origin}/v1/schemas \\
   -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\
   -d '{ "name": "Purchase of 100 or more", "contract": { "price": 49.5,
@@ -165,7 +208,9 @@ ${candidateCurl("<the schema's id>")}`}</pre>
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

@@ -14,7 +14,17 @@ function takeCodeFromAddress(): string | null {
   return code;
 }
 
-export function SignIn({ current, notice, onSignedIn, onKeep }: { current?: Session; notice: string | null; onSignedIn: (session: Session) => void; onKeep: () => void }) {
+export function SignIn({
+  current,
+  notice,
+  onSignedIn,
+  onKeep,
+}: {
+  current?: Session;
+  notice: string | null;
+  onSignedIn: (session: Session) => void;
+  onKeep: () => void;
+}) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState("");
@@ -60,8 +70,8 @@ export function SignIn({ current, notice, onSignedIn, onKeep }: { current?: Sess
       {held && current && (
         <div class="notice" role="group" aria-label="Use this sign-in link?">
           <p>
-            This browser is signed in to <strong>{current.account_name}</strong> already. Use this sign-in link instead? It ends that session, and the
-            link may be for another account.
+            This browser is signed in to <strong>{current.account_name}</strong> already. Use this sign-in link instead?
+            It ends that session, and the link may be for another account.
           </p>
           <div class="actions">
             <button type="button" disabled={busy} onClick={() => void attempt({ code: held })}>
@@ -74,8 +84,8 @@ export function SignIn({ current, notice, onSignedIn, onKeep }: { current?: Sess
         </div>
       )}
       <p>
-        Open a sign-in link (<code>npm run dev</code> prints one at every start; <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or
-        paste an API key.
+        Open a sign-in link (<code>npm run dev</code> prints one at every start;{" "}
+        <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or paste an API key.
       </p>
       <form
         onSubmit={(e) => {
@@ -84,7 +94,16 @@ export function SignIn({ current, notice, onSignedIn, onKeep }: { current?: Sess
         }}
       >
         <Field id="key" label="API key" hint="cct_… — sent once to start a session, never stored by this page.">
-          <input id="key" type="password" autocomplete="off" spellcheck={false} value={key} aria-describedby="key-hint" onInput={(e) => setKey(e.currentTarget.value)} required />
+          <input
+            id="key"
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            value={key}
+            aria-describedby="key-hint"
+            onInput={(e) => setKey(e.currentTarget.value)}
+            required
+          />
         </Field>
         <button type="submit" disabled={busy || key.trim() === ""}>
           Sign in

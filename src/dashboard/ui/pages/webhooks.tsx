@@ -22,7 +22,11 @@ export function Webhooks() {
   const [created, setCreated] = useState<Created | null>(null);
 
   const create = async (input: EndpointInput) => {
-    const body = { url: input.url, enabled_events: input.enabled_events, ...(input.description === null ? {} : { description: input.description }) };
+    const body = {
+      url: input.url,
+      enabled_events: input.enabled_events,
+      ...(input.description === null ? {} : { description: input.description }),
+    };
     setCreated(await ok(api.POST("/v1/webhook_endpoints", { body })));
     setCreating(false);
     list.reload();
@@ -43,18 +47,27 @@ export function Webhooks() {
       }
     >
       <p class="muted">
-        Every status a candidate enters (<code>candidate.pending</code>, <code>candidate.confirmed</code>, <code>candidate.failed</code>) is POSTed to your endpoints, signed (Standard Webhooks), and retried for about 27.5 hours until a 2xx answers.
+        Every status a candidate enters (<code>candidate.pending</code>, <code>candidate.confirmed</code>,{" "}
+        <code>candidate.failed</code>) is POSTed to your endpoints, signed (Standard Webhooks), and retried for about
+        27.5 hours until a 2xx answers.
         {endpoints && ` ${endpoints.length} of ${LIMIT} endpoints in use.`}
       </p>
       {created && <NewSecret created={created} onDone={() => setCreated(null)} />}
       {creating && (
         <CreatePanel>
-          <EndpointForm idPrefix="new-endpoint" submitLabel="Create endpoint" onSubmit={create} onCancel={() => setCreating(false)} />
+          <EndpointForm
+            idPrefix="new-endpoint"
+            submitLabel="Create endpoint"
+            onSubmit={create}
+            onCancel={() => setCreating(false)}
+          />
         </CreatePanel>
       )}
       <ErrorNote error={list.error} />
       {!endpoints && list.loading && <Loading />}
-      {endpoints && endpoints.length === 0 && <NoEndpoints canWrite={canWrite} onNew={creating ? undefined : () => setCreating(true)} />}
+      {endpoints && endpoints.length === 0 && (
+        <NoEndpoints canWrite={canWrite} onNew={creating ? undefined : () => setCreating(true)} />
+      )}
       {endpoints && endpoints.length > 0 && (
         <div class="table-wrap">
           <table class="wide">
@@ -123,7 +136,8 @@ function NewSecret({ created, onDone }: { created: Created; onDone: () => void }
   return (
     <div tabIndex={-1} ref={box} class="focus-target">
       <p>
-        Endpoint created: <a href={`${BASE}/webhooks/${created.id}`}>{created.url}</a>. Configure your receiver with its signing secret, then send it a test from its page.
+        Endpoint created: <a href={`${BASE}/webhooks/${created.id}`}>{created.url}</a>. Configure your receiver with its
+        signing secret, then send it a test from its page.
       </p>
       <SecretOnce label="Signing secret" secret={created.secret} onDone={onDone} />
     </div>
@@ -133,7 +147,10 @@ function NewSecret({ created, onDone }: { created: Created; onDone: () => void }
 function NoEndpoints({ canWrite, onNew }: { canWrite: boolean; onNew?: () => void }) {
   return (
     <Empty title="No webhook endpoints yet">
-      <p>Add the URL that should receive notifications{canWrite ? "" : " (with a key that has webhooks:write)"}, or with the API:</p>
+      <p>
+        Add the URL that should receive notifications{canWrite ? "" : " (with a key that has webhooks:write)"}, or with
+        the API:
+      </p>
       <pre class="mono">{`curl -s -X POST ${location.origin}/v1/webhook_endpoints \\
   -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \\
   -d '{ "url": "https://example.com/hooks/candidates" }'`}</pre>

@@ -26,7 +26,13 @@ function expiresAt(expiry: Expiry, date: string): string | undefined {
   return new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
 }
 
-export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models["ApiKeyWithSecret"]) => void; onCancel: () => void }) {
+export function CreateKeyForm({
+  onCreated,
+  onCancel,
+}: {
+  onCreated: (key: Models["ApiKeyWithSecret"]) => void;
+  onCancel: () => void;
+}) {
   const can = useCan();
   const [name, setName] = useState("");
   const [full, setFull] = useState(false);
@@ -48,7 +54,13 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models
     setError(null);
     try {
       const expires_at = expiresAt(expiry, date);
-      onCreated(await client.apiKeys.create({ name: name.trim(), ...(full ? {} : { permissions }), ...(expires_at === undefined ? {} : { expires_at }) }));
+      onCreated(
+        await client.apiKeys.create({
+          name: name.trim(),
+          ...(full ? {} : { permissions }),
+          ...(expires_at === undefined ? {} : { expires_at }),
+        }),
+      );
     } catch (err) {
       setError(err);
       setBusy(false);
@@ -58,13 +70,33 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models
   return (
     <form class="panel create-key" onSubmit={(e) => void submit(e)} aria-labelledby="create-key-title">
       <h2 id="create-key-title">New API key</h2>
-      <Field id="key-name" label="Name" hint="What the key is for, e.g. “Checkout events”. 1–100 characters." error={error} path="name">
-        <input {...described("key-name", error, "name", true)} value={name} maxLength={100} required onInput={(e) => setName(e.currentTarget.value)} />
+      <Field
+        id="key-name"
+        label="Name"
+        hint="What the key is for, e.g. “Checkout events”. 1–100 characters."
+        error={error}
+        path="name"
+      >
+        <input
+          {...described("key-name", error, "name", true)}
+          value={name}
+          maxLength={100}
+          required
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
       </Field>
-      <fieldset class={`permissions${permissionErrors.length ? " invalid" : ""}`} aria-describedby={permissionErrors.length ? "permissions-error" : undefined}>
+      <fieldset
+        class={`permissions${permissionErrors.length ? " invalid" : ""}`}
+        aria-describedby={permissionErrors.length ? "permissions-error" : undefined}
+      >
         <legend>Permissions</legend>
         <label class="full-access">
-          <input type="checkbox" checked={full} disabled={!mayGiveAll} onChange={(e) => setFull(e.currentTarget.checked)} />
+          <input
+            type="checkbox"
+            checked={full}
+            disabled={!mayGiveAll}
+            onChange={(e) => setFull(e.currentTarget.checked)}
+          />
           <span>
             <strong>Full access</strong>: everything, including permissions added later.
             {!mayGiveAll && <span class="muted"> (Only a full-access session can make one.)</span>}
@@ -92,7 +124,8 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models
         )}
         {!full && (
           <small class="muted">
-            Write includes read. {permissions.length ? <code>{permissions.join(", ")}</code> : "Choose at least one, or full access."}
+            Write includes read.{" "}
+            {permissions.length ? <code>{permissions.join(", ")}</code> : "Choose at least one, or full access."}
           </small>
         )}
         {permissionErrors.map((m) => (
@@ -112,12 +145,29 @@ export function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: Models
           </select>
         </Field>
         {expiry === "date" && (
-          <Field id="key-expiry-date" label="Expiry date" hint={date ? `It stops working at ${date}T00:00:00.000Z.` : "It stops working as that day begins, UTC."} error={error} path="expires_at">
-            <input type="date" {...described("key-expiry-date", error, "expires_at", true)} value={date} required onInput={(e) => setDate(e.currentTarget.value)} />
+          <Field
+            id="key-expiry-date"
+            label="Expiry date"
+            hint={date ? `It stops working at ${date}T00:00:00.000Z.` : "It stops working as that day begins, UTC."}
+            error={error}
+            path="expires_at"
+          >
+            <input
+              type="date"
+              {...described("key-expiry-date", error, "expires_at", true)}
+              value={date}
+              required
+              onInput={(e) => setDate(e.currentTarget.value)}
+            />
           </Field>
         )}
       </div>
-      {expiry !== "date" && fieldMessages(error, "expires_at").map((m) => <p key={m} class="field-error">Expires: {m}</p>)}
+      {expiry !== "date" &&
+        fieldMessages(error, "expires_at").map((m) => (
+          <p key={m} class="field-error">
+            Expires: {m}
+          </p>
+        ))}
       <ErrorNote error={isFieldError(error) ? null : error} />
       <div class="actions">
         <button type="submit" disabled={busy || name.trim() === "" || (!full && permissions.length === 0)}>

@@ -38,16 +38,34 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
           <div class="mono muted">{apiKey.redacted}</div>
           {canWrite && (
             <div class="row-actions">
-              <button type="button" class="secondary small" aria-expanded={action === "rename"} aria-controls={panel} onClick={() => open("rename")}>
+              <button
+                type="button"
+                class="secondary small"
+                aria-expanded={action === "rename"}
+                aria-controls={panel}
+                onClick={() => open("rename")}
+              >
                 Rename
               </button>
               {apiKey.status === "active" && (
-                <button type="button" class="secondary small" aria-expanded={action === "roll"} aria-controls={panel} onClick={() => open("roll")}>
+                <button
+                  type="button"
+                  class="secondary small"
+                  aria-expanded={action === "roll"}
+                  aria-controls={panel}
+                  onClick={() => open("roll")}
+                >
                   Roll
                 </button>
               )}
               {apiKey.status !== "revoked" && (
-                <button type="button" class="danger small" aria-expanded={action === "revoke"} aria-controls={panel} onClick={() => open("revoke")}>
+                <button
+                  type="button"
+                  class="danger small"
+                  aria-expanded={action === "revoke"}
+                  aria-controls={panel}
+                  onClick={() => open("revoke")}
+                >
                   Revoke
                 </button>
               )}
@@ -95,7 +113,9 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   onCancel={() => setAction(null)}
                 />
               )}
-              {action === "revoke" && <Revoke apiKey={apiKey} own={own} onDone={done} onCancel={() => setAction(null)} />}
+              {action === "revoke" && (
+                <Revoke apiKey={apiKey} own={own} onDone={done} onCancel={() => setAction(null)} />
+              )}
             </div>
           </td>
         </tr>
@@ -122,7 +142,13 @@ function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void;
     >
       <div class="row">
         <Field id={id} label={`New name for “${apiKey.name}”`} error={error} path="name">
-          <input {...described(id, error, "name")} value={name} maxLength={100} required onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            {...described(id, error, "name")}
+            value={name}
+            maxLength={100}
+            required
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </Field>
         <div class="actions field-actions">
           <button type="submit" disabled={busy || name.trim() === ""}>
@@ -145,7 +171,17 @@ const GRACE = [
   { seconds: 86_400, label: "In 1 day" },
 ];
 
-function Roll({ apiKey, own, onRolled, onCancel }: { apiKey: Key; own: boolean; onRolled: (secret: string) => void; onCancel: () => void }) {
+function Roll({
+  apiKey,
+  own,
+  onRolled,
+  onCancel,
+}: {
+  apiKey: Key;
+  own: boolean;
+  onRolled: (secret: string) => void;
+  onCancel: () => void;
+}) {
   const [seconds, setSeconds] = useState(3600);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -165,13 +201,23 @@ function Roll({ apiKey, own, onRolled, onCancel }: { apiKey: Key; own: boolean; 
       }}
     >
       <p>
-        Rolling makes a new key with the same name, permissions and expiry, and a new secret shown once. The old key keeps working until the time you choose (never
-        longer than it would have), so you can deploy the new secret first.
+        Rolling makes a new key with the same name, permissions and expiry, and a new secret shown once. The old key
+        keeps working until the time you choose (never longer than it would have), so you can deploy the new secret
+        first.
       </p>
-      {own && <p class="notice">This is this session’s key: when the old key stops working, this browser is signed out. Copy the new secret to sign in again.</p>}
+      {own && (
+        <p class="notice">
+          This is this session’s key: when the old key stops working, this browser is signed out. Copy the new secret to
+          sign in again.
+        </p>
+      )}
       <div class="row">
         <Field id={id} label="The old key stops working" error={error} path="expires_in">
-          <select {...described(id, error, "expires_in")} value={seconds} onChange={(e) => setSeconds(Number(e.currentTarget.value))}>
+          <select
+            {...described(id, error, "expires_in")}
+            value={seconds}
+            onChange={(e) => setSeconds(Number(e.currentTarget.value))}
+          >
             {GRACE.map((g) => (
               <option key={g.seconds} value={g.seconds}>
                 {g.label}
@@ -193,7 +239,17 @@ function Roll({ apiKey, own, onRolled, onCancel }: { apiKey: Key; own: boolean; 
   );
 }
 
-function Revoke({ apiKey, own, onDone, onCancel }: { apiKey: Key; own: boolean; onDone: () => void; onCancel: () => void }) {
+function Revoke({
+  apiKey,
+  own,
+  onDone,
+  onCancel,
+}: {
+  apiKey: Key;
+  own: boolean;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const revoke = async () => {
@@ -212,8 +268,8 @@ function Revoke({ apiKey, own, onDone, onCancel }: { apiKey: Key; own: boolean; 
   return (
     <div role="group" aria-label={`Revoke “${apiKey.name}”`}>
       <p>
-        Revoke <strong>{apiKey.name}</strong> (<span class="mono">{apiKey.redacted}</span>)? It stops working within 10 seconds, for good, and dashboard sessions signed in
-        with it end within 10 seconds too.
+        Revoke <strong>{apiKey.name}</strong> (<span class="mono">{apiKey.redacted}</span>)? It stops working within 10
+        seconds, for good, and dashboard sessions signed in with it end within 10 seconds too.
       </p>
       {own && <p class="notice">This is this session’s key: revoking it signs this browser out.</p>}
       <div class="actions">

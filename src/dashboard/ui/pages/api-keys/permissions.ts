@@ -27,7 +27,8 @@ export const readOf = (permission: Permission): Permission | null => {
 };
 
 /** A key holding every permission: how the API lists a full-access key. */
-export const isFullAccess = (permissions: readonly Permission[]) => ALL_PERMISSIONS.every((p) => permissions.includes(p));
+export const isFullAccess = (permissions: readonly Permission[]) =>
+  ALL_PERMISSIONS.every((p) => permissions.includes(p));
 
 /** A key's permissions without the reads its writes include. */
 export function compact(permissions: readonly Permission[]): Permission[] {

@@ -18,7 +18,11 @@ const candidatesOf = (customer: string) => `/dashboard/candidates?${new URLSearc
 export function Customers({ month }: { month: string }) {
   const cursor = useCursor([month]);
   const page = useLoad(async () => {
-    const answer = await ok(api.GET("/v1/summary", { params: { query: { ...monthRange(month), group_by: "customer_uuid", after: cursor.after, limit: LIMIT } } }));
+    const answer = await ok(
+      api.GET("/v1/summary", {
+        params: { query: { ...monthRange(month), group_by: "customer_uuid", after: cursor.after, limit: LIMIT } },
+      }),
+    );
     return answer as { data: Row[]; next_cursor: string | null };
   }, [month, cursor.after]);
   return (
@@ -29,11 +33,19 @@ export function Customers({ month }: { month: string }) {
       </div>
       <ErrorNote error={page.error} />
       {page.loading && !page.data && <Loading />}
-      {page.data && page.data.data.length === 0 && <p class="muted">No customer has candidates whose status began this month.</p>}
+      {page.data && page.data.data.length === 0 && (
+        <p class="muted">No customer has candidates whose status began this month.</p>
+      )}
       {page.data && page.data.data.length > 0 && (
         <>
           {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
-          <div class="table-wrap" aria-busy={page.loading} tabIndex={0} role="region" aria-label="Per customer, scrollable">
+          <div
+            class="table-wrap"
+            aria-busy={page.loading}
+            tabIndex={0}
+            role="region"
+            aria-label="Per customer, scrollable"
+          >
             <table class="customers">
               <thead>
                 <tr>
@@ -71,7 +83,12 @@ export function Customers({ month }: { month: string }) {
               </tbody>
             </table>
           </div>
-          <Pager hasPrevious={cursor.hasPrevious} next={page.data.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />
+          <Pager
+            hasPrevious={cursor.hasPrevious}
+            next={page.data.next_cursor}
+            onPrevious={cursor.onPrevious}
+            onNext={cursor.onNext}
+          />
         </>
       )}
     </section>

@@ -8,7 +8,8 @@ export const FIRST_MONTH = "1970-01";
 export const LAST_MONTH = "9999-11";
 const FORM = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
-export const isMonth = (text: string | undefined): text is string => !!text && FORM.test(text) && text >= FIRST_MONTH && text <= LAST_MONTH;
+export const isMonth = (text: string | undefined): text is string =>
+  !!text && FORM.test(text) && text >= FIRST_MONTH && text <= LAST_MONTH;
 
 const format = (year: number, month0: number) => {
   const date = new Date(Date.UTC(2000, 0, 1));
@@ -30,7 +31,10 @@ export function shiftMonth(month: string, by: number): string {
 export const monthStart = (month: string) => `${month}-01T00:00:00.000Z`;
 
 /** The range of the API's `status_since` filters for `month`. */
-export const monthRange = (month: string) => ({ status_since_gte: monthStart(month), status_since_lt: monthStart(shiftMonth(month, 1)) });
+export const monthRange = (month: string) => ({
+  status_since_gte: monthStart(month),
+  status_since_lt: monthStart(shiftMonth(month, 1)),
+});
 
 /** "November 2026", in the reader's language. */
 export function monthName(month: string): string {

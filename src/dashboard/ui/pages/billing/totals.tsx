@@ -22,7 +22,13 @@ export function lines(summary: Pick<Models["Summary"], "OPEN" | "PENDING" | "CON
   return [
     { key: "open", label: "OPEN", status: "OPEN", ...OPEN },
     { key: "pending", label: "PENDING", status: "PENDING", count: PENDING.count, amount: PENDING.amount },
-    { key: "scheduled", label: "of which scheduled CONFIRMED", status: "CONFIRMED", ...PENDING.scheduled_confirmed, part: true },
+    {
+      key: "scheduled",
+      label: "of which scheduled CONFIRMED",
+      status: "CONFIRMED",
+      ...PENDING.scheduled_confirmed,
+      part: true,
+    },
     { key: "confirmed", label: "CONFIRMED", status: "CONFIRMED", ...CONFIRMED },
     { key: "failed", label: "FAILED", status: "FAILED", ...FAILED },
   ];
@@ -70,10 +76,19 @@ export function TotalsChart({ summary, month }: { summary: Models["Summary"]; mo
                 {line.label}
               </text>
               <text x={x} y={y + 28} class="muted-text">
-                {measure === "amount" ? `${line.amount} · ${plural(line.count)}` : `${plural(line.count)} · ${line.amount}`}
+                {measure === "amount"
+                  ? `${line.amount} · ${plural(line.count)}`
+                  : `${plural(line.count)} · ${line.amount}`}
               </text>
               <rect class="axis-track" x={x} y={y + 34} width={span} height={12} rx={3} />
-              <rect class={`bar bar-${line.status.toLowerCase()}${line.part ? " bar-part" : ""}`} x={x} y={y + 34} width={length} height={12} rx={3} />
+              <rect
+                class={`bar bar-${line.status.toLowerCase()}${line.part ? " bar-part" : ""}`}
+                x={x}
+                y={y + 34}
+                width={length}
+                height={12}
+                rx={3}
+              />
             </g>
           );
         })}
@@ -102,7 +117,9 @@ export function TotalsTable({ summary }: { summary: Models["Summary"] }) {
         <tbody>
           {lines(summary).map((line) => (
             <tr key={line.key} class={line.part ? "part" : undefined}>
-              <th scope="row">{line.part ? <span class="muted">{line.label}</span> : <StatusBadge status={line.status} />}</th>
+              <th scope="row">
+                {line.part ? <span class="muted">{line.label}</span> : <StatusBadge status={line.status} />}
+              </th>
               <td class="num">{line.count}</td>
               <td class="num mono">{line.amount}</td>
             </tr>

@@ -10,7 +10,12 @@ type Candidate = Models["CandidateWithEvents"];
 export function seconds(value: number): string {
   const parts: string[] = [];
   let rest = Math.floor(value);
-  for (const [unit, size] of [["d", 86_400], ["h", 3_600], ["min", 60], ["s", 1]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["min", 60],
+    ["s", 1],
+  ] as const) {
     if (rest >= size) parts.push(`${Math.floor(rest / size)} ${unit}`);
     rest %= size;
   }
@@ -34,13 +39,25 @@ export function Facts({ candidate }: { candidate: Candidate }) {
         <StatusBadge status={candidate.status} /> since <Time iso={candidate.status_since} />
       </dd>
       <dt>Scheduled outcome</dt>
-      <dd>{candidate.scheduled_outcome ? <StatusBadge status={candidate.scheduled_outcome} /> : <span class="muted">none yet (OPEN)</span>}</dd>
+      <dd>
+        {candidate.scheduled_outcome ? (
+          <StatusBadge status={candidate.scheduled_outcome} />
+        ) : (
+          <span class="muted">none yet (OPEN)</span>
+        )}
+      </dd>
       <dt>Activity window ends</dt>
       <dd>
         <Time iso={candidate.activity_ends_at} />
       </dd>
       <dt>Review window ends</dt>
-      <dd>{candidate.review_ends_at ? <Time iso={candidate.review_ends_at} /> : <span class="muted">not started (while OPEN)</span>}</dd>
+      <dd>
+        {candidate.review_ends_at ? (
+          <Time iso={candidate.review_ends_at} />
+        ) : (
+          <span class="muted">not started (while OPEN)</span>
+        )}
+      </dd>
       <dt>Created</dt>
       <dd>
         <Time iso={candidate.created_at} />
@@ -49,7 +66,13 @@ export function Facts({ candidate }: { candidate: Candidate }) {
       {/* JSON numbers of at most 15 significant digits print back exactly as stored. */}
       <dd class="amount">{String(contract.price)}</dd>
       <dt>Schema</dt>
-      <dd>{candidate.schema_id ? <span class="mono">{candidate.schema_id}</span> : <span class="muted">none (inline contract)</span>}</dd>
+      <dd>
+        {candidate.schema_id ? (
+          <span class="mono">{candidate.schema_id}</span>
+        ) : (
+          <span class="muted">none (inline contract)</span>
+        )}
+      </dd>
       <dt>Windows</dt>
       <dd>
         activity {seconds(contract.activity_window)}, review {seconds(contract.review_window)}
@@ -70,7 +93,8 @@ export const leafName = (path: string) => path.replace(/^fulfillment_condition\.
 /** Every event, oldest first: the timeline's text alternative. */
 export function EventsTable({ candidate }: { candidate: Candidate }) {
   const leavesBy = new Map<string, string[]>();
-  for (const leaf of candidate.condition_progress.leaves) if (leaf.event_id) leavesBy.set(leaf.event_id, [...(leavesBy.get(leaf.event_id) ?? []), leafName(leaf.path)]);
+  for (const leaf of candidate.condition_progress.leaves)
+    if (leaf.event_id) leavesBy.set(leaf.event_id, [...(leavesBy.get(leaf.event_id) ?? []), leafName(leaf.path)]);
   if (candidate.events.length === 0) {
     return (
       <p class="empty">
@@ -101,7 +125,13 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
               </td>
               <td>{event.matched ? <strong class="matched">◆ matched</strong> : <span class="muted">no</span>}</td>
               <td class="mono">{leavesBy.get(event.id)?.join(", ") ?? <span class="muted">—</span>}</td>
-              <td>{"value" in event && event.value !== undefined ? <code>{JSON.stringify(event.value)}</code> : <span class="muted">none</span>}</td>
+              <td>
+                {"value" in event && event.value !== undefined ? (
+                  <code>{JSON.stringify(event.value)}</code>
+                ) : (
+                  <span class="muted">none</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -27,7 +27,12 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
       <p class="muted">No metadata.</p>
     ) : (
       <dl class="facts">
-        {keys.map((key) => [<dt key={`k-${key}`} class="mono">{key}</dt>, <dd key={`v-${key}`}>{metadata[key]}</dd>])}
+        {keys.map((key) => [
+          <dt key={`k-${key}`} class="mono">
+            {key}
+          </dt>,
+          <dd key={`v-${key}`}>{metadata[key]}</dd>,
+        ])}
       </dl>
     );
   }
@@ -45,7 +50,10 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
     setBusy(true);
     setError(null);
     try {
-      await api.PATCH("/v1/candidates/{candidate_alias}", { params: { path: { candidate_alias: alias } }, body: { metadata: changes } });
+      await api.PATCH("/v1/candidates/{candidate_alias}", {
+        params: { path: { candidate_alias: alias } },
+        body: { metadata: changes },
+      });
       onSaved();
     } catch (caught) {
       setError(caught);
@@ -63,9 +71,19 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
         return (
           <div class="row" key={key}>
             <Field id={id} label={gone ? `${key} (removed on save)` : key} error={error} path={`metadata.${key}`}>
-              <input {...described(id, error, `metadata.${key}`)} value={draft[key]} disabled={gone} maxLength={500} onInput={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })} />
+              <input
+                {...described(id, error, `metadata.${key}`)}
+                value={draft[key]}
+                disabled={gone}
+                maxLength={500}
+                onInput={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })}
+              />
             </Field>
-            <button type="button" class="secondary field-button" onClick={() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key])}>
+            <button
+              type="button"
+              class="secondary field-button"
+              onClick={() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key])}
+            >
               {gone ? `Keep ${key}` : `Remove ${key}`}
             </button>
           </div>
@@ -73,18 +91,45 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
       })}
       <div class="row">
         <Field id="meta-new-key" label="New key" error={error} path={`metadata.${added.key}`}>
-          <input {...described("meta-new-key", error, `metadata.${added.key}`)} value={added.key} maxLength={40} spellcheck={false} onInput={(e) => setAdded({ ...added, key: e.currentTarget.value })} />
+          <input
+            {...described("meta-new-key", error, `metadata.${added.key}`)}
+            value={added.key}
+            maxLength={40}
+            spellcheck={false}
+            onInput={(e) => setAdded({ ...added, key: e.currentTarget.value })}
+          />
         </Field>
         <Field id="meta-new-value" label="Its value">
-          <input id="meta-new-value" value={added.value} maxLength={500} onInput={(e) => setAdded({ ...added, value: e.currentTarget.value })} />
+          <input
+            id="meta-new-value"
+            value={added.value}
+            maxLength={500}
+            onInput={(e) => setAdded({ ...added, value: e.currentTarget.value })}
+          />
         </Field>
       </div>
-      <ErrorNote error={unplaced(error, [...keys, added.key].map((key) => `metadata.${key}`))} />
+      <ErrorNote
+        error={unplaced(
+          error,
+          [...keys, added.key].map((key) => `metadata.${key}`),
+        )}
+      />
       <button type="submit" disabled={!pending || busy}>
         {busy ? "Saving…" : "Save metadata"}
       </button>{" "}
-      {pending && <span class="muted">Changes: {Object.keys(changes).map((k) => (changes[k] === "" ? `remove ${k}` : `set ${k}`)).join(", ")}</span>}
-      {fieldMessages(error, "metadata").length > 0 && <span class="visually-hidden" role="status">The service refused some values: see the fields.</span>}
+      {pending && (
+        <span class="muted">
+          Changes:{" "}
+          {Object.keys(changes)
+            .map((k) => (changes[k] === "" ? `remove ${k}` : `set ${k}`))
+            .join(", ")}
+        </span>
+      )}
+      {fieldMessages(error, "metadata").length > 0 && (
+        <span class="visually-hidden" role="status">
+          The service refused some values: see the fields.
+        </span>
+      )}
     </form>
   );
 }

@@ -34,49 +34,83 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 async function readNotifications(alias: string, withDeliveries: boolean) {
   const [page, endpoints] = await Promise.all([
     ok(api.GET("/v1/notifications", { params: { query: { candidate_alias: alias, limit: 100 } } })),
-    withDeliveries ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.slice(0, MAX_ENDPOINTS)) : Promise.resolve(null),
+    withDeliveries
+      ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.slice(0, MAX_ENDPOINTS))
+      : Promise.resolve(null),
   ]);
   const pairs = endpoints ? page.data.flatMap((n) => endpoints.map((endpoint) => ({ n, endpoint }))) : [];
   const attempts = await mapLimited(pairs, 4, ({ n, endpoint }) =>
-    ok(api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { notification_id: n.id, limit: 100 } } })).then((r) =>
-      r.data.map((attempt) => ({ attempt, endpoint })),
-    ),
+    ok(
+      api.GET("/v1/webhook_endpoints/{id}/deliveries", {
+        params: { path: { id: endpoint.id }, query: { notification_id: n.id, limit: 100 } },
+      }),
+    ).then((r) => r.data.map((attempt) => ({ attempt, endpoint }))),
   );
   const byNotification = new Map<string, { attempt: Attempt; endpoint: Endpoint }[]>();
   pairs.forEach(({ n }, i) => byNotification.set(n.id, [...(byNotification.get(n.id) ?? []), ...attempts[i]]));
   return { notifications: page.data, more: page.next_cursor !== null, endpoints, byNotification };
 }
 
-const CAUSES: Record<string, string> = { activity_window_ended: "the activity window ended", review_window_ended: "the review window ended", resolved: "it was resolved through the API (confirmed or voided)" };
+const CAUSES: Record<string, string> = {
+  activity_window_ended: "the activity window ended",
+  review_window_ended: "the review window ended",
+  resolved: "it was resolved through the API (confirmed or voided)",
+};
 
 export function Notifications({ alias, version }: { alias: string; version: number }) {
   const can = useCan();
   const [resent, setResent] = useState(0);
-  const loaded = useLoad(() => (can("notifications:read") ? readNotifications(alias, can("webhooks:read")) : Promise.resolve(null)), [alias, version, resent]);
-  if (!can("notifications:read")) return <p class="muted">This session lacks notifications:read, which the notifications need.</p>;
+  const loaded = useLoad(
+    () => (can("notifications:read") ? readNotifications(alias, can("webhooks:read")) : Promise.resolve(null)),
+    [alias, version, resent],
+  );
+  if (!can("notifications:read"))
+    return <p class="muted">This session lacks notifications:read, which the notifications need.</p>;
   if (loaded.error) return <ErrorNote error={loaded.error} />;
   if (!loaded.data) return <Loading />;
   const { notifications, more, endpoints, byNotification } = loaded.data;
   if (notifications.length === 0) {
-    return <p class="muted">No notifications yet: one is recorded each time the candidate enters PENDING, CONFIRMED or FAILED (kept 30 days).</p>;
+    return (
+      <p class="muted">
+        No notifications yet: one is recorded each time the candidate enters PENDING, CONFIRMED or FAILED (kept 30
+        days).
+      </p>
+    );
   }
   return (
     <>
       {endpoints === null && <p class="muted">This session lacks webhooks:read, so the deliveries are not shown.</p>}
       {endpoints?.length === 0 && (
         <p class="muted">
-          The account has no webhook endpoints, so nothing was delivered. <a href={`${BASE}/webhooks`}>Add one</a> to hear of every change.
+          The account has no webhook endpoints, so nothing was delivered. <a href={`${BASE}/webhooks`}>Add one</a> to
+          hear of every change.
         </p>
       )}
       {notifications.map((n) => (
-        <NotificationItem key={n.id} notification={n} endpoints={endpoints} attempts={byNotification.get(n.id) ?? []} onResent={() => setTimeout(() => setResent((r) => r + 1), 1500)} />
+        <NotificationItem
+          key={n.id}
+          notification={n}
+          endpoints={endpoints}
+          attempts={byNotification.get(n.id) ?? []}
+          onResent={() => setTimeout(() => setResent((r) => r + 1), 1500)}
+        />
       ))}
       {more && <p class="muted">Only the first 100 are shown.</p>}
     </>
   );
 }
 
-function NotificationItem({ notification: n, endpoints, attempts, onResent }: { notification: Notification; endpoints: Endpoint[] | null; attempts: { attempt: Attempt; endpoint: Endpoint }[]; onResent: () => void }) {
+function NotificationItem({
+  notification: n,
+  endpoints,
+  attempts,
+  onResent,
+}: {
+  notification: Notification;
+  endpoints: Endpoint[] | null;
+  attempts: { attempt: Attempt; endpoint: Endpoint }[];
+  onResent: () => void;
+}) {
   const cause = n.data.cause;
   return (
     <article class="panel note-item" aria-labelledby={`n-${n.id}`}>
@@ -84,10 +118,26 @@ function NotificationItem({ notification: n, endpoints, attempts, onResent }: { 
         <span class="mono">{n.type}</span> <Time iso={n.timestamp} />
       </h3>
       <p class="muted">
-        Because {cause.kind === "event" ? <>event <span class="mono">{cause.event_id}</span> met the condition</> : CAUSES[cause.kind]}. Id <span class="mono">{n.id}</span>
+        Because{" "}
+        {cause.kind === "event" ? (
+          <>
+            event <span class="mono">{cause.event_id}</span> met the condition
+          </>
+        ) : (
+          CAUSES[cause.kind]
+        )}
+        . Id <span class="mono">{n.id}</span>
       </p>
-      {endpoints && endpoints.length > 0 && (attempts.length === 0 ? <p class="muted">No delivery attempts to the account's endpoints.</p> : <AttemptsTable attempts={attempts} />)}
-      {endpoints && <Resend notificationId={n.id} endpoints={endpoints.filter((e) => e.status === "enabled")} onResent={onResent} />}
+      {endpoints &&
+        endpoints.length > 0 &&
+        (attempts.length === 0 ? (
+          <p class="muted">No delivery attempts to the account's endpoints.</p>
+        ) : (
+          <AttemptsTable attempts={attempts} />
+        ))}
+      {endpoints && (
+        <Resend notificationId={n.id} endpoints={endpoints.filter((e) => e.status === "enabled")} onResent={onResent} />
+      )}
     </article>
   );
 }
@@ -119,7 +169,8 @@ function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: E
                 <StatusBadge status={a.status} />
               </td>
               <td>
-                {a.response_status !== null && <span class="mono">HTTP {a.response_status}</span>} {a.error && <span>{a.error}</span>}
+                {a.response_status !== null && <span class="mono">HTTP {a.response_status}</span>}{" "}
+                {a.error && <span>{a.error}</span>}
                 {a.response_status === null && !a.error && <span class="muted">—</span>}
               </td>
               <td>
@@ -136,7 +187,15 @@ function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: E
   );
 }
 
-function Resend({ notificationId, endpoints, onResent }: { notificationId: string; endpoints: Endpoint[]; onResent: () => void }) {
+function Resend({
+  notificationId,
+  endpoints,
+  onResent,
+}: {
+  notificationId: string;
+  endpoints: Endpoint[];
+  onResent: () => void;
+}) {
   const can = useCan();
   const [target, setTarget] = useState(endpoints[0]?.id ?? "");
   const [state, setState] = useState<{ busy?: boolean; error?: unknown; deliveryId?: string }>({});
@@ -147,7 +206,12 @@ function Resend({ notificationId, endpoints, onResent }: { notificationId: strin
     e.preventDefault();
     setState({ busy: true });
     try {
-      const answer = await ok(api.POST("/v1/notifications/{id}/resend", { params: { path: { id: notificationId } }, body: { webhook_endpoint_id: target } }));
+      const answer = await ok(
+        api.POST("/v1/notifications/{id}/resend", {
+          params: { path: { id: notificationId } },
+          body: { webhook_endpoint_id: target },
+        }),
+      );
       setState({ deliveryId: answer.delivery_id });
       onResent();
     } catch (error) {

@@ -9,11 +9,29 @@ import { ErrorNote } from "../../components/ui";
 type Outcome = "CONFIRMED" | "FAILED";
 
 const WHAT: Record<Outcome, { button: string; yes: string; consequence: string }> = {
-  CONFIRMED: { button: "Confirm now", yes: "Yes, confirm it", consequence: "It becomes CONFIRMED now, for good, and is billed its price." },
-  FAILED: { button: "Void (fail)", yes: "Yes, void it", consequence: "It becomes FAILED now, for good, and is never billed." },
+  CONFIRMED: {
+    button: "Confirm now",
+    yes: "Yes, confirm it",
+    consequence: "It becomes CONFIRMED now, for good, and is billed its price.",
+  },
+  FAILED: {
+    button: "Void (fail)",
+    yes: "Yes, void it",
+    consequence: "It becomes FAILED now, for good, and is never billed.",
+  },
 };
 
-export function Resolve({ alias, status, canWrite, onResolved }: { alias: string; status: string; canWrite: boolean; onResolved: () => void }) {
+export function Resolve({
+  alias,
+  status,
+  canWrite,
+  onResolved,
+}: {
+  alias: string;
+  status: string;
+  canWrite: boolean;
+  onResolved: () => void;
+}) {
   const [asking, setAsking] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -27,7 +45,10 @@ export function Resolve({ alias, status, canWrite, onResolved }: { alias: string
     setBusy(true);
     setError(null);
     try {
-      await api.POST("/v1/candidates/{candidate_alias}/resolve", { params: { path: { candidate_alias: alias } }, body: { outcome } });
+      await api.POST("/v1/candidates/{candidate_alias}/resolve", {
+        params: { path: { candidate_alias: alias } },
+        body: { outcome },
+      });
       setAsking(null);
       onResolved();
     } catch (caught) {
@@ -54,7 +75,13 @@ export function Resolve({ alias, status, canWrite, onResolved }: { alias: string
             <strong>Are you sure?</strong> {WHAT[asking].consequence}
           </p>
           <div class="actions">
-            <button type="button" class={asking === "FAILED" ? "danger" : undefined} disabled={busy} onClick={() => void resolve(asking)} ref={yes}>
+            <button
+              type="button"
+              class={asking === "FAILED" ? "danger" : undefined}
+              disabled={busy}
+              onClick={() => void resolve(asking)}
+              ref={yes}
+            >
               {busy ? "Working…" : WHAT[asking].yes}
             </button>
             <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(null)}>

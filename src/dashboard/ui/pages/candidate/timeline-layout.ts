@@ -64,7 +64,12 @@ export interface Layout {
   axis: { y: number; ticks: { x: number; t: number; unit: TickUnit; newDay: boolean }[] };
 }
 
-export const MILESTONE_LABELS: Record<Milestone["key"], string> = { created: "Created", activity: "Activity end", review: "Review end", now: "Now" };
+export const MILESTONE_LABELS: Record<Milestone["key"], string> = {
+  created: "Created",
+  activity: "Activity end",
+  review: "Review end",
+  now: "Now",
+};
 
 const PAD = 12;
 const LABEL_ROW = 15;
@@ -72,8 +77,15 @@ const CHAR_WIDTH = 7;
 const LEAF_ROW = 30;
 
 /** The candidate's whole life: creation to the later of its last window's end, its last event and now. */
-export function wholeRange(input: Pick<TimelineInput, "createdAt" | "activityEndsAt" | "reviewEndsAt" | "now" | "events">): Range {
-  const to = Math.max(input.reviewEndsAt ?? input.activityEndsAt, input.activityEndsAt, input.now, ...input.events.map((e) => e.at));
+export function wholeRange(
+  input: Pick<TimelineInput, "createdAt" | "activityEndsAt" | "reviewEndsAt" | "now" | "events">,
+): Range {
+  const to = Math.max(
+    input.reviewEndsAt ?? input.activityEndsAt,
+    input.activityEndsAt,
+    input.now,
+    ...input.events.map((e) => e.at),
+  );
   return { from: input.createdAt, to: Math.max(to, input.createdAt + 1000) };
 }
 
@@ -96,10 +108,20 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const STEPS = [1, 2, 5, 10, 15, 30].map((n) => n * SECOND).concat([1, 2, 5, 10, 15, 30].map((n) => n * MINUTE), [1, 2, 3, 6, 12].map((n) => n * HOUR), [1, 2, 7, 14, 30, 91, 365].map((n) => n * DAY));
+const STEPS = [1, 2, 5, 10, 15, 30]
+  .map((n) => n * SECOND)
+  .concat(
+    [1, 2, 5, 10, 15, 30].map((n) => n * MINUTE),
+    [1, 2, 3, 6, 12].map((n) => n * HOUR),
+    [1, 2, 7, 14, 30, 91, 365].map((n) => n * DAY),
+  );
 
 /** Round instants (local seconds, minutes or days) across `range`, at most `maxTicks` of them. */
-export function timeTicks(range: Range, maxTicks: number, zoneOffsetMinutes: number): { t: number; unit: TickUnit; newDay: boolean }[] {
+export function timeTicks(
+  range: Range,
+  maxTicks: number,
+  zoneOffsetMinutes: number,
+): { t: number; unit: TickUnit; newDay: boolean }[] {
   const span = range.to - range.from;
   const step = STEPS.find((s) => span / s <= Math.max(maxTicks, 1)) ?? STEPS[STEPS.length - 1];
   const unit: TickUnit = step < MINUTE ? "second" : step < DAY ? "minute" : "day";
@@ -118,7 +140,11 @@ export function timeTicks(range: Range, maxTicks: number, zoneOffsetMinutes: num
  * Labels above the plot: each centred on its mark unless that overflows an edge, then in the
  * first row where it overlaps no label already placed.
  */
-export function placeLabels<K>(items: { key: K; x: number; text: string }[], x1: number, x2: number): { key: K; textX: number; anchor: Anchor; row: number }[] {
+export function placeLabels<K>(
+  items: { key: K; x: number; text: string }[],
+  x1: number,
+  x2: number,
+): { key: K; textX: number; anchor: Anchor; row: number }[] {
   const rowsEnd: number[] = [];
   return [...items]
     .sort((a, b) => a.x - b.x)
@@ -137,9 +163,13 @@ export function placeLabels<K>(items: { key: K; x: number; text: string }[], x1:
 
 /** The status bands: OPEN from creation, PENDING through the review, then the final status; each split at now. */
 function bands(input: TimelineInput, range: Range, x: (t: number) => number): Band[] {
-  const spans: { status: Status; from: number; to: number }[] = [{ status: "OPEN", from: input.createdAt, to: input.activityEndsAt }];
-  if (input.reviewEndsAt !== null) spans.push({ status: "PENDING", from: input.activityEndsAt, to: input.reviewEndsAt });
-  if (input.status === "CONFIRMED" || input.status === "FAILED") spans.push({ status: input.status, from: input.reviewEndsAt ?? input.activityEndsAt, to: range.to });
+  const spans: { status: Status; from: number; to: number }[] = [
+    { status: "OPEN", from: input.createdAt, to: input.activityEndsAt },
+  ];
+  if (input.reviewEndsAt !== null)
+    spans.push({ status: "PENDING", from: input.activityEndsAt, to: input.reviewEndsAt });
+  if (input.status === "CONFIRMED" || input.status === "FAILED")
+    spans.push({ status: input.status, from: input.reviewEndsAt ?? input.activityEndsAt, to: range.to });
   const out: Band[] = [];
   for (const span of spans) {
     const parts = [
@@ -165,7 +195,9 @@ export function layoutTimeline(input: TimelineInput): Layout {
   const marks: { key: Milestone["key"]; t: number }[] = [
     { key: "created", t: input.createdAt },
     { key: "activity", t: input.activityEndsAt },
-    ...(input.reviewEndsAt !== null && input.reviewEndsAt !== input.activityEndsAt ? [{ key: "review" as const, t: input.reviewEndsAt }] : []),
+    ...(input.reviewEndsAt !== null && input.reviewEndsAt !== input.activityEndsAt
+      ? [{ key: "review" as const, t: input.reviewEndsAt }]
+      : []),
     { key: "now", t: input.now },
   ];
   const visible = marks.filter((m) => inRange(m.t));
@@ -193,7 +225,10 @@ export function layoutTimeline(input: TimelineInput): Layout {
     litX: leaf.satisfiedAt === null || leaf.satisfiedAt > range.to ? null : x(leaf.satisfiedAt),
   }));
   const axisY = leavesTop + input.leaves.length * LEAF_ROW + 8;
-  const ticks = timeTicks(range, Math.floor((plot.x2 - plot.x1) / 95), input.zoneOffsetMinutes).map((tick) => ({ ...tick, x: x(tick.t) }));
+  const ticks = timeTicks(range, Math.floor((plot.x2 - plot.x1) / 95), input.zoneOffsetMinutes).map((tick) => ({
+    ...tick,
+    x: x(tick.t),
+  }));
 
   return {
     width,

@@ -8,7 +8,15 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { LOCAL_TIME } from "../../components/ui";
 import { leafName } from "./facts";
-import { eventsRange, layoutTimeline, MILESTONE_LABELS, wholeRange, type Layout, type Status, type TickUnit } from "./timeline-layout";
+import {
+  eventsRange,
+  layoutTimeline,
+  MILESTONE_LABELS,
+  wholeRange,
+  type Layout,
+  type Status,
+  type TickUnit,
+} from "./timeline-layout";
 
 type Candidate = Models["CandidateWithEvents"];
 
@@ -29,13 +37,19 @@ function useWidth() {
 
 const ms = (iso: string) => Date.parse(iso);
 /** A label cut to the width it has (the table below holds it whole). */
-const fit = (text: string, width: number) => (text.length * 6.5 <= width ? text : `${text.slice(0, Math.max(Math.floor(width / 6.5) - 1, 1))}…`);
+const fit = (text: string, width: number) =>
+  text.length * 6.5 <= width ? text : `${text.slice(0, Math.max(Math.floor(width / 6.5) - 1, 1))}…`;
 const when = (t: number) => LOCAL_TIME.format(t);
 
 function tickLabel(t: number, unit: TickUnit) {
   const date = new Date(t);
   if (unit === "day") return date.toLocaleDateString(undefined, { month: "short", day: "numeric" });
-  return date.toLocaleTimeString(undefined, unit === "second" ? { hour: "2-digit", minute: "2-digit", second: "2-digit" } : { hour: "2-digit", minute: "2-digit" });
+  return date.toLocaleTimeString(
+    undefined,
+    unit === "second"
+      ? { hour: "2-digit", minute: "2-digit", second: "2-digit" }
+      : { hour: "2-digit", minute: "2-digit" },
+  );
 }
 
 /** What the picture shows, in one sentence or three, for screen readers. */
@@ -50,7 +64,9 @@ function summary(candidate: Candidate, now: number): string {
     `${candidate.status} as read at ${when(now)}.`,
   ]
     .join(", ")
-    .concat(` ${candidate.events.length} events, ${matched} matched. Condition leaves met: ${met.length} of ${leaves.length}`)
+    .concat(
+      ` ${candidate.events.length} events, ${matched} matched. Condition leaves met: ${met.length} of ${leaves.length}`,
+    )
     .concat(met.length ? ` (${met.map((l) => `${l.event} at ${when(ms(l.satisfied_at!))}`).join("; ")}).` : ".");
 }
 
@@ -65,7 +81,12 @@ export function Timeline({ candidate, now }: { candidate: Candidate; now: number
     status: candidate.status as Status,
     now,
     events: candidate.events.map((e) => ({ id: e.id, at: ms(e.received_at), matched: e.matched })),
-    leaves: candidate.condition_progress.leaves.map((l) => ({ path: l.path, event: l.event, satisfiedAt: l.satisfied_at ? ms(l.satisfied_at) : null, eventId: l.event_id })),
+    leaves: candidate.condition_progress.leaves.map((l) => ({
+      path: l.path,
+      event: l.event,
+      satisfiedAt: l.satisfied_at ? ms(l.satisfied_at) : null,
+      eventId: l.event_id,
+    })),
     zoneOffsetMinutes: new Date(now).getTimezoneOffset(),
   };
   const whole = wholeRange(base);
@@ -85,7 +106,14 @@ export function Timeline({ candidate, now }: { candidate: Candidate; now: number
         </div>
       )}
       <div ref={ref}>
-        <svg class="chart tl" role="img" aria-label={summary(candidate, now)} viewBox={`0 0 ${layout.width} ${layout.height}`} width={layout.width} height={layout.height}>
+        <svg
+          class="chart tl"
+          role="img"
+          aria-label={summary(candidate, now)}
+          viewBox={`0 0 ${layout.width} ${layout.height}`}
+          width={layout.width}
+          height={layout.height}
+        >
           <Picture layout={layout} candidate={candidate} />
         </svg>
       </div>
@@ -107,9 +135,21 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
         if (fits) labelled.add(text);
         return (
           <g key={`${b.status}-${b.future}`}>
-            <rect class={`tl-band tl-${b.status.toLowerCase()}${b.future ? " tl-future" : ""}`} x={b.x1} y={band.y} width={Math.max(b.x2 - b.x1, 1)} height={band.height} rx={3} />
+            <rect
+              class={`tl-band tl-${b.status.toLowerCase()}${b.future ? " tl-future" : ""}`}
+              x={b.x1}
+              y={band.y}
+              width={Math.max(b.x2 - b.x1, 1)}
+              height={band.height}
+              rx={3}
+            />
             {fits && (
-              <text class={`tl-on tl-on-${b.status.toLowerCase()}`} x={(b.x1 + b.x2) / 2} y={band.y + 15} text-anchor="middle">
+              <text
+                class={`tl-on tl-on-${b.status.toLowerCase()}`}
+                x={(b.x1 + b.x2) / 2}
+                y={band.y + 15}
+                text-anchor="middle"
+              >
                 {text}
               </text>
             )}
@@ -119,7 +159,12 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
       {layout.milestones.map((m) => (
         <g key={m.key}>
           <line class={m.key === "now" ? "tl-now" : "tl-mark"} x1={m.x} x2={m.x} y1={layout.marksTop} y2={axis.y} />
-          <text class={m.key === "now" ? "tl-now-label" : "tl-label"} x={m.textX} y={layout.labelY(m.row)} text-anchor={m.anchor}>
+          <text
+            class={m.key === "now" ? "tl-now-label" : "tl-label"}
+            x={m.textX}
+            y={layout.labelY(m.row)}
+            text-anchor={m.anchor}
+          >
             {MILESTONE_LABELS[m.key]}
           </text>
         </g>
@@ -127,7 +172,13 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
       <text class="muted-text" x={plot.x1} y={eventsRow.captionY}>
         Events ({candidate.events.length})
       </text>
-      <line class="axis" x1={plot.x1} x2={plot.x2} y1={eventsRow.y + eventsRow.height / 2} y2={eventsRow.y + eventsRow.height / 2} />
+      <line
+        class="axis"
+        x1={plot.x1}
+        x2={plot.x2}
+        y1={eventsRow.y + eventsRow.height / 2}
+        y2={eventsRow.y + eventsRow.height / 2}
+      />
       {layout.events.map((e) => {
         const event = eventsById.get(e.id)!;
         const cy = eventsRow.y + eventsRow.height / 2;
@@ -135,7 +186,18 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
           <g key={e.id}>
             <title>{`${event.type} at ${when(ms(event.received_at))}${e.matched ? " (matched)" : ""}`}</title>
             {e.lit && <circle class="tl-ring" cx={e.x} cy={cy} r={9} />}
-            {e.matched ? <rect class="tl-matched" x={e.x - 5} y={cy - 5} width={10} height={10} transform={`rotate(45 ${e.x} ${cy})`} /> : <line class="tl-tick" x1={e.x} x2={e.x} y1={eventsRow.y + 3} y2={eventsRow.y + eventsRow.height - 3} />}
+            {e.matched ? (
+              <rect
+                class="tl-matched"
+                x={e.x - 5}
+                y={cy - 5}
+                width={10}
+                height={10}
+                transform={`rotate(45 ${e.x} ${cy})`}
+              />
+            ) : (
+              <line class="tl-tick" x1={e.x} x2={e.x} y1={eventsRow.y + 3} y2={eventsRow.y + eventsRow.height - 3} />
+            )}
           </g>
         );
       })}
@@ -147,13 +209,29 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
         return (
           <g key={leaf.path}>
             <text class="tl-label" x={plot.x1} y={leaf.labelY}>
-              {fit(`${leaf.event} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`, plot.x2 - plot.x1)}
+              {fit(
+                `${leaf.event} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`,
+                plot.x2 - plot.x1,
+              )}
             </text>
             <rect class="tl-track" x={plot.x1} y={leaf.barY} width={plot.x2 - plot.x1} height={leaf.barHeight} rx={2} />
             {leaf.litX !== null && (
               <>
-                <line class="tl-link" x1={leaf.litX} x2={leaf.litX} y1={eventsRow.y + eventsRow.height} y2={leaf.barY} />
-                <rect class="tl-lit" x={leaf.litX} y={leaf.barY} width={Math.max(plot.x2 - leaf.litX, 2)} height={leaf.barHeight} rx={2} />
+                <line
+                  class="tl-link"
+                  x1={leaf.litX}
+                  x2={leaf.litX}
+                  y1={eventsRow.y + eventsRow.height}
+                  y2={leaf.barY}
+                />
+                <rect
+                  class="tl-lit"
+                  x={leaf.litX}
+                  y={leaf.barY}
+                  width={Math.max(plot.x2 - leaf.litX, 2)}
+                  height={leaf.barHeight}
+                  rx={2}
+                />
               </>
             )}
           </g>
@@ -195,9 +273,14 @@ function Legend() {
           {swatch(<rect class={`tl-band tl-${s.toLowerCase()}`} x="1" y="2" width="16" height="10" rx="2" />)} {s}
         </li>
       ))}
-      <li>{swatch(<rect class="tl-band tl-open tl-future" x="1" y="2" width="16" height="10" rx="2" />)} scheduled (after now)</li>
+      <li>
+        {swatch(<rect class="tl-band tl-open tl-future" x="1" y="2" width="16" height="10" rx="2" />)} scheduled (after
+        now)
+      </li>
       <li>{swatch(<line class="tl-tick" x1="9" x2="9" y1="1" y2="13" />)} event</li>
-      <li>{swatch(<rect class="tl-matched" x="5" y="3" width="8" height="8" transform="rotate(45 9 7)" />)} matched event</li>
+      <li>
+        {swatch(<rect class="tl-matched" x="5" y="3" width="8" height="8" transform="rotate(45 9 7)" />)} matched event
+      </li>
       <li>{swatch(<circle class="tl-ring" cx="9" cy="7" r="5" />)} event that met a leaf</li>
       <li>{swatch(<rect class="tl-lit" x="1" y="3" width="16" height="8" rx="2" />)} leaf met (lit)</li>
       <li>{swatch(<line class="tl-now" x1="9" x2="9" y1="0" y2="14" />)} now</li>

@@ -9,5 +9,11 @@ export function unplaced(error: unknown, fieldPaths: string[]): unknown {
   const held = (path: string) => fieldPaths.some((p) => path === p || path.startsWith(`${p}.`));
   const rest = error.details.filter((d) => !held(d.path));
   if (rest.length === 0) return null;
-  return new CandidateContractError(error.code, rest.map((d) => `${d.path}: ${d.message}`).join(" "), error.status, rest, error.requestId);
+  return new CandidateContractError(
+    error.code,
+    rest.map((d) => `${d.path}: ${d.message}`).join(" "),
+    error.status,
+    rest,
+    error.requestId,
+  );
 }

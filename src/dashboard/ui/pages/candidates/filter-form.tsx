@@ -10,13 +10,21 @@ import { candidatesHref, isFiltered, type Filters } from "./filters";
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
-
-export function FilterForm({ filters, error, onApply }: { filters: Filters; error: unknown; onApply: (href: string) => void }) {
+export function FilterForm({
+  filters,
+  error,
+  onApply,
+}: {
+  filters: Filters;
+  error: unknown;
+  onApply: (href: string) => void;
+}) {
   const [draft, setDraft] = useState(filters);
   const [metadataText, setMetadataText] = useState(filters.metadata.map(([k, v]) => `${k}=${v}`).join("\n"));
   const [pageError, setPageError] = useState<unknown>(null);
   const shown = pageError ?? error;
-  const set = (name: keyof Omit<Filters, "metadata">) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setDraft({ ...draft, [name]: e.currentTarget.value });
+  const set = (name: keyof Omit<Filters, "metadata">) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setDraft({ ...draft, [name]: e.currentTarget.value });
 
   const apply = (e: Event) => {
     e.preventDefault();
@@ -43,20 +51,54 @@ export function FilterForm({ filters, error, onApply }: { filters: Filters; erro
           </select>
         </Field>
         <Field id="f-customer" label="Customer" error={shown} path="customer_uuid">
-          <input {...described("f-customer", shown, "customer_uuid")} value={draft.customer_uuid} onInput={set("customer_uuid")} spellcheck={false} />
+          <input
+            {...described("f-customer", shown, "customer_uuid")}
+            value={draft.customer_uuid}
+            onInput={set("customer_uuid")}
+            spellcheck={false}
+          />
         </Field>
-        <Field id="f-prefix" label="Alias begins with" hint="Exact: case counts." error={shown} path="candidate_alias_prefix">
-          <input {...described("f-prefix", shown, "candidate_alias_prefix", true)} value={draft.alias_prefix} onInput={set("alias_prefix")} spellcheck={false} />
+        <Field
+          id="f-prefix"
+          label="Alias begins with"
+          hint="Exact: case counts."
+          error={shown}
+          path="candidate_alias_prefix"
+        >
+          <input
+            {...described("f-prefix", shown, "candidate_alias_prefix", true)}
+            value={draft.alias_prefix}
+            onInput={set("alias_prefix")}
+            spellcheck={false}
+          />
         </Field>
         <Field id="f-from" label="Status since, from (UTC day)" error={shown} path="status_since_gte">
-          <input {...described("f-from", shown, "status_since_gte")} type="date" value={draft.from} onInput={set("from")} />
+          <input
+            {...described("f-from", shown, "status_since_gte")}
+            type="date"
+            value={draft.from}
+            onInput={set("from")}
+          />
         </Field>
         <Field id="f-to" label="to (UTC day, inclusive)" error={shown} path="status_since_lt">
           <input {...described("f-to", shown, "status_since_lt")} type="date" value={draft.to} onInput={set("to")} />
         </Field>
         <div class="wide">
-          <Field id="f-metadata" label="Metadata" hint="KEY=VALUE, one per line; all must hold." error={shown} path="metadata">
-            <textarea {...described("f-metadata", shown, "metadata", true)} class="short" rows={2} value={metadataText} onInput={(e) => setMetadataText(e.currentTarget.value)} spellcheck={false} />
+          <Field
+            id="f-metadata"
+            label="Metadata"
+            hint="KEY=VALUE, one per line; all must hold."
+            error={shown}
+            path="metadata"
+          >
+            <textarea
+              {...described("f-metadata", shown, "metadata", true)}
+              class="short"
+              rows={2}
+              value={metadataText}
+              onInput={(e) => setMetadataText(e.currentTarget.value)}
+              spellcheck={false}
+            />
           </Field>
         </div>
       </div>

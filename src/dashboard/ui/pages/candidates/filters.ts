@@ -41,7 +41,8 @@ export function filtersFromQuery(query: Record<string, string>): Filters {
 /** The page's address for these filters: `/dashboard/candidates?status=OPEN&metadata[region]=us`. */
 export function candidatesHref(filters: Partial<Filters>): string {
   const params = new URLSearchParams();
-  for (const name of ["status", "customer_uuid", "from", "to", "alias_prefix"] as const) if (filters[name]) params.set(name, filters[name]);
+  for (const name of ["status", "customer_uuid", "from", "to", "alias_prefix"] as const)
+    if (filters[name]) params.set(name, filters[name]);
   for (const [key, value] of filters.metadata ?? []) params.set(`metadata[${key}]`, value);
   const search = params.toString();
   return `${BASE}/candidates${search ? `?${search}` : ""}`;
@@ -69,7 +70,9 @@ export function apiQuery(filters: Filters): Omit<ListQuery, "after" | "limit"> {
     ...(filters.to && { status_since_lt: dayAfter(filters.to) }),
     ...(filters.alias_prefix && { candidate_alias_prefix: filters.alias_prefix }),
     // The typed client writes `metadata[KEY]` with the key as given: encoded here, so `&` or `=` in a key stay in it.
-    ...(filters.metadata.length > 0 && { metadata: Object.fromEntries(filters.metadata.map(([k, v]) => [encodeURIComponent(k), v])) }),
+    ...(filters.metadata.length > 0 && {
+      metadata: Object.fromEntries(filters.metadata.map(([k, v]) => [encodeURIComponent(k), v])),
+    }),
   };
 }
 
@@ -87,5 +90,11 @@ export function monthOf(now: Date) {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   const last = new Date(end.getTime() - 86_400_000);
-  return { gte: start.toISOString(), lt: end.toISOString(), from: start.toISOString().slice(0, 10), to: last.toISOString().slice(0, 10), start };
+  return {
+    gte: start.toISOString(),
+    lt: end.toISOString(),
+    from: start.toISOString().slice(0, 10),
+    to: last.toISOString().slice(0, 10),
+    start,
+  };
 }

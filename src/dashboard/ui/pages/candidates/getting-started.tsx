@@ -8,8 +8,9 @@ export function GettingStarted() {
   return (
     <Empty title="No candidates yet">
       <p>
-        Create a schema (the contract) on the <a href={`${BASE}/schemas`}>Schemas page</a>, then a candidate for a customer (“New candidate” on the{" "}
-        <a href={`${BASE}/candidates`}>Candidates page</a>), then send it events on its page. Or with the API:
+        Create a schema (the contract) on the <a href={`${BASE}/schemas`}>Schemas page</a>, then a candidate for a
+        customer (“New candidate” on the <a href={`${BASE}/candidates`}>Candidates page</a>), then send it events on its
+        page. Or with the API:
       </p>
       <pre class="json curl">{`curl -X POST ${api}/v1/schemas ${auth} -d '{"contract": {"price": 49.5, "activity_window": 604800, "review_window": 86400,
   "fulfillment_condition": {"event": "purchase", "field": "total", "gte": 100}, "timeout_outcome": "fail"}}'

@@ -35,7 +35,14 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
     try {
       const chosen = schemaId || list[0]?.id;
       const created = await ok(
-        api.POST("/v1/candidates", { body: { candidate_alias: alias, customer_uuid: customer, ...(chosen ? { schema_id: chosen } : {}), ...(Object.keys(parsed).length ? { metadata: parsed } : {}) } }),
+        api.POST("/v1/candidates", {
+          body: {
+            candidate_alias: alias,
+            customer_uuid: customer,
+            ...(chosen ? { schema_id: chosen } : {}),
+            ...(Object.keys(parsed).length ? { metadata: parsed } : {}),
+          },
+        }),
       );
       route(candidatePath(created.candidate_alias));
     } catch (failure) {
@@ -55,14 +62,40 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
         </p>
       )}
       <div class="row">
-        <Field id="nc-alias" label="Alias" hint="8 to 255 characters, unique across all accounts." error={error} path="candidate_alias">
-          <input {...described("nc-alias", error, "candidate_alias", true)} value={alias} onInput={(e) => setAlias(e.currentTarget.value)} required />
+        <Field
+          id="nc-alias"
+          label="Alias"
+          hint="8 to 255 characters, unique across all accounts."
+          error={error}
+          path="candidate_alias"
+        >
+          <input
+            {...described("nc-alias", error, "candidate_alias", true)}
+            value={alias}
+            onInput={(e) => setAlias(e.currentTarget.value)}
+            required
+          />
         </Field>
         <Field id="nc-customer" label="Customer" error={error} path="customer_uuid">
-          <input {...described("nc-customer", error, "customer_uuid")} value={customer} onInput={(e) => setCustomer(e.currentTarget.value)} required />
+          <input
+            {...described("nc-customer", error, "customer_uuid")}
+            value={customer}
+            onInput={(e) => setCustomer(e.currentTarget.value)}
+            required
+          />
         </Field>
-        <Field id="nc-schema" label="Schema" hint={chosen && contractLine(chosen.contract)} error={error} path="schema_id">
-          <select {...described("nc-schema", error, "schema_id", chosen !== undefined)} value={schemaId || list[0]?.id} onChange={(e) => setSchemaId(e.currentTarget.value)}>
+        <Field
+          id="nc-schema"
+          label="Schema"
+          hint={chosen && contractLine(chosen.contract)}
+          error={error}
+          path="schema_id"
+        >
+          <select
+            {...described("nc-schema", error, "schema_id", chosen !== undefined)}
+            value={schemaId || list[0]?.id}
+            onChange={(e) => setSchemaId(e.currentTarget.value)}
+          >
             {list.map((schema, i) => (
               <option key={schema.id} value={schema.id}>
                 {schema.name ?? schema.id}
@@ -73,7 +106,12 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
         </Field>
       </div>
       <Field id="nc-metadata" label="Metadata (optional)" hint="One key=value per line." error={error} path="metadata">
-        <textarea {...described("nc-metadata", error, "metadata", true)} rows={3} value={metadata} onInput={(e) => setMetadata(e.currentTarget.value)} />
+        <textarea
+          {...described("nc-metadata", error, "metadata", true)}
+          rows={3}
+          value={metadata}
+          onInput={(e) => setMetadata(e.currentTarget.value)}
+        />
       </Field>
       <ErrorNote error={error instanceof CandidateContractError && error.details.length > 0 ? null : error} />
       <div class="actions">

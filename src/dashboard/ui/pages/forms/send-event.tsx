@@ -27,8 +27,16 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
     setError(null);
     setResult(null);
     try {
-      const answer = await ok(api.POST("/v1/events", { body: { candidate_alias: alias, type, ...(parsed === undefined ? {} : { value: parsed }) } }));
-      setResult(answer.event.matched ? `Recorded; it met a condition leaf. The candidate is ${answer.candidate.status}.` : `Recorded; it met no condition leaf. The candidate is ${answer.candidate.status}.`);
+      const answer = await ok(
+        api.POST("/v1/events", {
+          body: { candidate_alias: alias, type, ...(parsed === undefined ? {} : { value: parsed }) },
+        }),
+      );
+      setResult(
+        answer.event.matched
+          ? `Recorded; it met a condition leaf. The candidate is ${answer.candidate.status}.`
+          : `Recorded; it met no condition leaf. The candidate is ${answer.candidate.status}.`,
+      );
       onSent();
     } catch (failure) {
       setError(failure);
@@ -41,10 +49,21 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
       <h2 id="send-event-title">Send an event</h2>
       <div class="row">
         <Field id="ev-type" label="Type" error={error} path="type">
-          <input {...described("ev-type", error, "type")} value={type} onInput={(e) => setType(e.currentTarget.value)} required />
+          <input
+            {...described("ev-type", error, "type")}
+            value={type}
+            onInput={(e) => setType(e.currentTarget.value)}
+            required
+          />
         </Field>
         <Field id="ev-value" label="Value (JSON, optional)" error={error} path="value">
-          <input {...described("ev-value", error, "value")} class="mono" value={value} placeholder='{"total": 120}' onInput={(e) => setValue(e.currentTarget.value)} />
+          <input
+            {...described("ev-value", error, "value")}
+            class="mono"
+            value={value}
+            placeholder='{"total": 120}'
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
         </Field>
         <div class="field">
           <button type="submit" disabled={busy || type === ""}>
@@ -57,7 +76,13 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
           {result}
         </p>
       )}
-      <ErrorNote error={error instanceof CandidateContractError && error.details.some((d) => d.path === "type" || d.path === "value") ? null : error} />
+      <ErrorNote
+        error={
+          error instanceof CandidateContractError && error.details.some((d) => d.path === "type" || d.path === "value")
+            ? null
+            : error
+        }
+      />
     </form>
   );
 }

@@ -6,7 +6,10 @@
  */
 import { api, ok } from "../../api";
 
-export type FeedFilters = { type?: "candidate.pending" | "candidate.confirmed" | "candidate.failed"; candidate_alias?: string };
+export type FeedFilters = {
+  type?: "candidate.pending" | "candidate.confirmed" | "candidate.failed";
+  candidate_alias?: string;
+};
 
 export interface Latest {
   /** The `after` of the page that ends at the newest notification reached (undefined: the feed's start). */
@@ -17,7 +20,12 @@ export interface Latest {
   passed: number;
 }
 
-export async function findLatest(from: string | undefined, filters: FeedFilters, size: number, maxReads = 50): Promise<Latest> {
+export async function findLatest(
+  from: string | undefined,
+  filters: FeedFilters,
+  size: number,
+  maxReads = 50,
+): Promise<Latest> {
   // The ids since `from`, only as many as the last page and the one before it need.
   let tail: string[] = [];
   let after = from;

@@ -11,7 +11,17 @@ import { ErrorNote } from "../../components/ui";
 type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
 type Answer = { delivery_id: string; notification_id: string; webhook_endpoint_id: string };
 
-export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notificationId: string; endpoints: Endpoint[]; linkToLog?: boolean; onSent?: (answer: Answer) => void }) {
+export function Resend({
+  notificationId,
+  endpoints,
+  linkToLog,
+  onSent,
+}: {
+  notificationId: string;
+  endpoints: Endpoint[];
+  linkToLog?: boolean;
+  onSent?: (answer: Answer) => void;
+}) {
   const [choosing, setChoosing] = useState(false);
   const [target, setTarget] = useState(endpoints[0]?.id ?? "");
   const [busy, setBusy] = useState(false);
@@ -33,7 +43,12 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
     setError(null);
     setAnswer(null);
     try {
-      const sent = await ok(api.POST("/v1/notifications/{id}/resend", { params: { path: { id: notificationId } }, body: { webhook_endpoint_id: endpointId } }));
+      const sent = await ok(
+        api.POST("/v1/notifications/{id}/resend", {
+          params: { path: { id: notificationId } },
+          body: { webhook_endpoint_id: endpointId },
+        }),
+      );
       setAnswer(sent);
       setChoosing(false);
       onSent?.(sent);
@@ -49,7 +64,14 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
   return (
     <div class="resend">
       {!choosing && (
-        <button ref={button} type="button" class="secondary small" disabled={busy} aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`} onClick={() => (only ? void send(only.id) : setChoosing(true))}>
+        <button
+          ref={button}
+          type="button"
+          class="secondary small"
+          disabled={busy}
+          aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`}
+          onClick={() => (only ? void send(only.id) : setChoosing(true))}
+        >
           {busy ? "Sending…" : only ? "Resend" : "Resend…"}
         </button>
       )}
@@ -80,7 +102,13 @@ export function Resend({ notificationId, endpoints, linkToLog, onSent }: { notif
       {answer && !onSent && (
         <small class="block" role="status">
           Queued: delivery <code>{answer.delivery_id}</code>.{" "}
-          {linkToLog && <a href={`${BASE}/webhooks/${answer.webhook_endpoint_id}?${new URLSearchParams({ notification_id: answer.notification_id })}`}>See its attempts</a>}
+          {linkToLog && (
+            <a
+              href={`${BASE}/webhooks/${answer.webhook_endpoint_id}?${new URLSearchParams({ notification_id: answer.notification_id })}`}
+            >
+              See its attempts
+            </a>
+          )}
         </small>
       )}
       <ErrorNote error={error} />

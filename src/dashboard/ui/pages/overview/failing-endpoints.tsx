@@ -18,7 +18,11 @@ async function readFailing() {
   const enabled = endpoints.filter((e) => e.status === "enabled").slice(0, MAX_ENDPOINTS);
   const newestFailed = await Promise.all(
     enabled.map((endpoint) =>
-      ok(api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { status: "failed", limit: 1 } } })).then((page) => ({
+      ok(
+        api.GET("/v1/webhook_endpoints/{id}/deliveries", {
+          params: { path: { id: endpoint.id }, query: { status: "failed", limit: 1 } },
+        }),
+      ).then((page) => ({
         endpoint,
         attempt: page.data[0] ?? null,
       })),
@@ -43,20 +47,25 @@ export function FailingEndpoints() {
       ) : data.endpoints.length === 0 ? (
         <Empty title="No webhook endpoints">
           <p>
-            <a href={`${BASE}/webhooks`}>Add an endpoint</a> to hear of every status change as it happens, signed, instead of polling.
+            <a href={`${BASE}/webhooks`}>Add an endpoint</a> to hear of every status change as it happens, signed,
+            instead of polling.
           </p>
         </Empty>
       ) : (
         <>
           {data.failing.length === 0 && data.disabled.length === 0 && (
             <p>
-              {data.enabled === 1 ? "No failed delivery attempt on the enabled endpoint." : `No failed delivery attempt on any of the ${data.enabled} enabled endpoints.`} <a href={`${BASE}/webhooks`}>Webhooks</a>
+              {data.enabled === 1
+                ? "No failed delivery attempt on the enabled endpoint."
+                : `No failed delivery attempt on any of the ${data.enabled} enabled endpoints.`}{" "}
+              <a href={`${BASE}/webhooks`}>Webhooks</a>
             </p>
           )}
           {(data.failing.length > 0 || data.disabled.length > 0) && (
             <p class="muted">
               Failed attempts on {data.failing.length} of {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}
-              {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery log.
+              {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery
+              log.
             </p>
           )}
           <ul class="attention">
@@ -66,8 +75,10 @@ export function FailingEndpoints() {
                   {endpoint.url}
                 </a>
                 <span>
-                  Newest failed attempt <Time iso={attempt.attempted_at} />: {attempt.response_status !== null ? `HTTP ${attempt.response_status}` : "no answer"}
-                  {attempt.error ? ` — ${attempt.error}` : ""} (attempt {attempt.attempt} of <span class="mono">{attempt.type}</span>
+                  Newest failed attempt <Time iso={attempt.attempted_at} />:{" "}
+                  {attempt.response_status !== null ? `HTTP ${attempt.response_status}` : "no answer"}
+                  {attempt.error ? ` — ${attempt.error}` : ""} (attempt {attempt.attempt} of{" "}
+                  <span class="mono">{attempt.type}</span>
                   {attempt.next_attempt_at ? (
                     <>
                       , next try <Time iso={attempt.next_attempt_at} />
@@ -85,7 +96,8 @@ export function FailingEndpoints() {
                   {endpoint.url}
                 </a>
                 <span>
-                  <span class="badge status-disabled">disabled</span> it receives nothing (disabled by a caller, a 410 Gone or 5 days of failures); enable it on its page.
+                  <span class="badge status-disabled">disabled</span> it receives nothing (disabled by a caller, a 410
+                  Gone or 5 days of failures); enable it on its page.
                 </span>
               </li>
             ))}

@@ -20,7 +20,8 @@ async function readTimingOut() {
     .filter(({ endsAt }) => endsAt > now && endsAt <= now + HORIZON_MS)
     .sort((a, b) => a.endsAt - b.endsAt);
   // No OPEN ones may still mean some others: only an account with none at all gets the how-to.
-  const anyAtAll = page.data.length > 0 || (await ok(api.GET("/v1/candidates", { params: { query: { limit: 1 } } }))).data.length > 0;
+  const anyAtAll =
+    page.data.length > 0 || (await ok(api.GET("/v1/candidates", { params: { query: { limit: 1 } } }))).data.length > 0;
   return { soon, now, open: page.data.length, more: page.next_cursor !== null, anyAtAll };
 }
 
@@ -44,8 +45,10 @@ export function TimingOut() {
       ) : (
         <>
           <p class="muted">
-            OPEN candidates whose activity window ends in the next 24 hours, among the {data.more ? `${LOOKED_AT} newest` : data.open} OPEN ones
-            {data.more ? " (older OPEN candidates are not looked at here)" : ""}. <a href={candidatesHref({ status: "OPEN" })}>All OPEN candidates</a>
+            OPEN candidates whose activity window ends in the next 24 hours, among the{" "}
+            {data.more ? `${LOOKED_AT} newest` : data.open} OPEN ones
+            {data.more ? " (older OPEN candidates are not looked at here)" : ""}.{" "}
+            <a href={candidatesHref({ status: "OPEN" })}>All OPEN candidates</a>
           </p>
           {data.soon.length === 0 ? (
             <p>None: no activity window of {data.more ? "these" : "an OPEN candidate"} ends within 24 hours.</p>

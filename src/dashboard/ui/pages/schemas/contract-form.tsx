@@ -29,7 +29,15 @@ interface Values {
 const EXAMPLE_CONDITION = '{ "event": "purchase", "field": "total", "gte": 100 }';
 
 function valuesOf(schema: Schema | undefined): Values {
-  if (!schema) return { name: "", price: "", activity_window: "", review_window: "", timeout_outcome: "fail", condition: EXAMPLE_CONDITION };
+  if (!schema)
+    return {
+      name: "",
+      price: "",
+      activity_window: "",
+      review_window: "",
+      timeout_outcome: "fail",
+      condition: EXAMPLE_CONDITION,
+    };
   const c = schema.contract;
   return {
     name: schema.name ?? "",
@@ -56,11 +64,24 @@ const P = {
   condition: "contract.fulfillment_condition",
 };
 
-export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel }: { idPrefix: string; schema?: Schema; submitLabel: string; onSubmit: (input: SchemaInput) => Promise<void>; onCancel?: () => void }) {
+export function ContractForm({
+  idPrefix,
+  schema,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  idPrefix: string;
+  schema?: Schema;
+  submitLabel: string;
+  onSubmit: (input: SchemaInput) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [values, setValues] = useState<Values>(() => valuesOf(schema));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const set = (key: keyof Values) => (e: { currentTarget: { value: string } }) => setValues((v) => ({ ...v, [key]: e.currentTarget.value }));
+  const set = (key: keyof Values) => (e: { currentTarget: { value: string } }) =>
+    setValues((v) => ({ ...v, [key]: e.currentTarget.value }));
   const id = (name: string) => `${idPrefix}-${name}`;
 
   const submit = async () => {
@@ -72,17 +93,34 @@ export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel
       return;
     }
     // What is not a number at all is said here, in a form's words; the API says what is wrong with a number.
-    const numbers = { price: numberTyped(values.price), activity_window: numberTyped(values.activity_window), review_window: numberTyped(values.review_window) };
+    const numbers = {
+      price: numberTyped(values.price),
+      activity_window: numberTyped(values.activity_window),
+      review_window: numberTyped(values.review_window),
+    };
     const notNumbers = [
-      numbers.price === null && { path: P.price, message: "Enter an amount as a number, such as 49.5 (a dot for decimals, no currency)." },
-      numbers.activity_window === null && { path: P.activity, message: "Enter seconds as a number, such as 86400 for a day." },
-      numbers.review_window === null && { path: P.review, message: "Enter seconds as a number, such as 3600 for an hour (0: none)." },
+      numbers.price === null && {
+        path: P.price,
+        message: "Enter an amount as a number, such as 49.5 (a dot for decimals, no currency).",
+      },
+      numbers.activity_window === null && {
+        path: P.activity,
+        message: "Enter seconds as a number, such as 86400 for a day.",
+      },
+      numbers.review_window === null && {
+        path: P.review,
+        message: "Enter seconds as a number, such as 3600 for an hour (0: none).",
+      },
     ].filter((d): d is { path: string; message: string } => d !== false);
     if (notNumbers.length > 0) {
       setError(localErrors(notNumbers));
       return;
     }
-    const contract = { ...numbers, fulfillment_condition: condition, timeout_outcome: values.timeout_outcome } as Contract; // the API says what is wrong with the rest
+    const contract = {
+      ...numbers,
+      fulfillment_condition: condition,
+      timeout_outcome: values.timeout_outcome,
+    } as Contract; // the API says what is wrong with the rest
     setBusy(true);
     setError(null);
     try {
@@ -102,21 +140,69 @@ export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel
         void submit();
       }}
     >
-      <Field id={id("name")} label="Name (optional)" hint="Up to 100 characters, for people; candidates name the schema by its id." error={error} path={P.name}>
-        <input {...described(id("name"), error, P.name, true)} value={values.name} onInput={set("name")} maxLength={100} />
+      <Field
+        id={id("name")}
+        label="Name (optional)"
+        hint="Up to 100 characters, for people; candidates name the schema by its id."
+        error={error}
+        path={P.name}
+      >
+        <input
+          {...described(id("name"), error, P.name, true)}
+          value={values.name}
+          onInput={set("name")}
+          maxLength={100}
+        />
       </Field>
       <div class="row top">
-        <Field id={id("price")} label="Price" hint="Owed when a candidate ends CONFIRMED: 0 to 10^12." error={error} path={P.price}>
-          <input {...described(id("price"), error, P.price, true)} inputMode="decimal" value={values.price} onInput={set("price")} />
+        <Field
+          id={id("price")}
+          label="Price"
+          hint="Owed when a candidate ends CONFIRMED: 0 to 10^12."
+          error={error}
+          path={P.price}
+        >
+          <input
+            {...described(id("price"), error, P.price, true)}
+            inputMode="decimal"
+            value={values.price}
+            onInput={set("price")}
+          />
         </Field>
-        <Field id={id("activity")} label="Activity window (seconds)" hint="More than 0; 86400 is a day." error={error} path={P.activity}>
-          <input {...described(id("activity"), error, P.activity, true)} inputMode="decimal" value={values.activity_window} onInput={set("activity_window")} />
+        <Field
+          id={id("activity")}
+          label="Activity window (seconds)"
+          hint="More than 0; 86400 is a day."
+          error={error}
+          path={P.activity}
+        >
+          <input
+            {...described(id("activity"), error, P.activity, true)}
+            inputMode="decimal"
+            value={values.activity_window}
+            onInput={set("activity_window")}
+          />
         </Field>
-        <Field id={id("review")} label="Review window (seconds)" hint="0 or more; 0 ends at once." error={error} path={P.review}>
-          <input {...described(id("review"), error, P.review, true)} inputMode="decimal" value={values.review_window} onInput={set("review_window")} />
+        <Field
+          id={id("review")}
+          label="Review window (seconds)"
+          hint="0 or more; 0 ends at once."
+          error={error}
+          path={P.review}
+        >
+          <input
+            {...described(id("review"), error, P.review, true)}
+            inputMode="decimal"
+            value={values.review_window}
+            onInput={set("review_window")}
+          />
         </Field>
         <Field id={id("timeout")} label="When the activity window ends unfulfilled" error={error} path={P.timeout}>
-          <select {...described(id("timeout"), error, P.timeout)} value={values.timeout_outcome} onChange={set("timeout_outcome")}>
+          <select
+            {...described(id("timeout"), error, P.timeout)}
+            value={values.timeout_outcome}
+            onChange={set("timeout_outcome")}
+          >
             <option value="fail">fail (becomes FAILED after review)</option>
             <option value="confirm">confirm (becomes CONFIRMED after review)</option>
           </select>
@@ -129,7 +215,13 @@ export function ContractForm({ idPrefix, schema, submitLabel, onSubmit, onCancel
         error={error}
         path={P.condition}
       >
-        <textarea {...described(id("condition"), error, P.condition, true)} value={values.condition} onInput={set("condition")} spellcheck={false} rows={6} />
+        <textarea
+          {...described(id("condition"), error, P.condition, true)}
+          value={values.condition}
+          onInput={set("condition")}
+          spellcheck={false}
+          rows={6}
+        />
       </Field>
       <FormError error={error} paths={Object.values(P)} />
       <div class="actions">

@@ -6,7 +6,19 @@ import { candidateCurl, duration } from "./text";
 
 type Schema = Models["Schema"];
 
-export function SchemaTable({ schemas, canWrite, editing, onEdit, onDelete }: { schemas: Schema[]; canWrite: boolean; editing: string | null; onEdit: (schema: Schema) => void; onDelete: (schema: Schema) => Promise<void> }) {
+export function SchemaTable({
+  schemas,
+  canWrite,
+  editing,
+  onEdit,
+  onDelete,
+}: {
+  schemas: Schema[];
+  canWrite: boolean;
+  editing: string | null;
+  onEdit: (schema: Schema) => void;
+  onDelete: (schema: Schema) => Promise<void>;
+}) {
   return (
     <div class="table-wrap">
       <table class="wide">
@@ -41,7 +53,8 @@ export function SchemaTable({ schemas, canWrite, editing, onEdit, onDelete }: { 
               {/* The price as the API wrote it: a JSON number of at most 15 digits prints back unchanged. */}
               <td class="num">{String(s.contract.price)}</td>
               <td>
-                {String(s.contract.activity_window)} s <span class="muted">({duration(s.contract.activity_window)})</span>
+                {String(s.contract.activity_window)} s{" "}
+                <span class="muted">({duration(s.contract.activity_window)})</span>
               </td>
               <td>
                 {String(s.contract.review_window)} s <span class="muted">({duration(s.contract.review_window)})</span>
@@ -58,10 +71,21 @@ export function SchemaTable({ schemas, canWrite, editing, onEdit, onDelete }: { 
               {canWrite && (
                 <td>
                   <div class="actions">
-                    <button type="button" class="secondary" onClick={() => onEdit(s)} aria-label={`Edit ${s.name ?? s.id}`}>
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => onEdit(s)}
+                      aria-label={`Edit ${s.name ?? s.id}`}
+                    >
                       Edit
                     </button>
-                    <ConfirmInline label="Delete" labelFull={`Delete ${s.name ?? s.id}`} question={`Delete ${s.name ? `“${s.name}”` : "this schema"}? Its candidates keep their contract.`} confirmLabel="Delete" onConfirm={() => onDelete(s)} />
+                    <ConfirmInline
+                      label="Delete"
+                      labelFull={`Delete ${s.name ?? s.id}`}
+                      question={`Delete ${s.name ? `“${s.name}”` : "this schema"}? Its candidates keep their contract.`}
+                      confirmLabel="Delete"
+                      onConfirm={() => onDelete(s)}
+                    />
                   </div>
                 </td>
               )}

@@ -5,7 +5,15 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 
-export function ConfirmInline({ label, labelFull, question, confirmLabel, onConfirm, disabled, tone = "danger" }: {
+export function ConfirmInline({
+  label,
+  labelFull,
+  question,
+  confirmLabel,
+  onConfirm,
+  disabled,
+  tone = "danger",
+}: {
   label: string;
   /** The button's name for screen readers when `label` alone does not say what it acts on. */
   labelFull?: string;
@@ -28,7 +36,14 @@ export function ConfirmInline({ label, labelFull, question, confirmLabel, onConf
   }, [asking]);
   if (!asking) {
     return (
-      <button ref={startRef} type="button" class={tone} disabled={disabled} aria-label={labelFull} onClick={() => setAsking(true)}>
+      <button
+        ref={startRef}
+        type="button"
+        class={tone}
+        disabled={disabled}
+        aria-label={labelFull}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );

@@ -6,13 +6,15 @@ import { CandidateContractError } from "../../api";
 import { ErrorNote } from "../../components/ui";
 
 export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
-  if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0) return <ErrorNote error={error} />;
+  if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0)
+    return <ErrorNote error={error} />;
   const shown = (path: string) => paths.some((p) => path === p || path.startsWith(`${p}.`));
   const elsewhere = error.details.filter((d) => !shown(d.path));
   const atFields = error.details.length - elsewhere.length;
   return (
     <div class="error-note" role="alert">
-      <strong>{error.code}</strong> {atFields > 0 && `${atFields === 1 ? "One problem" : `${atFields} problems`}, shown at the fields above.`}
+      <strong>{error.code}</strong>{" "}
+      {atFields > 0 && `${atFields === 1 ? "One problem" : `${atFields} problems`}, shown at the fields above.`}
       {elsewhere.map((d) => (
         <span key={d.path}>
           {" "}

@@ -93,15 +93,27 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
           disabled={busy}
           onConfirm={rotate}
         />
-        <ConfirmInline label="Delete" labelFull="Delete this endpoint" question="Delete this endpoint and its delivery log? Nothing more is sent to it." confirmLabel="Delete" disabled={busy} onConfirm={remove} />
+        <ConfirmInline
+          label="Delete"
+          labelFull="Delete this endpoint"
+          question="Delete this endpoint and its delivery log? Nothing more is sent to it."
+          confirmLabel="Delete"
+          disabled={busy}
+          onConfirm={remove}
+        />
       </div>
-      {endpoint.status === "disabled" && <p class="muted">Disabled: nothing is delivered to it (a test still is). Enabling it also clears its failure streak.</p>}
+      {endpoint.status === "disabled" && (
+        <p class="muted">
+          Disabled: nothing is delivered to it (a test still is). Enabling it also clears its failure streak.
+        </p>
+      )}
       <ErrorNote error={error} />
       {secret && (
         <>
           <SecretOnce label="New signing secret" secret={secret} onDone={() => setSecret(null)} />
           <p class="muted">
-            Every delivery from now on is signed with this secret and, for 24 hours, also with the previous one (the <code>webhook-signature</code> header then carries both), so your receiver can switch to it without missing
+            Every delivery from now on is signed with this secret and, for 24 hours, also with the previous one (the{" "}
+            <code>webhook-signature</code> header then carries both), so your receiver can switch to it without missing
             one. Any secret replaced in the last 24 hours still signs.
           </p>
         </>
@@ -110,7 +122,13 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
       {editing && (
         <div class="subpanel">
           <h3>Edit endpoint</h3>
-          <EndpointForm idPrefix="edit-endpoint" endpoint={endpoint} submitLabel="Save changes" onSubmit={save} onCancel={() => setEditing(false)} />
+          <EndpointForm
+            idPrefix="edit-endpoint"
+            endpoint={endpoint}
+            submitLabel="Save changes"
+            onSubmit={save}
+            onCancel={() => setEditing(false)}
+          />
         </div>
       )}
     </section>

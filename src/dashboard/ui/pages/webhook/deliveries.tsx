@@ -21,7 +21,15 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
   const notificationId = query.notification_id || undefined;
   const cursor = useCursor([status, notificationId]);
   const log = useLoad(
-    () => ok(api.GET("/v1/webhook_endpoints/{id}/deliveries", { params: { path: { id: endpoint.id }, query: { after: cursor.after, limit: PAGE_SIZE, status, notification_id: notificationId } } })),
+    () =>
+      ok(
+        api.GET("/v1/webhook_endpoints/{id}/deliveries", {
+          params: {
+            path: { id: endpoint.id },
+            query: { after: cursor.after, limit: PAGE_SIZE, status, notification_id: notificationId },
+          },
+        }),
+      ),
     [endpoint.id, cursor.after, status, notificationId],
   );
   const [typed, setTyped] = useState(notificationId ?? "");
@@ -37,7 +45,9 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
   };
 
   const filter = (next: { status?: string; notification_id?: string }) => {
-    const q = new URLSearchParams(Object.entries({ status, notification_id: notificationId, ...next }).filter((e): e is [string, string] => !!e[1]));
+    const q = new URLSearchParams(
+      Object.entries({ status, notification_id: notificationId, ...next }).filter((e): e is [string, string] => !!e[1]),
+    );
     route(q.size ? `${path}?${q}` : path);
   };
 
@@ -48,7 +58,10 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Delivery log</h2>
-      <p class="muted">Every attempt to deliver a notification here, newest first, kept 30 days. Tests are not logged.{canWrite && endpoint.status === "disabled" && " Enable the endpoint to resend."}</p>
+      <p class="muted">
+        Every attempt to deliver a notification here, newest first, kept 30 days. Tests are not logged.
+        {canWrite && endpoint.status === "disabled" && " Enable the endpoint to resend."}
+      </p>
       <form
         class="filters"
         onSubmit={(e) => {
@@ -68,7 +81,13 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
             </select>
           </Field>
           <Field id="log-notification" label="Notification id" error={log.error} path="notification_id">
-            <input {...described("log-notification", log.error, "notification_id")} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} spellcheck={false} placeholder="ntf_…" />
+            <input
+              {...described("log-notification", log.error, "notification_id")}
+              value={typed}
+              onInput={(e) => setTyped(e.currentTarget.value)}
+              spellcheck={false}
+              placeholder="ntf_…"
+            />
           </Field>
           <div class="field">
             <button type="submit">Filter</button>
@@ -89,14 +108,18 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
       </form>
       {resent && (
         <p class="notice" role="status">
-          Resent <code>{resent.notification_id}</code>: delivery <code>{resent.delivery_id}</code> is queued; its attempts appear below within seconds.
+          Resent <code>{resent.notification_id}</code>: delivery <code>{resent.delivery_id}</code> is queued; its
+          attempts appear below within seconds.
         </p>
       )}
       <FormError error={log.error} paths={["notification_id", "status"]} />
       {!attempts && log.loading && <Loading />}
       {attempts && attempts.length === 0 && (
         <Empty title={status || notificationId ? "No attempts match these filters" : "No delivery attempts yet"}>
-          <p>Attempts appear here when a candidate enters a status this endpoint takes ({endpoint.enabled_events.join(", ")}), or after a resend from the Notifications page.</p>
+          <p>
+            Attempts appear here when a candidate enters a status this endpoint takes (
+            {endpoint.enabled_events.join(", ")}), or after a resend from the Notifications page.
+          </p>
         </Empty>
       )}
       {attempts && attempts.length > 0 && (
@@ -130,7 +153,12 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
                 return (
                   <tr key={a.id}>
                     <td class="id-cell">
-                      <button type="button" class="link mono" title="Show only this notification's attempts" onClick={() => filter({ notification_id: a.notification_id })}>
+                      <button
+                        type="button"
+                        class="link mono"
+                        title="Show only this notification's attempts"
+                        onClick={() => filter({ notification_id: a.notification_id })}
+                      >
                         {a.notification_id}
                       </button>
                     </td>
@@ -150,7 +178,13 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
                     <td>
                       <Time iso={a.next_attempt_at} />
                     </td>
-                    {canResend && <td>{first && <Resend notificationId={a.notification_id} endpoints={[endpoint]} onSent={reloadSoon} />}</td>}
+                    {canResend && (
+                      <td>
+                        {first && (
+                          <Resend notificationId={a.notification_id} endpoints={[endpoint]} onSent={reloadSoon} />
+                        )}
+                      </td>
+                    )}
                   </tr>
                 );
               })}
@@ -158,7 +192,14 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
           </table>
         </div>
       )}
-      {log.data && <Pager hasPrevious={cursor.hasPrevious} next={log.data.next_cursor} onPrevious={cursor.onPrevious} onNext={cursor.onNext} />}
+      {log.data && (
+        <Pager
+          hasPrevious={cursor.hasPrevious}
+          next={log.data.next_cursor}
+          onPrevious={cursor.onPrevious}
+          onNext={cursor.onNext}
+        />
+      )}
     </section>
   );
 }

@@ -17,7 +17,19 @@ export interface EndpointInput {
   enabled_events: EventType[];
 }
 
-export function EndpointForm({ idPrefix, endpoint, submitLabel, onSubmit, onCancel }: { idPrefix: string; endpoint?: Endpoint; submitLabel: string; onSubmit: (input: EndpointInput) => Promise<void>; onCancel?: () => void }) {
+export function EndpointForm({
+  idPrefix,
+  endpoint,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  idPrefix: string;
+  endpoint?: Endpoint;
+  submitLabel: string;
+  onSubmit: (input: EndpointInput) => Promise<void>;
+  onCancel?: () => void;
+}) {
   const [url, setUrl] = useState(endpoint?.url ?? "");
   const [description, setDescription] = useState(endpoint?.description ?? "");
   const [events, setEvents] = useState<EventType[]>(endpoint?.enabled_events ?? EVENT_TYPES);
@@ -31,7 +43,11 @@ export function EndpointForm({ idPrefix, endpoint, submitLabel, onSubmit, onCanc
     setError(null);
     try {
       // The types in the API's order, whatever order they were ticked in.
-      await onSubmit({ url: url.trim(), description: description.trim() === "" ? null : description, enabled_events: EVENT_TYPES.filter((t) => events.includes(t)) });
+      await onSubmit({
+        url: url.trim(),
+        description: description.trim() === "" ? null : description,
+        enabled_events: EVENT_TYPES.filter((t) => events.includes(t)),
+      });
     } catch (e) {
       setError(e);
     } finally {
@@ -47,18 +63,46 @@ export function EndpointForm({ idPrefix, endpoint, submitLabel, onSubmit, onCanc
         void submit();
       }}
     >
-      <Field id={id("url")} label="URL" hint="https://, up to 2,048 characters. Locally, http://127.0.0.1 works too." error={error} path="url">
-        <input {...described(id("url"), error, "url", true)} type="url" inputMode="url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} spellcheck={false} autocomplete="off" />
+      <Field
+        id={id("url")}
+        label="URL"
+        hint="https://, up to 2,048 characters. Locally, http://127.0.0.1 works too."
+        error={error}
+        path="url"
+      >
+        <input
+          {...described(id("url"), error, "url", true)}
+          type="url"
+          inputMode="url"
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+          spellcheck={false}
+          autocomplete="off"
+        />
       </Field>
       <Field id={id("description")} label="Description (optional)" error={error} path="description">
-        <input {...described(id("description"), error, "description")} value={description} onInput={(e) => setDescription(e.currentTarget.value)} maxLength={1024} />
+        <input
+          {...described(id("description"), error, "description")}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+          maxLength={1024}
+        />
       </Field>
-      <fieldset class={eventErrors.length ? "invalid" : undefined} aria-describedby={eventErrors.length ? id("events-error") : undefined}>
+      <fieldset
+        class={eventErrors.length ? "invalid" : undefined}
+        aria-describedby={eventErrors.length ? id("events-error") : undefined}
+      >
         <legend>Notification types it receives</legend>
         <div class="checks">
           {EVENT_TYPES.map((type) => (
             <label key={type}>
-              <input type="checkbox" checked={events.includes(type)} onChange={(e) => setEvents((list) => (e.currentTarget.checked ? [...list, type] : list.filter((t) => t !== type)))} />
+              <input
+                type="checkbox"
+                checked={events.includes(type)}
+                onChange={(e) =>
+                  setEvents((list) => (e.currentTarget.checked ? [...list, type] : list.filter((t) => t !== type)))
+                }
+              />
               <code>{type}</code>
             </label>
           ))}

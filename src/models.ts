@@ -103,3 +103,7 @@ export const CandidateWithEvents = CandidateView.extend({
   events: z.array(EventView).openapi({ description: "Recorded events, oldest first." }),
 }).openapi("CandidateWithEvents");
 export type CandidateWithEvents = z.infer<typeof CandidateWithEvents>;
+
+/** What recording an event answers (and a batch item's success): the event, and the candidate after it. */
+export const RecordedEvent = z.object({ event: EventView, candidate: CandidateView });
+export type RecordedEvent = z.infer<typeof RecordedEvent>;

@@ -10,7 +10,7 @@ import type { Metadata } from "../domain/metadata";
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { IdempotentRequest } from "../idempotency";
 import type { ShardName } from "../shards";
-import type { CandidateView, CandidateWithEvents, EventView } from "../models";
+import type { CandidateView, CandidateWithEvents, RecordedEvent } from "../models";
 
 export interface NewCandidate {
   accountId: string;
@@ -44,7 +44,6 @@ export type Indexed<T> = T & { bookmark?: string | null };
 /** A keyed call's answer; `replayed` when it is the result stored under the key by an earlier call. */
 export type Keyed<T> = T & { replayed?: true };
 
-export type RecordedEvent = { event: EventView; candidate: CandidateView };
 /** One event's outcome: recorded (or replayed), or refused with nothing recorded. */
 export type EventResult = Answer<RecordedEvent> | Failure<"EVENT_LIMIT_REACHED" | KeyReused>;
 

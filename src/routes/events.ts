@@ -4,18 +4,12 @@ import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
 import { JsonValueSchema, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
-import {
-  candidateObject,
-  type CandidateRpc,
-  type EventItem,
-  type EventResult,
-  type RecordedEvent,
-} from "../candidate/rpc";
+import { candidateObject, type CandidateRpc, type EventItem, type EventResult } from "../candidate/rpc";
 import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
 import { sha256Hex } from "../hash";
 import { MAX_BATCH_BODY_BYTES } from "../json-body";
 import { AliasSchema } from "./shared/params";
-import { CandidateView, EventView } from "../models";
+import { RecordedEvent } from "../models";
 import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, withPostBody } from "./shared/openapi";
 import { ErrorBodySchema } from "../errors/error-body";
 import { candidateFailure } from "./shared/candidate-failure";
@@ -95,11 +89,9 @@ const BatchBody = z.strictObject({ events: z.array(BatchItem).min(1).max(MAX_BAT
   },
 });
 
-const RecordedEventSchema = z.object({ event: EventView, candidate: CandidateView });
-
 const BatchResultSchema = z
   .union([
-    RecordedEventSchema.extend({ status: z.literal(201) }),
+    RecordedEvent.extend({ status: z.literal(201) }),
     z.object({ status: z.union([z.literal(404), z.literal(409), z.literal(500)]), error: ErrorBodySchema.shape.error }),
   ])
   .openapi("BatchEventResult", {
@@ -122,7 +114,7 @@ const submit = createRoute("events:write", {
   responses: {
     201: jsonResponse(
       "The recorded event and the candidate after it.",
-      RecordedEventSchema,
+      RecordedEvent,
       { event: eventExample, candidate: candidateExample },
       { replayable: true, bookmark: true },
     ),

@@ -13,7 +13,8 @@ const FAILURE_MESSAGES = {
   INVALID_STATE: (alias: string, status?: string) =>
     `Candidate '${alias}' is ${status ?? "final"}: only an OPEN or PENDING candidate can be resolved.`,
   IDEMPOTENCY_KEY_REUSED: () => KEY_REUSED_MESSAGE,
-  // Only for a batch's item, which has no Retry-After of its own; a single request's has (idempotency.ts).
+  // Answered only to a request whose key another holds (idempotency.ts, which adds Retry-After); a
+  // batch never is one, but its items' results are typed with every refusal an object can give.
   IDEMPOTENCY_KEY_IN_USE: () => KEY_IN_USE_MESSAGE,
 } satisfies Partial<Record<ErrorCode, (alias: string, status?: string) => string>>;
 

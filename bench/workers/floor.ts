@@ -4,6 +4,8 @@
  * its D1 has the service's migrations, so the same rows are written and read.
  */
 import { DurableObject } from "cloudflare:workers";
+import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import type { Status } from "../../src/domain/timeline";
 
 interface FloorEnv {
   DB: D1Database;
@@ -83,7 +85,13 @@ export default {
       case "read":
         return json(await env.FLOOR.getByName(name).read());
       case "list": {
-        const account = url.searchParams.get("account");
+        const account = url.searchParams.get("account")!;
+        const status = url.searchParams.get("status") as Status | null;
+        if (status) {
+          // A status is the union of walks the query needs to be exact (src/db/candidates.ts): its own SQL.
+          const [sql, params] = listPageQuery(account, { status, limit: 50 }, Date.now());
+          return json({ data: (await bindNamed(env.DB, sql, params).all()).results });
+        }
         const { results } = await env.DB.prepare(
           `SELECT * FROM candidates WHERE account_id = ? ORDER BY id DESC LIMIT 50`,
         )

@@ -123,7 +123,7 @@ export function scenarios({ token, listerToken, spread, hot, reader }: BenchData
     {
       name: "GET /v1/candidates?limit=50&status=PENDING",
       service: { method: "GET", headers: listAuth, next: () => ({ path: "/v1/candidates?limit=50&status=PENDING" }) },
-      floor: { method: "GET", next: () => ({ path: "/list?account=floor-10k" }) },
+      floor: { method: "GET", next: () => ({ path: "/list?account=floor-10k&status=PENDING" }) },
     },
     {
       name: "POST /v1/candidates",

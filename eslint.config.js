@@ -46,6 +46,19 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/**/*.ts", "src/**/*.tsx"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          // Hono's `c.var` copies every variable of the request into a new object at each read.
+          selector: "MemberExpression[property.name='var'][object.type='Identifier']",
+          message: 'Read a request variable with c.get("name"): c.var copies them all on every read.',
+        },
+      ],
+    },
+  },
+  {
     // Every operation declares the permission it needs through routes/shared/route.ts (docs/keys-and-permissions.md).
     files: ["src/**/*.ts"],
     ignores: ["src/routes/shared/route.ts"],

@@ -52,15 +52,15 @@ function requestBookmark(c: Context<AppEnv>): string | undefined {
       },
     ]);
   }
-  return parts[1] === c.var.shard ? parts[2].toLowerCase() : undefined; // D1 writes its hex in lower case
+  return parts[1] === c.get("shard") ? parts[2].toLowerCase() : undefined; // D1 writes its hex in lower case
 }
 
 /** The account's shard, through this request's D1 session (made at first use). */
 export function accountDb(c: Context<AppEnv>): D1DatabaseSession {
-  let session = c.var.shardSession;
+  let session = c.get("shardSession");
   if (!session) {
     const start = isSafeMethod(c.req.method) ? (requestBookmark(c) ?? "first-unconstrained") : "first-primary";
-    session = shardDb(c.env, c.var.shard).withSession(start);
+    session = shardDb(c.env, c.get("shard")).withSession(start);
     c.set("shardSession", session);
   }
   return session;
@@ -68,8 +68,8 @@ export function accountDb(c: Context<AppEnv>): D1DatabaseSession {
 
 /** A bookmark a candidate object answered with, after writing the account's index and feed. */
 export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undefined) {
-  if (!bookmark?.startsWith(`${c.var.shard}:`)) return; // another database's: no point of this one
-  const newest = newestBookmark(c.var.objectBookmark, bookmark);
+  if (!bookmark?.startsWith(`${c.get("shard")}:`)) return; // another database's: no point of this one
+  const newest = newestBookmark(c.get("objectBookmark"), bookmark);
   if (newest) c.set("objectBookmark", newest);
 }
 
@@ -82,4 +82,4 @@ export const bookmarks = createMiddleware<AppEnv>(async (c, next) => {
 
 /** The newest bookmark the request's shard session or objects saw so far: its response's. */
 export const responseBookmark = (c: Context<AppEnv>): string | null =>
-  newestBookmark(bookmarkOn(c.var.shard, c.var.shardSession?.getBookmark()), c.var.objectBookmark);
+  newestBookmark(bookmarkOn(c.get("shard"), c.get("shardSession")?.getBookmark()), c.get("objectBookmark"));

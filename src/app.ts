@@ -36,7 +36,7 @@ import { dashboardPagesRouter } from "./dashboard/pages";
 function errorResponse(c: Context<AppEnv>, error: ApiError) {
   for (const [name, value] of Object.entries(error.headers ?? {})) c.header(name, value);
   return c.json(
-    errorBody(error, docsBaseUrl(c.env.DOCS_URL, c.req.url), c.var.requestId),
+    errorBody(error, docsBaseUrl(c.env.DOCS_URL, c.req.url), c.get("requestId")),
     error.status as ApiError["status"] & 400,
   );
 }
@@ -144,7 +144,7 @@ export function createApp() {
     }
     throw new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${c.req.path}.`);
   });
-  app.onError((err, c) => errorResponse(c, toApiError(err, c.var.requestId)));
+  app.onError((err, c) => errorResponse(c, toApiError(err, c.get("requestId"))));
   return app;
 }
 

@@ -82,7 +82,7 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     }
     const body: unknown = await c.req.json(); // parsed and cached by the body guards
     const claim: KeyClaim = {
-      accountId: c.var.accountId,
+      accountId: c.get("accountId"),
       key,
       fingerprint: await requestFingerprint(c.req.method, c.req.path, body),
       now: Date.now(),
@@ -120,11 +120,11 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     await next();
     // Awaited, so a retry sent as soon as this response arrives replays it from the key's object.
     try {
-      const held = c.var.idempotency!;
+      const held = c.get("idempotency")!;
       const bookmark = responseBookmark(c);
-      if (c.var.idempotencyIncomplete) await store.unlock(claim.accountId, held, Date.now());
+      if (c.get("idempotencyIncomplete")) await store.unlock(claim.accountId, held, Date.now());
       // A bookmark is kept here, so a replay carries the first response's (the candidate keeps none).
-      else if (c.var.idempotencyKeptByCandidate && bookmark === null) return;
+      else if (c.get("idempotencyKeptByCandidate") && bookmark === null) return;
       else if (replayable(c.res.status))
         await store.complete(claim.accountId, held, {
           status: c.res.status,
@@ -135,7 +135,7 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     } catch (error) {
       // The response stands. The key stays claimed until its lock lapses; a retry then takes it
       // over, and the store of the change answers it from its own record of the key.
-      console.error(`request ${c.var.requestId}: could not record the Idempotency-Key outcome`, error);
+      console.error(`request ${c.get("requestId")}: could not record the Idempotency-Key outcome`, error);
     }
   });
 
@@ -148,7 +148,7 @@ export function noteCandidateAnswer<R extends { ok: boolean; code?: string; repl
   c: Context<AppEnv>,
   result: R,
 ) {
-  const request = c.var.idempotency;
+  const request = c.get("idempotency");
   if (request) {
     if (result.code === "IDEMPOTENCY_KEY_IN_USE") throw keyInUse(request.lockedUntil, Date.now());
     if (result.replayed) c.header("Idempotent-Replayed", "true");
@@ -180,12 +180,12 @@ export async function changeOnce<T>(
   change: D1PreparedStatement,
   answer: { body: string | SqlFragment; madeIf: SqlFragment },
 ): Promise<{ changed: D1Result<T> } | { earlier: string }> {
-  const request = c.var.idempotency;
+  const request = c.get("idempotency");
   if (!request) return { changed: (await db.batch<T>([change]))[0] };
   const [changed, , stored] = await db.batch<T>([
     change,
-    answerStatement(db, c.var.accountId, request, answer.body, answer.madeIf),
-    storedAnswerStatement(db, c.var.accountId, request, IDEMPOTENCY_KEEP_MS),
+    answerStatement(db, c.get("accountId"), request, answer.body, answer.madeIf),
+    storedAnswerStatement(db, c.get("accountId"), request, IDEMPOTENCY_KEEP_MS),
   ]);
   const earlier = stored.results[0] as StoredAnswer | undefined;
   if (changed.meta.changes > 0 || !earlier) return { changed };

@@ -84,10 +84,10 @@ const accountCounts = new WindowCounts();
  */
 export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const policy = accountPolicy(c.env);
-  const { success } = await c.env.RATE_LIMITER.limit({ key: c.var.accountId });
+  const { success } = await c.env.RATE_LIMITER.limit({ key: c.get("accountId") });
   const now = Date.now();
   if (!success) throw rateLimited(policy, "requests for this account", now);
-  const headers = rateLimitHeaders(policy, accountCounts.count(policy, c.var.accountId, now), now);
+  const headers = rateLimitHeaders(policy, accountCounts.count(policy, c.get("accountId"), now), now);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
 });

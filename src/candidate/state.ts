@@ -8,7 +8,7 @@ import type { Contract } from "../domain/contract";
 import type { JsonText } from "../domain/json";
 import { fulfilledAt, type Status } from "../domain/timeline";
 import { contractJson, type CandidateRecord } from "./record";
-import type { CandidateRow } from "./storage";
+import type { CandidateRow, StoredCandidateRow } from "./storage";
 
 export interface StoredState {
   record: CandidateRecord;
@@ -42,7 +42,7 @@ export function stateOf(
 }
 
 /** The state of the stored candidate row, with what the load counted beside it. */
-export function stateOfRow(row: CandidateRow & { event_count: number; unflushed: number }): StoredState {
+export function stateOfRow(row: StoredCandidateRow): StoredState {
   return stateOf(JSON.parse(row.record) as CandidateRecord, {
     satisfiedMask: row.satisfied_mask,
     eventCount: row.event_count,

@@ -19,6 +19,12 @@ export type CandidateRow = {
   indexed_version: number;
 };
 
+/** The candidate row as loaded: with its event count and how many notifications wait in the outbox. */
+export type StoredCandidateRow = CandidateRow & { event_count: number; unflushed: number };
+
+const STORED_CANDIDATE_COLUMNS = `candidate.*, (SELECT COALESCE(MAX(seq), 0) FROM events) AS event_count,
+  (SELECT COUNT(*) FROM outbox WHERE flushed = 0) AS unflushed`;
+
 export type ProgressRow = {
   leaf: number;
   event_id: string | null;
@@ -52,17 +58,34 @@ export class CandidateStore {
    * asked about an alias that has no candidate must store nothing); an object made by an earlier
    * version of this code gets the migrations it lacks here, in one transaction.
    */
-  candidate(): (CandidateRow & { event_count: number; unflushed: number }) | undefined {
+  candidate(): StoredCandidateRow | undefined {
+    const current = this.currentCandidate();
+    if (current) return current;
     const version = schemaVersion(this.sql);
     if (version === null) return undefined;
     if (version < SCHEMA_VERSION) this.storage.transactionSync(() => migrate(this.sql, version));
-    return this.sql
-      .exec<CandidateRow & { event_count: number; unflushed: number }>(
-        `SELECT candidate.*, (SELECT COALESCE(MAX(seq), 0) FROM events) AS event_count,
-                (SELECT COUNT(*) FROM outbox WHERE flushed = 0) AS unflushed
-         FROM candidate`,
-      )
-      .toArray()[0];
+    return this.sql.exec<StoredCandidateRow>(`SELECT ${STORED_CANDIDATE_COLUMNS} FROM candidate`).toArray()[0];
+  }
+
+  /**
+   * The candidate in one statement, when the object's tables are at the current version: what
+   * almost every load finds. Undefined otherwise: no candidate, or tables to check and upgrade
+   * (SQLite refuses the statement when a table it names does not exist yet).
+   */
+  private currentCandidate(): StoredCandidateRow | undefined {
+    let row: (StoredCandidateRow & { schema_version: number | null }) | undefined;
+    try {
+      row = this.sql
+        .exec<StoredCandidateRow & { schema_version: number | null }>(
+          `SELECT ${STORED_CANDIDATE_COLUMNS}, (SELECT version FROM schema_version) AS schema_version FROM candidate`,
+        )
+        .toArray()[0];
+    } catch {
+      return undefined;
+    }
+    if (row?.schema_version !== SCHEMA_VERSION) return undefined;
+    const { schema_version: _version, ...candidate } = row;
+    return candidate;
   }
 
   /** Creates the tables, at the current version, for a new candidate. */

@@ -189,11 +189,11 @@ export const apiKeysRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const permissions = body.permissions === undefined ? null : inOrder(body.permissions);
-    refuseEscalation(c.var.apiKey.grant, permissions);
-    refuseOutliving(c.var.apiKey.expiresAt, body.expires_at ?? null);
+    refuseEscalation(c.get("apiKey").grant, permissions);
+    refuseOutliving(c.get("apiKey").expiresAt, body.expires_at ?? null);
     const now = Date.now();
     const { token, key } = await newKey(
-      c.var.accountId,
+      c.get("accountId"),
       { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null },
       now,
     );
@@ -207,7 +207,12 @@ export const apiKeysRouter = createRouter()
     // A malformed cursor names no key: refused like any other, without a query.
     const rows =
       after === undefined || isUuid(after)
-        ? await db.keyPage(c.env.DB, c.var.accountId, { afterId: after?.toLowerCase(), status, now, limit: limit + 1 })
+        ? await db.keyPage(c.env.DB, c.get("accountId"), {
+            afterId: after?.toLowerCase(),
+            status,
+            now,
+            limit: limit + 1,
+          })
         : null;
     if (!rows)
       throw validationError([
@@ -223,32 +228,32 @@ export const apiKeysRouter = createRouter()
     );
   })
   .openapi(get, async (c) => {
-    return c.json(keyView(await requireKey(c.env.DB, c.var.accountId, c.req.valid("param").id), Date.now()), 200);
+    return c.json(keyView(await requireKey(c.env.DB, c.get("accountId"), c.req.valid("param").id), Date.now()), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    refuseOutranked(c.var.apiKey.grant, await requireKey(c.env.DB, c.var.accountId, id));
-    const row = await db.renameKey(c.env.DB, c.var.accountId, id.toLowerCase(), c.req.valid("json").name);
+    refuseOutranked(c.get("apiKey").grant, await requireKey(c.env.DB, c.get("accountId"), id));
+    const row = await db.renameKey(c.env.DB, c.get("accountId"), id.toLowerCase(), c.req.valid("json").name);
     if (!row) throw keyNotFound(id);
     return c.json(keyView(row, Date.now()), 200);
   })
   .openapi(roll, async (c) => {
     const { id } = c.req.valid("param");
     const { expires_in = 0 } = c.req.valid("json");
-    const old = await requireKey(c.env.DB, c.var.accountId, id);
+    const old = await requireKey(c.env.DB, c.get("accountId"), id);
     const now = Date.now();
     if (keyStatus(old, now) !== "active") throw notActive(old);
-    refuseEscalation(c.var.apiKey.grant, grantOfStored(old.permissions).listed);
-    refuseOutliving(c.var.apiKey.expiresAt, old.expires_at);
+    refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed);
+    refuseOutliving(c.get("apiKey").expiresAt, old.expires_at);
     const { token, key } = await newKey(
-      c.var.accountId,
+      c.get("accountId"),
       { name: old.name, permissions: old.permissions, expiresAt: old.expires_at },
       now,
     );
     const rolled = await db.rollKey(c.env.DB, old.id, key, now + Math.round(expires_in * 1000));
     if (!rolled) {
       // Revoked, expired or another key made meanwhile: say which.
-      const current = await requireKey(c.env.DB, c.var.accountId, id);
+      const current = await requireKey(c.env.DB, c.get("accountId"), id);
       throw keyStatus(current, now) !== "active" ? notActive(current) : limitReached();
     }
     forgetKey(old.id); // this isolate sees the new expiry at once
@@ -256,8 +261,8 @@ export const apiKeysRouter = createRouter()
   })
   .openapi(revoke, async (c) => {
     const { id } = c.req.valid("param");
-    refuseOutranked(c.var.apiKey.grant, await requireKey(c.env.DB, c.var.accountId, id));
-    const row = await db.revokeKey(c.env.DB, c.var.accountId, id.toLowerCase(), Date.now());
+    refuseOutranked(c.get("apiKey").grant, await requireKey(c.env.DB, c.get("accountId"), id));
+    const row = await db.revokeKey(c.env.DB, c.get("accountId"), id.toLowerCase(), Date.now());
     if (!row) throw keyNotFound(id);
     forgetKey(row.id);
     return c.json(keyView(row, Date.now()), 200);

@@ -86,7 +86,7 @@ const exportRoute = createRoute("candidates:read", {
 export const candidatesExportRouter = createRouter().openapi(exportRoute, async (c) => {
   const filters = listFilters(c.req.valid("query"));
   const db = accountDb(c);
-  const accountId = c.var.accountId;
+  const accountId = c.get("accountId");
   const now = Date.now();
   const encoder = new TextEncoder();
   const pageAfter = (after: string | undefined) =>

@@ -206,20 +206,20 @@ async function contractFor(
 export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const { contract, schemaId } = await contractFor(accountDb(c), c.var.accountId, body);
+    const { contract, schemaId } = await contractFor(accountDb(c), c.get("accountId"), body);
     const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).create(
         {
-          accountId: c.var.accountId,
-          shard: c.var.shard,
+          accountId: c.get("accountId"),
+          shard: c.get("shard"),
           alias: body.candidate_alias,
           customerUuid: body.customer_uuid,
           schemaId,
           contract,
           metadata: body.metadata ?? {},
         },
-        c.var.idempotency,
+        c.get("idempotency"),
       ),
     );
     noteBookmark(c, result.bookmark);
@@ -228,7 +228,7 @@ export const candidatesRouter = createRouter()
   })
   .openapi(get, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = await candidateObject(c.env, alias).get(c.var.accountId);
+    const result = await candidateObject(c.env, alias).get(c.get("accountId"));
     if (!result.ok) throw candidateFailure(result.code, alias);
     return sendJsonText(c, result.body, 200);
   })
@@ -237,7 +237,7 @@ export const candidatesRouter = createRouter()
     const now = Date.now();
     const page = await listCandidates(
       accountDb(c),
-      c.var.accountId,
+      c.get("accountId"),
       { ...listFilters(query), after: query.after, limit: query.limit },
       now,
     );
@@ -253,7 +253,7 @@ export const candidatesRouter = createRouter()
   })
   .openapi(update, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = await candidateObject(c.env, alias).updateMetadata(c.var.accountId, c.req.valid("json").metadata);
+    const result = await candidateObject(c.env, alias).updateMetadata(c.get("accountId"), c.req.valid("json").metadata);
     noteBookmark(c, result.bookmark);
     if (result.ok) return sendJsonText(c, result.body, 200);
     if (result.code === "METADATA_LIMIT") {
@@ -270,7 +270,11 @@ export const candidatesRouter = createRouter()
     const { candidate_alias: alias } = c.req.valid("param");
     const result = noteCandidateAnswer(
       c,
-      await candidateObject(c.env, alias).resolve(c.var.accountId, c.req.valid("json").outcome, c.var.idempotency),
+      await candidateObject(c.env, alias).resolve(
+        c.get("accountId"),
+        c.req.valid("json").outcome,
+        c.get("idempotency"),
+      ),
     );
     noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);

@@ -175,9 +175,9 @@ export const eventsRouter = createRouter()
     const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).recordEvent(
-        c.var.accountId,
+        c.get("accountId"),
         submittedEvent(body),
-        c.var.idempotency,
+        c.get("idempotency"),
       ),
     );
     noteBookmark(c, result.bookmark);
@@ -206,14 +206,14 @@ export const eventsRouter = createRouter()
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
         try {
           outcome = await candidateObject(c.env, alias).recordEvents(
-            c.var.accountId,
+            c.get("accountId"),
             entries.map((e) => e.item),
-            c.var.idempotency,
+            c.get("idempotency"),
           );
           noteBookmark(c, outcome.bookmark);
         } catch (error) {
           // One object's failure (its transaction rolled back: nothing recorded) is its items' alone.
-          console.error(`request ${c.var.requestId}: candidate '${alias}' failed its batch items`, error);
+          console.error(`request ${c.get("requestId")}: candidate '${alias}' failed its batch items`, error);
           c.set("idempotencyIncomplete", true);
           for (const { index } of entries) results[index] = failedItemJson(docsUrl);
           return;

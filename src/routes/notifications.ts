@@ -147,7 +147,7 @@ export const notificationsRouter = createRouter()
     const q = c.req.valid("query");
     const page = await feedPage(
       accountDb(c),
-      c.var.accountId,
+      c.get("accountId"),
       { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit },
       Date.now(),
     );
@@ -157,23 +157,23 @@ export const notificationsRouter = createRouter()
   })
   .openapi(get, async (c) => {
     const { id } = c.req.valid("param");
-    const entry = await feedEntry(accountDb(c), c.var.accountId, id);
+    const entry = await feedEntry(accountDb(c), c.get("accountId"), id);
     if (!entry) throw notificationNotFound(id);
     return sendJsonText(c, entry.payload, 200);
   })
   .openapi(resend, async (c) => {
     const { id } = c.req.valid("param");
     const { webhook_endpoint_id: endpointId } = c.req.valid("json");
-    const entry = await feedEntry(accountDb(c), c.var.accountId, id);
+    const entry = await feedEntry(accountDb(c), c.get("accountId"), id);
     if (!entry) throw notificationNotFound(id);
-    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, endpointId);
+    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), endpointId);
     if (endpoint.status !== "enabled") {
       throw new ApiError(
         "INVALID_STATE",
         `Webhook endpoint '${endpointId}' is disabled: enable it (PATCH status "enabled") before a resend.`,
       );
     }
-    const message = deliveryMessage(entry.id, c.var.accountId, endpoint.id, c.var.shard);
+    const message = deliveryMessage(entry.id, c.get("accountId"), endpoint.id, c.get("shard"));
     await c.env.DELIVERIES.send(message);
     return c.json(
       { delivery_id: message.delivery_id, notification_id: entry.id, webhook_endpoint_id: endpoint.id },

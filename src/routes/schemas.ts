@@ -222,11 +222,11 @@ export const schemasRouter = createRouter()
     const { contract, name } = c.req.valid("json");
     const { row, statement } = db.insertSchemaStatement(
       accountDb(c),
-      c.var.accountId,
+      c.get("accountId"),
       contract,
       name ?? null,
       Date.now(),
-      unlessAnswered(c.var.accountId, c.var.idempotency),
+      unlessAnswered(c.get("accountId"), c.get("idempotency")),
     );
     const body = schemaJson(row);
     // With an Idempotency-Key, the schema is made only if no request with the key made one, and
@@ -247,7 +247,7 @@ export const schemasRouter = createRouter()
     // A malformed cursor names no schema: refused like any other, without a query.
     const page =
       after === undefined || isUuid(after)
-        ? await schemaPageStream(accountDb(c), c.var.accountId, after?.toLowerCase(), limit)
+        ? await schemaPageStream(accountDb(c), c.get("accountId"), after?.toLowerCase(), limit)
         : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
@@ -255,18 +255,24 @@ export const schemasRouter = createRouter()
     return sendJsonText(c, page, 200);
   })
   .openapi(get, async (c) => {
-    const schema = await requireSchema(accountDb(c), c.var.accountId, c.req.valid("param").id);
+    const schema = await requireSchema(accountDb(c), c.get("accountId"), c.req.valid("param").id);
     return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
-    const schema = await db.updateSchema(accountDb(c), c.var.accountId, schemaKey(id), c.req.valid("json"), Date.now());
+    const schema = await db.updateSchema(
+      accountDb(c),
+      c.get("accountId"),
+      schemaKey(id),
+      c.req.valid("json"),
+      Date.now(),
+    );
     if (!schema) throw schemaNotFound(id);
     return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
-    const deleted = await db.deleteSchema(accountDb(c), c.var.accountId, schemaKey(id));
+    const deleted = await db.deleteSchema(accountDb(c), c.get("accountId"), schemaKey(id));
     if (!deleted) throw schemaNotFound(id);
     return c.body(null, 204);
   });

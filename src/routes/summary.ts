@@ -107,7 +107,7 @@ export const summaryRouter = createRouter().openapi(summary, async (c) => {
     range,
     ...(grouped ? { byCustomer: { after: q.after, limit } } : {}),
   };
-  const rows = await summaryRows(accountDb(c), c.var.accountId, query, now);
+  const rows = await summaryRows(accountDb(c), c.get("accountId"), query, now);
   const ranged = range.gte !== undefined || range.lt !== undefined;
   const key = (customer: string) => (grouped ? customer : "");
 

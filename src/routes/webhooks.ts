@@ -216,7 +216,7 @@ export const webhooksRouter = createRouter()
     checkUrl(c.env, body.url);
     const endpoint: db.NewEndpoint = {
       id: uuidv7(),
-      accountId: c.var.accountId,
+      accountId: c.get("accountId"),
       url: body.url,
       description: body.description ?? null,
       enabledEvents: body.enabled_events ?? [...NOTIFICATION_TYPES],
@@ -231,7 +231,7 @@ export const webhooksRouter = createRouter()
     const insert = db.insertEndpointStatement(
       accountDb(c),
       endpoint,
-      unlessAnswered(c.var.accountId, c.var.idempotency),
+      unlessAnswered(c.get("accountId"), c.get("idempotency")),
     );
     const done = await changeOnce(c, accountDb(c), insert, {
       body: answer,
@@ -247,20 +247,20 @@ export const webhooksRouter = createRouter()
     return sendJsonText(c, answer, 201);
   })
   .openapi(list, async (c) => {
-    const rows = await db.listEndpoints(accountDb(c), c.var.accountId);
+    const rows = await db.listEndpoints(accountDb(c), c.get("accountId"));
     return c.json({ data: rows.map(endpointView) }, 200);
   })
   .openapi(get, async (c) => {
-    return c.json(endpointView(await requireEndpoint(accountDb(c), c.var.accountId, c.req.valid("param").id)), 200);
+    return c.json(endpointView(await requireEndpoint(accountDb(c), c.get("accountId"), c.req.valid("param").id)), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
-    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
+    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
     const row = await db.updateEndpoint(
       accountDb(c),
-      c.var.accountId,
+      c.get("accountId"),
       endpoint.id,
       {
         url: body.url,
@@ -275,13 +275,13 @@ export const webhooksRouter = createRouter()
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
-    if (!(await db.deleteEndpoint(accountDb(c), c.var.accountId, endpoint.id))) throw endpointNotFound(id);
+    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    if (!(await db.deleteEndpoint(accountDb(c), c.get("accountId"), endpoint.id))) throw endpointNotFound(id);
     return c.body(null, 204);
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(accountDb(c), c.var.accountId, id);
+    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
     const now = Date.now();
     const secret = newWebhookSecret();
     const rotate = db.rotateSecretStatement(
@@ -290,7 +290,7 @@ export const webhooksRouter = createRouter()
       secret,
       now + ROTATION_OVERLAP_MS,
       now,
-      unlessAnswered(c.var.accountId, c.var.idempotency),
+      unlessAnswered(c.get("accountId"), c.get("idempotency")),
     );
     // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
     // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.

@@ -124,6 +124,25 @@ describe("an object made by an earlier version", () => {
     });
   }
 
+  it("that recorded an older version, gets the migrations after it when next loaded", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const alias = freshAlias("recorded-old");
+    await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    await inCandidate(alias, (_i, state) => {
+      state.storage.sql.exec(`DROP TABLE condition_progress`);
+      state.storage.sql.exec(`UPDATE schema_version SET version = 1`);
+    });
+    await evictDurableObject(objectOf(alias));
+
+    const fulfilling = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    expectStatus(fulfilling, 201);
+    expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION);
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress.leaves).toEqual([
+      expect.objectContaining({ satisfied: true, event_id: fulfilling.body.event.id }),
+    ]);
+  });
+
   it("at a version newer than this code knows (a deploy rolled back), is used as it is", async () => {
     const account = await createAccount();
     const api = client(account);

@@ -18,8 +18,8 @@ const operationName = (method: string, routePath: string) =>
 
 export const requirePermission = (permission: Permission) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!c.var.apiKey.grant.allows.has(permission)) {
-      const who = c.var.apiKey.session
+    if (!c.get("apiKey").grant.allows.has(permission)) {
+      const who = c.get("apiKey").session
         ? "This session (signed in with an API key, whose permissions it has)"
         : "This API key";
       throw new ApiError(

@@ -16,6 +16,9 @@ export const KEY_IN_USE = { ok: false, code: "IDEMPOTENCY_KEY_IN_USE" } as const
  */
 const ITEM_KEY_PREFIX = "\u0000item\u0000";
 
+/** The head row of a keyed request's events: how many, and a lone event's result itself (rows stored before it was kept here have none). */
+type EventsHead = { ok: true; count: number; only?: EventResult };
+
 /** Where the i-th result of a keyed request's events is kept (header keys hold no NUL). */
 const eventResultKey = (key: string, i: number) => `${key}\u0000${i}`;
 
@@ -47,8 +50,9 @@ export class KeyedResults {
 
   /** The results of events stored under the request's Idempotency-Key, as `replay` answers one. */
   replayEvents(accountId: string, request: IdempotentRequest | undefined) {
-    const head = this.replay<{ ok: true; count: number }>(accountId, request);
+    const head = this.replay<EventsHead>(accountId, request);
     if (!head?.ok) return head;
+    if (head.only) return { ok: true as const, results: [head.only], replayed: true as const };
     const after = request!.claimedAt - IDEMPOTENCY_KEEP_MS;
     const results = Array.from({ length: head.count }, (_, i) =>
       this.stored<EventResult>(accountId, eventResultKey(request!.key, i), request!.fingerprint, after)!,
@@ -57,11 +61,13 @@ export class KeyedResults {
   }
 
   /**
-   * Events' results under the request's Idempotency-Key, one row each (a batch's share of 100
-   * answers could exceed what one stored value may hold), under a head row saying how many.
+   * Events' results under the request's Idempotency-Key. A lone event's (POST /v1/events) is in
+   * the head row itself; several, one row each (a batch's share of 100 answers could exceed what
+   * one stored value may hold), under a head row saying how many.
    */
   rememberEvents(accountId: string, request: IdempotentRequest | undefined, results: EventResult[]) {
     if (!request) return;
+    if (results.length === 1) return this.remember(accountId, request, { ok: true, count: 1, only: results[0] });
     this.remember(accountId, request, { ok: true, count: results.length });
     results.forEach((result, i) =>
       this.store.rememberKey(accountId, eventResultKey(request.key, i), request.fingerprint, request.claimedAt, result),

@@ -243,3 +243,67 @@ describe("Idempotency-Key records", () => {
     expect(later.ok).toBe(true);
   });
 });
+
+describe("a lone keyed event's result", () => {
+  const keyedEvent = (token: string, alias: string, key: string) =>
+    call("POST", "/v1/events", {
+      token,
+      json: { candidate_alias: alias, type: "purchase", value: 150 },
+      headers: { "Idempotency-Key": key },
+    });
+
+  it("is one row, replayed from it", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const key = `k-${crypto.randomUUID()}`;
+    const first = await keyedEvent(account.token, alias, key);
+    expect(first.status).toBe(201);
+    const rows = await inCandidate(alias, (_i, state) =>
+      state.storage.sql.exec(`SELECT key FROM requests WHERE key LIKE ?`, `${key}%`).toArray(),
+    );
+    expect(rows).toEqual([{ key }]);
+
+    // The key's object lost its record (as after a failure it released): the candidate's row answers.
+    await inKeyStore(account.id, key, (sql) => sql.exec(`DELETE FROM idempotency_keys WHERE key = ?`, key));
+    const again = await keyedEvent(account.token, alias, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+  });
+
+  it("stored by earlier code as a head row and an item row, is still replayed", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const key = `k-${crypto.randomUUID()}`;
+    const first = await keyedEvent(account.token, alias, key);
+    const body = first.body;
+    await inCandidate(alias, (_i, state) => {
+      const sql = state.storage.sql;
+      const row = sql
+        .exec<{ fingerprint: string; created_at: number; result: string }>(
+          `SELECT fingerprint, created_at, result FROM requests WHERE key = ?`,
+          key,
+        )
+        .one();
+      const { only } = JSON.parse(row.result) as { only: unknown };
+      sql.exec(`UPDATE requests SET result = ? WHERE key = ?`, JSON.stringify({ ok: true, count: 1 }), key);
+      sql.exec(
+        `INSERT INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
+        account.id,
+        `${key}\u00000`,
+        row.fingerprint,
+        row.created_at,
+        JSON.stringify(only),
+      );
+    });
+    await inKeyStore(account.id, key, (sql) => sql.exec(`DELETE FROM idempotency_keys WHERE key = ?`, key));
+    const again = await keyedEvent(account.token, alias, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(body);
+    const read = okBody(await client(account).get(`/v1/candidates/${alias}`));
+    expect(read.events).toHaveLength(1);
+  });
+});

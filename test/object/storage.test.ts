@@ -252,12 +252,17 @@ describe("a lone keyed event's result", () => {
       headers: { "Idempotency-Key": key },
     });
 
-  it("is one row, replayed from it", async () => {
+  /** A new candidate and a fulfilling event sent to it under a fresh key. */
+  const firstKeyedEvent = async () => {
     const account = await createAccount();
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     const key = `k-${crypto.randomUUID()}`;
-    const first = await keyedEvent(account.token, alias, key);
+    return { account, alias, key, first: await keyedEvent(account.token, alias, key) };
+  };
+
+  it("is one row, replayed from it", async () => {
+    const { account, alias, key, first } = await firstKeyedEvent();
     expect(first.status).toBe(201);
     const rows = await inCandidate(alias, (_i, state) =>
       state.storage.sql.exec(`SELECT key FROM requests WHERE key LIKE ?`, `${key}%`).toArray(),
@@ -273,11 +278,7 @@ describe("a lone keyed event's result", () => {
   });
 
   it("stored by earlier code as a head row and an item row, is still replayed", async () => {
-    const account = await createAccount();
-    const alias = freshAlias();
-    await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    const key = `k-${crypto.randomUUID()}`;
-    const first = await keyedEvent(account.token, alias, key);
+    const { account, alias, key, first } = await firstKeyedEvent();
     const body = first.body;
     await inCandidate(alias, (_i, state) => {
       const sql = state.storage.sql;

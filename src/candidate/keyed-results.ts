@@ -16,7 +16,11 @@ export const KEY_IN_USE = { ok: false, code: "IDEMPOTENCY_KEY_IN_USE" } as const
  */
 const ITEM_KEY_PREFIX = "\u0000item\u0000";
 
-/** The head row of a keyed request's events: how many, and a lone event's result itself (rows stored before it was kept here have none). */
+/**
+ * The head row of a keyed request's events: how many results follow it. `only`: a lone event's
+ * result, held in the head row itself by the versions of 2026-11-24 alone (still replayed for
+ * their 24 hours; nothing writes it now, since code rolled back to before it could not read it).
+ */
 type EventsHead = { ok: true; count: number; only?: EventResult };
 
 /** Where the i-th result of a keyed request's events is kept (header keys hold no NUL). */
@@ -61,13 +65,12 @@ export class KeyedResults {
   }
 
   /**
-   * Events' results under the request's Idempotency-Key. A lone event's (POST /v1/events) is in
-   * the head row itself; several, one row each (a batch's share of 100 answers could exceed what
-   * one stored value may hold), under a head row saying how many.
+   * Events' results under the request's Idempotency-Key, one row each (a batch's share of 100
+   * answers could exceed what one stored value may hold), under a head row saying how many. A
+   * lone event's too: every version, a rolled-back one included, reads this shape.
    */
   rememberEvents(accountId: string, request: IdempotentRequest | undefined, results: EventResult[]) {
     if (!request) return;
-    if (results.length === 1) return this.remember(accountId, request, { ok: true, count: 1, only: results[0] });
     this.remember(accountId, request, { ok: true, count: results.length });
     results.forEach((result, i) =>
       this.store.rememberKey(accountId, eventResultKey(request.key, i), request.fingerprint, request.claimedAt, result),

@@ -261,15 +261,24 @@ describe("a lone keyed event's result", () => {
     return { account, alias, key, first: await keyedEvent(account.token, alias, key) };
   };
 
-  it("is one row, replayed from it", async () => {
+  it("is a head row and an item row, the shape every version reads, and is replayed from them", async () => {
     const { account, alias, key, first } = await firstKeyedEvent();
     expect(first.status).toBe(201);
     const rows = await inCandidate(alias, (_i, state) =>
-      state.storage.sql.exec(`SELECT key FROM requests WHERE key LIKE ?`, `${key}%`).toArray(),
+      state.storage.sql
+        .exec<{ key: string; result: string }>(
+          `SELECT key, result FROM requests WHERE key LIKE ? ORDER BY key`,
+          `${key}%`,
+        )
+        .toArray(),
     );
-    expect(rows).toEqual([{ key }]);
+    // Code rolled back to before 2026-11-24 reads the head's count, then that many item rows.
+    expect(rows.map((r) => r.key)).toEqual([key, `${key}\u00000`]);
+    expect(JSON.parse(rows[0].result)).toEqual({ ok: true, count: 1 });
+    const item = JSON.parse(rows[1].result) as { ok: boolean; body: string };
+    expect([item.ok, JSON.parse(item.body)]).toEqual([true, first.body]);
 
-    // The key's object lost its record (as after a failure it released): the candidate's row answers.
+    // The key's object lost its record (as after a failure it released): the candidate's rows answer.
     await inKeyStore(account.id, key, (sql) => sql.exec(`DELETE FROM idempotency_keys WHERE key = ?`, key));
     const again = await keyedEvent(account.token, alias, key);
     expect(again.status).toBe(201);
@@ -277,27 +286,15 @@ describe("a lone keyed event's result", () => {
     expect(again.body).toEqual(first.body);
   });
 
-  it("stored by earlier code as a head row and an item row, is still replayed", async () => {
+  it("stored in the head row alone (as on 2026-11-24), is still replayed", async () => {
     const { account, alias, key, first } = await firstKeyedEvent();
     const body = first.body;
     await inCandidate(alias, (_i, state) => {
       const sql = state.storage.sql;
-      const row = sql
-        .exec<{ fingerprint: string; created_at: number; result: string }>(
-          `SELECT fingerprint, created_at, result FROM requests WHERE key = ?`,
-          key,
-        )
-        .one();
-      const { only } = JSON.parse(row.result) as { only: unknown };
-      sql.exec(`UPDATE requests SET result = ? WHERE key = ?`, JSON.stringify({ ok: true, count: 1 }), key);
-      sql.exec(
-        `INSERT INTO requests (account_id, key, fingerprint, created_at, result) VALUES (?, ?, ?, ?, ?)`,
-        account.id,
-        `${key}\u00000`,
-        row.fingerprint,
-        row.created_at,
-        JSON.stringify(only),
-      );
+      const item = sql.exec<{ result: string }>(`SELECT result FROM requests WHERE key = ?`, `${key}\u00000`).one();
+      const only = JSON.parse(item.result) as unknown;
+      sql.exec(`UPDATE requests SET result = ? WHERE key = ?`, JSON.stringify({ ok: true, count: 1, only }), key);
+      sql.exec(`DELETE FROM requests WHERE key = ?`, `${key}\u00000`);
     });
     await inKeyStore(account.id, key, (sql) => sql.exec(`DELETE FROM idempotency_keys WHERE key = ?`, key));
     const again = await keyedEvent(account.token, alias, key);

@@ -39,6 +39,8 @@ export type { IdempotentRequest };
 
 /** Outcomes worth replaying: what the request did (2xx) or decided about existing data (404, 409). */
 const replayable = (status: number) => (status >= 200 && status < 300) || status === 404 || status === 409;
+/** A failure of the service: the change may have been made before it, so the key stays bound to the request. */
+const failed = (status: number) => status >= 500;
 
 /**
  * What a keyed request asks: its method, path and body, in canonical JSON (RFC 8785), so the same
@@ -122,7 +124,7 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     try {
       const held = c.get("idempotency")!;
       const bookmark = responseBookmark(c);
-      if (c.get("idempotencyIncomplete")) await store.unlock(claim.accountId, held, Date.now());
+      if (c.get("idempotencyIncomplete") || failed(c.res.status)) await store.unlock(claim.accountId, held, Date.now());
       // A bookmark is kept here, so a replay carries the first response's (the candidate keeps none).
       else if (c.get("idempotencyKeptByCandidate") && bookmark === null) return;
       else if (replayable(c.res.status))

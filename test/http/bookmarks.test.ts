@@ -168,7 +168,7 @@ describe("the Bookmark header", () => {
     const account = await createAccount();
     const headers = { "Idempotency-Key": crypto.randomUUID() };
     const json = { contract: contract({ price: 8 }) };
-    // D1 made the schema but its answer was lost: the request fails (500), which frees the key.
+    // D1 made the schema but its answer was lost: the request fails (500).
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
       call("POST", "/v1/schemas", { token: account.token, json, headers }),

@@ -339,11 +339,11 @@ describe("Idempotency-Key", () => {
     expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 
-  it("creates a schema once when a request that failed after making it freed its key", async () => {
+  it("creates a schema once when the request that made it failed, its answer lost", async () => {
     const account = await createAccount();
     const k = key();
     const body = { contract: contract({ price: 8 }) };
-    // D1 made the schema but its answer was lost: the request fails (500), and a 500 frees the key.
+    // D1 made the schema but its answer was lost: the request fails (500).
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
     const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
       post(account, "/v1/schemas", body, k),
@@ -357,6 +357,28 @@ describe("Idempotency-Key", () => {
     const other = await post(account, "/v1/schemas", { contract: contract({ price: 9 }) }, k);
     expectStatus(other, 409);
     expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("keeps a key whose request failed (5xx) for that request: another, on any route, is refused", async () => {
+    const { account, alias } = await withCandidate();
+    const k = key();
+    const body = { contract: contract({ price: 11 }) };
+    // D1 made the schema but its answer was lost: a 500, after a change that was made.
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
+      post(account, "/v1/schemas", body, k),
+    ).finally(() => errors.mockRestore());
+    expectStatus(first, 500);
+    // Another request with the key, here an event on a candidate that knows nothing of it.
+    const other = await post(account, "/v1/events", { candidate_alias: alias, type: "view" }, k);
+    expectStatus(other, 409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(await eventCount(account, alias)).toBe(0);
+    // The same request, sent again at once, takes the key over and gets the schema that was made.
+    const retry = await post(account, "/v1/schemas", body, k);
+    expectStatus(retry, 201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 
   it("lets two holders of a key create one schema: the first to reach D1 makes it, the other answers it", async () => {

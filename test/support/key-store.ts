@@ -19,19 +19,22 @@ export function inKeyStore<R>(
 
 /**
  * As a Worker that died holding the key: nothing more it would do reaches the key's object
- * (recording its outcome, freeing the key), so the claim stands until its lock lapses.
- * `holderRevived` undoes it.
+ * (recording its outcome, freeing the key, ending its hold early), so the claim stands until its
+ * lock lapses. A claim by another request still gets through. `holderRevived` undoes it.
  */
 export const holderDied = (accountId: string, key: string) =>
   inKeyStore(accountId, key, (sql) =>
     sql.exec(
       `CREATE TRIGGER die_recording BEFORE UPDATE OF status ON idempotency_keys WHEN NEW.status IS NOT NULL BEGIN SELECT RAISE(ABORT, 'worker died'); END;
-       CREATE TRIGGER die_releasing BEFORE DELETE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'worker died'); END;`,
+       CREATE TRIGGER die_releasing BEFORE DELETE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'worker died'); END;
+       CREATE TRIGGER die_unlocking BEFORE UPDATE OF locked_until ON idempotency_keys WHEN NEW.locked_until < OLD.locked_until BEGIN SELECT RAISE(ABORT, 'worker died'); END;`,
     ),
   );
 
 export const holderRevived = (accountId: string, key: string) =>
-  inKeyStore(accountId, key, (sql) => sql.exec(`DROP TRIGGER die_recording; DROP TRIGGER die_releasing;`));
+  inKeyStore(accountId, key, (sql) =>
+    sql.exec(`DROP TRIGGER die_recording; DROP TRIGGER die_releasing; DROP TRIGGER die_unlocking;`),
+  );
 
 /**
  * As if the request holding the key had not reached its candidate yet: the candidate object's

@@ -73,6 +73,16 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undef
   if (newest) c.set("objectBookmark", newest);
 }
 
+/**
+ * For an answer a candidate object replayed from its record of a key, which keeps no bookmark:
+ * unless the request already saw a point of the shard (any is later than the replayed write),
+ * reads the primary, so the response's bookmark is its current point, at least the first
+ * answer's (whose index write, if it made one, came before).
+ */
+export async function bookmarkCurrentPoint(c: Context<AppEnv>) {
+  if (responseBookmark(c) === null) await accountDb(c).prepare("SELECT 1").run();
+}
+
 /** Sets the response's `Bookmark`: the newest one the request's shard session or objects saw. */
 export const bookmarks = createMiddleware<AppEnv>(async (c, next) => {
   await next();

@@ -24,7 +24,7 @@ import {
   type StoredAnswer,
 } from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";
-import { noteBookmark, responseBookmark } from "./account-db";
+import { bookmarkCurrentPoint, noteBookmark, responseBookmark } from "./account-db";
 import type { AppEnv, IdempotentRequest } from "./app-env";
 import type { D1 } from "./shards";
 
@@ -142,20 +142,22 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
   });
 
 /**
- * What a route with `candidateKeepsResult` does with its candidate object's answer to a keyed
- * request, before anything else: a result the object stored (or replayed) is its to keep, a
- * replay says so, and a key another request holds with nothing stored yet is IN_USE.
+ * What a route with `candidateKeepsResult` does with its candidate object's answer, before
+ * anything else: its bookmark is the response's; for a keyed request, a result the object stored
+ * (or replayed) is its to keep, a replay says so and carries a bookmark too, and a key another
+ * request holds with nothing stored yet is IN_USE.
  */
-export function noteCandidateAnswer<R extends { ok: boolean; code?: string; replayed?: boolean }>(
-  c: Context<AppEnv>,
-  result: R,
-) {
+export async function noteCandidateAnswer<
+  R extends { ok: boolean; code?: string; replayed?: boolean; bookmark?: string | null },
+>(c: Context<AppEnv>, result: R) {
   const request = c.get("idempotency");
   if (request) {
     if (result.code === "IDEMPOTENCY_KEY_IN_USE") throw keyInUse(request.lockedUntil, Date.now());
     if (result.replayed) c.header("Idempotent-Replayed", "true");
     if (result.ok) c.set("idempotencyKeptByCandidate", true);
   }
+  noteBookmark(c, result.bookmark);
+  if (result.replayed) await bookmarkCurrentPoint(c);
   return result as Exclude<R, { code: "IDEMPOTENCY_KEY_IN_USE" }>;
 }
 

@@ -207,7 +207,7 @@ export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const { contract, schemaId } = await contractFor(accountDb(c), c.get("accountId"), body);
-    const result = noteCandidateAnswer(
+    const result = await noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).create(
         {
@@ -222,7 +222,6 @@ export const candidatesRouter = createRouter()
         c.get("idempotency"),
       ),
     );
-    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
   })
@@ -268,7 +267,7 @@ export const candidatesRouter = createRouter()
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = noteCandidateAnswer(
+    const result = await noteCandidateAnswer(
       c,
       await candidateObject(c.env, alias).resolve(
         c.get("accountId"),
@@ -276,7 +275,6 @@ export const candidatesRouter = createRouter()
         c.get("idempotency"),
       ),
     );
-    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, alias, "status" in result ? result.status : undefined);
     return sendJsonText(c, result.body, 200);
   });

@@ -14,7 +14,7 @@ import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, 
 import { ErrorBodySchema } from "../errors/error-body";
 import { candidateFailure } from "./shared/candidate-failure";
 import { candidateExample, eventExample } from "./shared/examples";
-import { noteBookmark } from "../account-db";
+import { bookmarkCurrentPoint, noteBookmark } from "../account-db";
 import { noteCandidateAnswer } from "../idempotency";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
@@ -172,7 +172,7 @@ type BatchResult = z.infer<typeof BatchResultSchema>;
 export const eventsRouter = createRouter()
   .openapi(submit, async (c) => {
     const body = c.req.valid("json");
-    const result = noteCandidateAnswer(
+    const result = await noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).recordEvent(
         c.get("accountId"),
@@ -180,7 +180,6 @@ export const eventsRouter = createRouter()
         c.get("idempotency"),
       ),
     );
-    noteBookmark(c, result.bookmark);
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
   })
@@ -201,6 +200,7 @@ export const eventsRouter = createRouter()
     for (const entries of byAlias.values()) entries.sort((a, b) => a.index - b.index);
     const docsUrl = docsBaseUrl(c.env.DOCS_URL, c.req.url);
     const results: JsonText<BatchResult>[] = new Array(events.length);
+    let sharesReplayed = false;
     await Promise.all(
       [...byAlias].map(async ([alias, entries]) => {
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
@@ -221,8 +221,11 @@ export const eventsRouter = createRouter()
         entries.forEach(({ index }, i) => {
           results[index] = itemResultJson(outcome.ok ? outcome.results[i] : outcome, alias, docsUrl);
         });
+        if (outcome.ok && outcome.replayed) sharesReplayed = true;
       }),
     );
+    // A share replayed from its object's record of the key comes with no bookmark of what it wrote.
+    if (sharesReplayed) await bookmarkCurrentPoint(c);
     return sendJsonText(c, `{"data":[${results.join(",")}]}` as JsonText<{ data: BatchResult[] }>, 200);
   });
 

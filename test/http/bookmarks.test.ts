@@ -11,6 +11,8 @@ import { call, contract, createAccount, freshAlias, type TestAccount } from "../
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { observeD1 } from "../support/d1-observer";
 import { endpoint, waitForReceived } from "../support/webhooks";
+import { useClock } from "../support/clock";
+import { holderDied, holderRevived } from "../support/key-store";
 
 /** The shard, then D1's bookmark in its documented shape (what miniflare writes too). */
 const BOOKMARK = /^SHARD_\d+:[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
@@ -179,5 +181,51 @@ describe("the Bookmark header", () => {
     expect(bookmarkOf(retry)).toMatch(BOOKMARK);
     const read = await get(account, "/v1/schemas", bookmarkOf(retry)!);
     expect(read.body.data.map((s: any) => s.id)).toEqual([retry.body.id]);
+  });
+
+  it("on a keyed change its candidate replays (the first response never recorded) is a point at least as new", async () => {
+    const clock = useClock();
+    const account = await createAccount();
+    const alias = freshAlias();
+    const keyed = (path: string, json: unknown, key: string) =>
+      call("POST", path, { token: account.token, json, headers: { "Idempotency-Key": key } });
+    const changes: [string, string, unknown][] = [
+      ["create", "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() }],
+      ["a fulfilling event", "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 }],
+      ["a batch", "/v1/events/batch", { events: [{ candidate_alias: alias, type: "view" }] }],
+      ["resolve", `/v1/candidates/${alias}/resolve`, { outcome: "CONFIRMED" }],
+    ];
+    let replayed = "";
+    for (const [what, path, json] of changes) {
+      const key = crypto.randomUUID();
+      // The Worker dies after its answer: nothing it would record reaches the key's object.
+      await holderDied(account.id, key);
+      const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+      const first = await keyed(path, json, key).finally(() => errors.mockRestore());
+      await holderRevived(account.id, key);
+      expect(first.status, what).toBeLessThan(300);
+      const written = bookmarkOf(first);
+      if (what !== "a batch") expect(written, what).toMatch(BOOKMARK);
+
+      // Within the first's hold the candidate answers from its record (a batch, whose response the
+      // key's object keeps, is IN_USE); once the hold lapses, the retry takes the key over.
+      const held = await keyed(path, json, key);
+      clock.advance(31_000);
+      const takenOver = await keyed(path, json, key);
+      if (what === "a batch") expect(held.status).toBe(409);
+      const answers = what === "a batch" ? { "taken over": takenOver } : { held, "taken over": takenOver };
+      for (const [how, res] of Object.entries(answers)) {
+        const label = `${what}, ${how}`;
+        // A batch's shares replay inside a new response, which is not itself a replay.
+        expect(res.headers.get("Idempotent-Replayed"), label).toBe(what === "a batch" ? null : "true");
+        expect(res.body, label).toEqual(first.body);
+        expect(bookmarkOf(res), label).toMatch(BOOKMARK);
+        expect(bookmarkOf(res)! >= (written ?? ""), label).toBe(true);
+      }
+      replayed = bookmarkOf(takenOver)!;
+    }
+    // Read from the last replay's point (the resolve's), the list shows what the resolve wrote.
+    const list = await get(account, "/v1/candidates", replayed);
+    expect(list.body.data.map((c: any) => [c.candidate_alias, c.status])).toEqual([[alias, "CONFIRMED"]]);
   });
 });

@@ -37,6 +37,15 @@ async function withCandidate(over: Record<string, unknown> = {}) {
 
 const key = () => `key-${crypto.randomUUID()}`;
 
+/** A keyed schema create that D1 makes but whose answer is lost: the request fails (500). */
+async function schemaMadeAnswerLost(account: TestAccount, body: unknown, k: string) {
+  const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+  const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
+    post(account, "/v1/schemas", body, k),
+  ).finally(() => errors.mockRestore());
+  expectStatus(first, 500);
+}
+
 describe("Idempotency-Key", () => {
   it("replays the first response of every POST, changing nothing twice", async () => {
     const account = await createAccount();
@@ -343,12 +352,7 @@ describe("Idempotency-Key", () => {
     const account = await createAccount();
     const k = key();
     const body = { contract: contract({ price: 8 }) };
-    // D1 made the schema but its answer was lost: the request fails (500).
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
-      post(account, "/v1/schemas", body, k),
-    ).finally(() => errors.mockRestore());
-    expectStatus(first, 500);
+    await schemaMadeAnswerLost(account, body, k);
     // The key is claimed anew, and the schema's answer, stored with it, is what the retry gets.
     const retry = await post(account, "/v1/schemas", body, k);
     expectStatus(retry, 201);
@@ -363,12 +367,7 @@ describe("Idempotency-Key", () => {
     const { account, alias } = await withCandidate();
     const k = key();
     const body = { contract: contract({ price: 11 }) };
-    // D1 made the schema but its answer was lost: a 500, after a change that was made.
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const first = await interceptD1Batch(/INSERT INTO schemas/, firstAnswerLost, () =>
-      post(account, "/v1/schemas", body, k),
-    ).finally(() => errors.mockRestore());
-    expectStatus(first, 500);
+    await schemaMadeAnswerLost(account, body, k); // a 500, after a change that was made
     // Another request with the key, here an event on a candidate that knows nothing of it.
     const other = await post(account, "/v1/events", { candidate_alias: alias, type: "view" }, k);
     expectStatus(other, 409);

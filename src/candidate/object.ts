@@ -144,7 +144,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const lone = plan.plans.length === 1 && !request && !items[0].key && !moved;
     const outcome = lone ? write() : this.transaction(write);
-    return { ...outcome, bookmark: await this.syncDownstream() };
+    const itemsReplayed = plan.plans.some((p) => p.kind === "done" && p.result.ok);
+    return {
+      ...outcome,
+      bookmark: await this.syncDownstream(),
+      ...(itemsReplayed ? { itemsReplayed: true as const } : {}),
+    };
   }
 
   /** Writes what the plan records (each event, the leaves it satisfied first, its item key's result); answers every item's result. */

@@ -74,13 +74,19 @@ export interface CandidateRpc {
     event: SubmittedEvent,
     request?: IdempotentRequest,
   ): Promise<Indexed<Keyed<EventResult> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>>;
-  /** Several events, in order, in one transaction: one result per item (a batch's share). */
+  /**
+   * Several events, in order, in one transaction: one result per item (a batch's share).
+   * `itemsReplayed`: some item's result is the one stored under its own key by an earlier call.
+   */
   recordEvents(
     accountId: string,
     items: EventItem[],
     request?: IdempotentRequest,
   ): Promise<
-    Indexed<Keyed<{ ok: true; results: EventResult[] }> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>
+    Indexed<
+      | Keyed<{ ok: true; results: EventResult[]; itemsReplayed?: true }>
+      | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>
+    >
   >;
   resolve(
     accountId: string,

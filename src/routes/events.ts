@@ -200,7 +200,7 @@ export const eventsRouter = createRouter()
     for (const entries of byAlias.values()) entries.sort((a, b) => a.index - b.index);
     const docsUrl = docsBaseUrl(c.env.DOCS_URL, c.req.url);
     const results: JsonText<BatchResult>[] = new Array(events.length);
-    let sharesReplayed = false;
+    let replayed = false;
     await Promise.all(
       [...byAlias].map(async ([alias, entries]) => {
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
@@ -221,11 +221,11 @@ export const eventsRouter = createRouter()
         entries.forEach(({ index }, i) => {
           results[index] = itemResultJson(outcome.ok ? outcome.results[i] : outcome, alias, docsUrl);
         });
-        if (outcome.ok && outcome.replayed) sharesReplayed = true;
+        if (outcome.ok && (outcome.replayed || outcome.itemsReplayed)) replayed = true;
       }),
     );
-    // A share replayed from its object's record of the key comes with no bookmark of what it wrote.
-    if (sharesReplayed) await bookmarkCurrentPoint(c);
+    // A result replayed from an object's record of a key comes with no bookmark of what it wrote.
+    if (replayed) await bookmarkCurrentPoint(c);
     return sendJsonText(c, `{"data":[${results.join(",")}]}` as JsonText<{ data: BatchResult[] }>, 200);
   });
 

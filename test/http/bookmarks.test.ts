@@ -228,4 +228,18 @@ describe("the Bookmark header", () => {
     const list = await get(account, "/v1/candidates", replayed);
     expect(list.body.data.map((c: any) => [c.candidate_alias, c.status])).toEqual([[alias, "CONFIRMED"]]);
   });
+
+  it("on a batch whose items replay from their own keys is a point at least as new as their writes", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const batch = { events: [{ candidate_alias: alias, type: "purchase", value: 150, idempotency_key: "fulfil" }] };
+    const first = await post(account, "/v1/events/batch", batch);
+    expect(first.body.data[0].candidate.status).toBe("PENDING");
+    expect(bookmarkOf(first)).toMatch(BOOKMARK);
+    const again = await post(account, "/v1/events/batch", batch); // writes nothing: the item replays
+    expect(again.body).toEqual(first.body);
+    expect(bookmarkOf(again)).toMatch(BOOKMARK);
+    expect(bookmarkOf(again)! >= bookmarkOf(first)!).toBe(true);
+  });
 });

@@ -7,6 +7,7 @@
  * is what each session was asked for and what each response said.)
  */
 import { describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:test";
 import { call, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { observeD1 } from "../support/d1-observer";
@@ -241,5 +242,28 @@ describe("the Bookmark header", () => {
     expect(again.body).toEqual(first.body);
     expect(bookmarkOf(again)).toMatch(BOOKMARK);
     expect(bookmarkOf(again)! >= bookmarkOf(first)!).toBe(true);
+  });
+
+  it("on a replay is left out, the replay still answered, when D1 fails", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const batch = { events: [{ candidate_alias: alias, type: "purchase", value: 150, idempotency_key: "fulfil" }] };
+    const first = await post(account, "/v1/events/batch", batch);
+    // Every D1 statement run now fails: the replay's read of the primary is the only one it makes.
+    const statement = Object.getPrototypeOf(env.DB.prepare("SELECT 1"));
+    const run = statement.run;
+    statement.run = () => Promise.reject(new Error("D1 is down"));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    let logged: unknown[][] = [];
+    const again = await post(account, "/v1/events/batch", batch).finally(() => {
+      statement.run = run;
+      logged = [...errors.mock.calls];
+      errors.mockRestore();
+    });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(bookmarkOf(again)).toBeNull();
+    expect(logged).toEqual([[expect.stringContaining("no bookmark for a replay"), expect.any(Error)]]);
   });
 });

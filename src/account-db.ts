@@ -73,22 +73,6 @@ export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undef
   if (newest) c.set("objectBookmark", newest);
 }
 
-/**
- * For an answer a candidate object replayed from its record of a key, which keeps no bookmark:
- * unless the request already saw a point of the shard (any is later than the replayed write),
- * reads the primary, so the response's bookmark is its current point, at least the first
- * answer's (whose index write, if it made one, came before). Best effort: a replay needs no D1,
- * so with D1 failing it is still answered, without a bookmark.
- */
-export async function bookmarkCurrentPoint(c: Context<AppEnv>) {
-  if (responseBookmark(c) !== null) return;
-  try {
-    await accountDb(c).prepare("SELECT 1").run();
-  } catch (error) {
-    console.error(`request ${c.get("requestId")}: no bookmark for a replay, D1 failed`, error);
-  }
-}
-
 /** Sets the response's `Bookmark`: the newest one the request's shard session or objects saw. */
 export const bookmarks = createMiddleware<AppEnv>(async (c, next) => {
   await next();

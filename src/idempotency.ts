@@ -24,7 +24,7 @@ import {
   type StoredAnswer,
 } from "./db/idempotency";
 import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys";
-import { bookmarkCurrentPoint, noteBookmark, responseBookmark } from "./account-db";
+import { noteBookmark, responseBookmark } from "./account-db";
 import type { AppEnv, IdempotentRequest } from "./app-env";
 import type { D1 } from "./shards";
 
@@ -143,11 +143,11 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
 
 /**
  * What a route with `candidateKeepsResult` does with its candidate object's answer, before
- * anything else: its bookmark is the response's; for a keyed request, a result the object stored
- * (or replayed) is its to keep, a replay says so and carries a bookmark too, and a key another
- * request holds with nothing stored yet is IN_USE.
+ * anything else: its bookmark is the response's (a replay's too: the index's last point); for a
+ * keyed request, a result the object stored (or replayed) is its to keep, a replay says so, and a
+ * key another request holds with nothing stored yet is IN_USE.
  */
-export async function noteCandidateAnswer<
+export function noteCandidateAnswer<
   R extends { ok: boolean; code?: string; replayed?: boolean; bookmark?: string | null },
 >(c: Context<AppEnv>, result: R) {
   const request = c.get("idempotency");
@@ -157,7 +157,6 @@ export async function noteCandidateAnswer<
     if (result.ok) c.set("idempotencyKeptByCandidate", true);
   }
   noteBookmark(c, result.bookmark);
-  if (result.replayed) await bookmarkCurrentPoint(c);
   return result as Exclude<R, { code: "IDEMPOTENCY_KEY_IN_USE" }>;
 }
 

@@ -16,8 +16,11 @@ import type { CandidateStore, OutboxRow } from "./storage";
 export interface AfterHandOff {
   /** Nothing was confirmed: re-arm the alarm (the failure count has gone up, so further out). */
   failed(): void;
-  /** D1 has the index row at `version`, and D1 and the queue have the notifications `sent`. */
-  delivered(sent: string[], version: number): void;
+  /**
+   * D1 has the index row at `version` (`bookmark`: the point of that write), and D1 and the
+   * queue have the notifications `sent`.
+   */
+  delivered(sent: string[], version: number, bookmark: string | null): void;
 }
 
 export class Downstream {
@@ -99,10 +102,12 @@ export class Downstream {
       return bookmarkOn(shard, db.getBookmark()); // the index write's, if only the queue failed
     }
     this.failures = 0;
+    const bookmark = bookmarkOn(shard, db.getBookmark());
     after.delivered(
       toSend.map((n) => n.id),
       record.version,
+      bookmark,
     );
-    return bookmarkOn(shard, db.getBookmark());
+    return bookmark;
   }
 }

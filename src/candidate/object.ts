@@ -13,6 +13,7 @@
  * that write.
  */
 import { DurableObject } from "cloudflare:workers";
+import { newestBookmark } from "../account-db";
 import { uuidv7 } from "uuidv7";
 import { leavesGained, type SubmittedEvent } from "../domain/condition";
 import { MAX_METADATA_KEYS, mergeMetadata, type Metadata } from "../domain/metadata";
@@ -65,7 +66,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     if (this.load()) {
       // Our own earlier create, retried after its answer was lost, gets that answer again.
       const earlier = this.keyed.replay<Answer<CandidateView>>(input.accountId, request);
-      return earlier ?? ({ ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const);
+      return earlier ? this.withReplayBookmark(earlier) : ({ ok: false, code: "CANDIDATE_ALIAS_TAKEN" } as const);
     }
     if (request?.heldElsewhere) return KEY_IN_USE;
     // Built from exactly what storage will give back, so the condition compiled now is the one
@@ -83,6 +84,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
       settledStatus: "OPEN",
       settledSince: now,
       indexedVersion: 0,
+      indexBookmark: null,
       unflushed: false,
     });
     const result = { ok: true, body: candidateJson(record, state.contractJson, now) } as const;
@@ -123,7 +125,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state = this.owned(accountId);
     if (!state) return request?.heldElsewhere ? KEY_IN_USE : ({ ok: false, code: "CANDIDATE_NOT_FOUND" } as const);
     const earlier = this.keyed.replayEvents(accountId, request);
-    if (earlier) return earlier;
+    if (earlier) return this.withReplayBookmark(earlier);
 
     const plan = planBatch(state, items, now, (key) => this.keyed.storedItem(accountId, key, now));
     const moved = plan.final.satisfiedMask !== state.satisfiedMask || plan.final.record !== state.record;
@@ -144,12 +146,20 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     // A lone insert is atomic by itself; only several writes need the transaction around them.
     const lone = plan.plans.length === 1 && !request && !items[0].key && !moved;
     const outcome = lone ? write() : this.transaction(write);
+    const bookmark = await this.syncDownstream();
+    // An item replayed from its own key wrote nothing now: the index's last point covers its write.
     const itemsReplayed = plan.plans.some((p) => p.kind === "done" && p.result.ok);
-    return {
-      ...outcome,
-      bookmark: await this.syncDownstream(),
-      ...(itemsReplayed ? { itemsReplayed: true as const } : {}),
-    };
+    return { ...outcome, bookmark: bookmark ?? (itemsReplayed ? this.load()!.indexBookmark : null) };
+  }
+
+  /**
+   * A replayed success, with the bookmark of the index as it stands: a write still owed is made
+   * now (its bookmark), else the last one confirmed, the replayed change's own or a later one.
+   * Kept here so a replay needs nothing of D1.
+   */
+  private async withReplayBookmark<T extends { ok: boolean }>(earlier: T): Promise<T & { bookmark?: string | null }> {
+    if (!earlier.ok) return earlier;
+    return { ...earlier, bookmark: (await this.syncDownstream()) ?? this.load()!.indexBookmark };
   }
 
   /** Writes what the plan records (each event, the leaves it satisfied first, its item key's result); answers every item's result. */
@@ -195,7 +205,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const state = this.owned(accountId);
     if (!state) return request?.heldElsewhere ? KEY_IN_USE : ({ ok: false, code: "CANDIDATE_NOT_FOUND" } as const);
     const earlier = this.keyed.replay<Answer<CandidateView>>(accountId, request);
-    if (earlier) return earlier;
+    if (earlier) return this.withReplayBookmark(earlier);
     const { status } = statusAt(state.record.timeline, now);
     if (status !== "OPEN" && status !== "PENDING")
       return { ok: false, code: "INVALID_STATE", status } satisfies NotResolvable;
@@ -300,13 +310,18 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
         // Re-arms the alarm, further out with each failure in a row.
         failed: () => this.transaction(() => this.settleStoreAndArm(this.load()!, Date.now())),
         // Other requests and the alarm may have run during the hand-off: store what is current now.
-        delivered: (sent, version) =>
+        delivered: (sent, version, bookmark) =>
           this.transaction(() => {
             this.store.markFlushed(sent);
             const current = this.load()!;
             const unflushed = this.store.unflushedNotifications().length > 0;
             this.settleStoreAndArm(
-              { ...current, indexedVersion: Math.max(current.indexedVersion, version), unflushed },
+              {
+                ...current,
+                indexedVersion: Math.max(current.indexedVersion, version),
+                indexBookmark: newestBookmark(current.indexBookmark, bookmark),
+                unflushed,
+              },
               Date.now(),
             );
           }),

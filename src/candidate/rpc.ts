@@ -38,7 +38,7 @@ export type NotResolvable = { ok: false; code: "INVALID_STATE"; status: Status }
 /**
  * What a call that may write the D1 index answers besides: the bookmark of that write (`bookmarkOn`), for the
  * Worker's response; null or absent when it wrote none (nothing the index shows moved, or the write
- * failed and waits for the alarm, or D1 gave no bookmark).
+ * failed and waits for the alarm, or D1 gave no bookmark). A replay answers the index's last point.
  */
 export type Indexed<T> = T & { bookmark?: string | null };
 /** A keyed call's answer; `replayed` when it is the result stored under the key by an earlier call. */
@@ -74,19 +74,13 @@ export interface CandidateRpc {
     event: SubmittedEvent,
     request?: IdempotentRequest,
   ): Promise<Indexed<Keyed<EventResult> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>>;
-  /**
-   * Several events, in order, in one transaction: one result per item (a batch's share).
-   * `itemsReplayed`: some item's result is the one stored under its own key by an earlier call.
-   */
+  /** Several events, in order, in one transaction: one result per item (a batch's share). */
   recordEvents(
     accountId: string,
     items: EventItem[],
     request?: IdempotentRequest,
   ): Promise<
-    Indexed<
-      | Keyed<{ ok: true; results: EventResult[]; itemsReplayed?: true }>
-      | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>
-    >
+    Indexed<Keyed<{ ok: true; results: EventResult[] }> | Failure<"CANDIDATE_NOT_FOUND" | KeyReused | KeyInUse>>
   >;
   resolve(
     accountId: string,

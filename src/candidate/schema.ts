@@ -55,6 +55,9 @@ const MIGRATIONS: readonly string[] = [
     event_id     TEXT,
     satisfied_at INTEGER
   );`,
+  // 3: the bookmark of the object's last write to the D1 index, which a replayed change answers
+  // (its own write is that one or an earlier one). NULL until the next index write.
+  `ALTER TABLE candidate ADD COLUMN index_bookmark TEXT;`,
 ];
 
 /** The version this code brings every object to. */

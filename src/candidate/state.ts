@@ -24,6 +24,8 @@ export interface StoredState {
   settledSince: number;
   /** Highest record version known to be in the D1 index. */
   indexedVersion: number;
+  /** The bookmark (ours: shard and D1's) of the last index write confirmed, if known. */
+  indexBookmark: string | null;
   /** Whether notifications wait in the outbox for the feed and the queue. */
   unflushed: boolean;
 }
@@ -49,6 +51,7 @@ export function stateOfRow(row: StoredCandidateRow): StoredState {
     settledStatus: row.settled_status,
     settledSince: row.settled_since,
     indexedVersion: row.indexed_version,
+    indexBookmark: row.index_bookmark ?? null,
     unflushed: row.unflushed > 0,
   });
 }
@@ -60,6 +63,7 @@ export const rowOfState = (state: StoredState): CandidateRow => ({
   settled_status: state.settledStatus,
   settled_since: state.settledSince,
   indexed_version: state.indexedVersion,
+  index_bookmark: state.indexBookmark,
 });
 
 /** The state after one more event at `now`, and whether the event satisfied a leaf. */

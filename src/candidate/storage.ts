@@ -17,6 +17,8 @@ export type CandidateRow = {
   settled_status: Status;
   settled_since: number;
   indexed_version: number;
+  /** Null in rows stored before migration 3, or written by code from before it. */
+  index_bookmark: string | null;
 };
 
 /** The candidate row as loaded: with its event count and how many notifications wait in the outbox. */
@@ -95,13 +97,14 @@ export class CandidateStore {
 
   writeCandidate(row: CandidateRow) {
     this.sql.exec(
-      `INSERT OR REPLACE INTO candidate (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version)
-       VALUES (1, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO candidate (singleton, record, satisfied_mask, settled_status, settled_since, indexed_version, index_bookmark)
+       VALUES (1, ?, ?, ?, ?, ?, ?)`,
       row.record,
       row.satisfied_mask,
       row.settled_status,
       row.settled_since,
       row.indexed_version,
+      row.index_bookmark,
     );
   }
 

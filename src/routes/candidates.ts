@@ -207,7 +207,7 @@ export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
     const { contract, schemaId } = await contractFor(accountDb(c), c.get("accountId"), body);
-    const result = await noteCandidateAnswer(
+    const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).create(
         {
@@ -267,7 +267,7 @@ export const candidatesRouter = createRouter()
   })
   .openapi(resolve, async (c) => {
     const { candidate_alias: alias } = c.req.valid("param");
-    const result = await noteCandidateAnswer(
+    const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, alias).resolve(
         c.get("accountId"),

@@ -14,7 +14,7 @@ import { createRouter, errorResponses, jsonResponse, POST_ERRORS, sendJsonText, 
 import { ErrorBodySchema } from "../errors/error-body";
 import { candidateFailure } from "./shared/candidate-failure";
 import { candidateExample, eventExample } from "./shared/examples";
-import { bookmarkCurrentPoint, noteBookmark } from "../account-db";
+import { noteBookmark } from "../account-db";
 import { noteCandidateAnswer } from "../idempotency";
 
 export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
@@ -172,7 +172,7 @@ type BatchResult = z.infer<typeof BatchResultSchema>;
 export const eventsRouter = createRouter()
   .openapi(submit, async (c) => {
     const body = c.req.valid("json");
-    const result = await noteCandidateAnswer(
+    const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).recordEvent(
         c.get("accountId"),
@@ -200,7 +200,6 @@ export const eventsRouter = createRouter()
     for (const entries of byAlias.values()) entries.sort((a, b) => a.index - b.index);
     const docsUrl = docsBaseUrl(c.env.DOCS_URL, c.req.url);
     const results: JsonText<BatchResult>[] = new Array(events.length);
-    let replayed = false;
     await Promise.all(
       [...byAlias].map(async ([alias, entries]) => {
         let outcome: Awaited<ReturnType<CandidateRpc["recordEvents"]>>;
@@ -221,11 +220,8 @@ export const eventsRouter = createRouter()
         entries.forEach(({ index }, i) => {
           results[index] = itemResultJson(outcome.ok ? outcome.results[i] : outcome, alias, docsUrl);
         });
-        if (outcome.ok && (outcome.replayed || outcome.itemsReplayed)) replayed = true;
       }),
     );
-    // A result replayed from an object's record of a key comes with no bookmark of what it wrote.
-    if (replayed) await bookmarkCurrentPoint(c);
     return sendJsonText(c, `{"data":[${results.join(",")}]}` as JsonText<{ data: BatchResult[] }>, 200);
   });
 

@@ -285,6 +285,7 @@ describe("GET /v1/candidates/{alias}: condition_progress", () => {
     await inCandidate(alias, (instance, state) => {
       state.storage.sql.exec("DROP TABLE condition_progress");
       state.storage.sql.exec("DROP TABLE schema_version");
+      state.storage.sql.exec("ALTER TABLE candidate DROP COLUMN index_bookmark"); // added by migration 3
       (instance as unknown as { state: undefined }).state = undefined;
     });
     const after = okBody(await api.get(`/v1/candidates/${alias}`)).condition_progress;

@@ -97,6 +97,7 @@ describe("an object made by an earlier version", () => {
       const first = okBody(await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 5 })).event;
       await inCandidate(alias, (_i, state) => {
         for (const table of [...missing, "schema_version"]) state.storage.sql.exec(`DROP TABLE ${table}`);
+        state.storage.sql.exec(`ALTER TABLE candidate DROP COLUMN index_bookmark`); // added by migration 3
       });
       await evictDurableObject(objectOf(alias));
 
@@ -131,6 +132,7 @@ describe("an object made by an earlier version", () => {
     await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     await inCandidate(alias, (_i, state) => {
       state.storage.sql.exec(`DROP TABLE condition_progress`);
+      state.storage.sql.exec(`ALTER TABLE candidate DROP COLUMN index_bookmark`);
       state.storage.sql.exec(`UPDATE schema_version SET version = 1`);
     });
     await evictDurableObject(objectOf(alias));

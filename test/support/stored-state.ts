@@ -35,6 +35,7 @@ export function storedState(
     settledStatus: "OPEN",
     settledSince: T0,
     indexedVersion: 1,
+    indexBookmark: null,
     unflushed: false,
     ...over,
   });

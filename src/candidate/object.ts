@@ -149,17 +149,26 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const bookmark = await this.syncDownstream();
     // An item replayed from its own key wrote nothing now: the index's last point covers its write.
     const itemsReplayed = plan.plans.some((p) => p.kind === "done" && p.result.ok);
-    return { ...outcome, bookmark: bookmark ?? (itemsReplayed ? this.load()!.indexBookmark : null) };
+    return { ...outcome, bookmark: bookmark ?? (itemsReplayed ? this.keptBookmark() : null) };
   }
 
   /**
    * A replayed success, with the bookmark of the index as it stands: a write still owed is made
    * now (its bookmark), else the last one confirmed, the replayed change's own or a later one.
-   * Kept here so a replay needs nothing of D1.
    */
   private async withReplayBookmark<T extends { ok: boolean }>(earlier: T): Promise<T & { bookmark?: string | null }> {
     if (!earlier.ok) return earlier;
-    return { ...earlier, bookmark: (await this.syncDownstream()) ?? this.load()!.indexBookmark };
+    return { ...earlier, bookmark: (await this.syncDownstream()) ?? this.keptBookmark() };
+  }
+
+  /**
+   * The bookmark of the last index write confirmed, if it covers the candidate as stored. None
+   * while a write is owed (it failed; the alarm retries it): an older point would not show the
+   * change. None either for a candidate whose last index write came before it was kept.
+   */
+  private keptBookmark(): string | null {
+    const state = this.load()!;
+    return state.indexedVersion >= state.record.version ? state.indexBookmark : null;
   }
 
   /** Writes what the plan records (each event, the leaves it satisfied first, its item key's result); answers every item's result. */

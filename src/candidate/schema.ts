@@ -55,8 +55,9 @@ const MIGRATIONS: readonly string[] = [
     event_id     TEXT,
     satisfied_at INTEGER
   );`,
-  // 3: the bookmark of the object's last write to the D1 index, which a replayed change answers
-  // (its own write is that one or an earlier one). NULL until the next index write.
+  // 3: the bookmark of the object's last confirmed write to the D1 index, which a replayed change
+  // answers while no write is owed. NULL until the next index write. Unlike 1 and 2 it runs once:
+  // tables made by any version before it lack the column.
   `ALTER TABLE candidate ADD COLUMN index_bookmark TEXT;`,
 ];
 

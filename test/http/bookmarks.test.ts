@@ -246,24 +246,59 @@ describe("the Bookmark header", () => {
   it("on a replay is the one its candidate object kept: no D1 call", async () => {
     const account = await createAccount();
     const alias = freshAlias();
-    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    const keyed = (json: unknown) =>
-      call("POST", "/v1/events", { token: account.token, json, headers: { "Idempotency-Key": "fulfil-once" } });
-    const body = { candidate_alias: alias, type: "purchase", value: 150 };
-    const batch = { events: [{ ...body, idempotency_key: "fulfil" }] };
-    const [first, firstOfBatch] = [await keyed(body), await post(account, "/v1/events/batch", batch)];
+    const created = bookmarkOf(
+      await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() }),
+    )!;
+    // A keyed event that writes no list entry: its response, with no bookmark, is not copied into
+    // the key's object, so its replay is the candidate's.
+    const view = { candidate_alias: alias, type: "view" };
+    const keyed = () =>
+      call("POST", "/v1/events", { token: account.token, json: view, headers: { "Idempotency-Key": "view-once" } });
+    const first = await keyed();
+    expect(bookmarkOf(first)).toBeNull();
+    const batch = { events: [{ candidate_alias: alias, type: "purchase", value: 150, idempotency_key: "fulfil" }] };
+    const firstOfBatch = await post(account, "/v1/events/batch", batch);
     let again: Awaited<ReturnType<typeof post>> | undefined;
     let batchAgain: Awaited<ReturnType<typeof post>> | undefined;
     const use = await observeD1(async () => {
-      again = await keyed(body); // within the first's hold: the candidate answers
+      again = await keyed(); // within the first's hold: the candidate answers
       batchAgain = await post(account, "/v1/events/batch", batch);
     });
     expect(use.roundTrips).toBe(0);
     expect(again!.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again!.body).toEqual(first.body);
     expect(batchAgain!.body).toEqual(firstOfBatch.body);
-    for (const res of [again!, batchAgain!]) {
+    for (const [res, atLeast] of [
+      [again!, created],
+      [batchAgain!, bookmarkOf(firstOfBatch)!],
+    ] as const) {
       expect(bookmarkOf(res)).toMatch(BOOKMARK);
-      expect(bookmarkOf(res)! >= bookmarkOf(first)!).toBe(true);
+      expect(bookmarkOf(res)! >= atLeast).toBe(true);
     }
+  });
+
+  it("on a replay is left out while the list entry the change owes cannot be written", async () => {
+    const account = await createAccount();
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    const fulfil = { candidate_alias: alias, type: "purchase", value: 150 };
+    const keyed = () =>
+      call("POST", "/v1/events", { token: account.token, json: fulfil, headers: { "Idempotency-Key": "fulfil-once" } });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const [first, again] = await interceptD1Batch(
+      /INSERT INTO candidates/,
+      () => Promise.reject(new Error("D1 is down")),
+      async () => [await keyed(), await keyed()],
+    ).finally(() => errors.mockRestore());
+    expect(first.status).toBe(201);
+    expect(first.body.candidate.status).toBe("PENDING");
+    // The candidate's last point (its creation's) would not show the change: none is answered.
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(bookmarkOf(again)).toBeNull();
+    // With D1 back, the replay writes what was owed and answers that write's point.
+    const later = await keyed();
+    expect(bookmarkOf(later)).toMatch(BOOKMARK);
+    const list = await get(account, "/v1/candidates", bookmarkOf(later)!);
+    expect(list.body.data.map((c: any) => c.status)).toEqual(["PENDING"]);
   });
 });

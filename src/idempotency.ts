@@ -125,7 +125,7 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       const held = c.get("idempotency")!;
       const bookmark = responseBookmark(c);
       if (c.get("idempotencyIncomplete") || failed(c.res.status)) await store.unlock(claim.accountId, held, Date.now());
-      // A bookmark is kept here, so a replay carries the first response's (the candidate keeps none).
+      // A bookmark is kept here, so a replay carries the first response's (the candidate keeps only its latest).
       else if (c.get("idempotencyKeptByCandidate") && bookmark === null) return;
       else if (replayable(c.res.status))
         await store.complete(claim.accountId, held, {

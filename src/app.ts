@@ -136,13 +136,15 @@ export function createApp() {
   }));
 
   const allowedMethods = methodsByPath(app.routes);
+  // Answered, not thrown: Hono hands an error thrown here straight to onError, past the /v1
+  // middleware that adds the RateLimit and Bookmark headers on the way out.
   app.notFound((c) => {
     const allowed = allowedMethods(c.req.path);
     if (allowed.length > 0) {
       c.header("Allow", allowed.join(", "));
-      throw new ApiError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${c.req.path}.`);
+      return errorResponse(c, new ApiError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${c.req.path}.`));
     }
-    throw new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${c.req.path}.`);
+    return errorResponse(c, new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${c.req.path}.`));
   });
   app.onError((err, c) => errorResponse(c, toApiError(err, c.get("requestId"))));
   return app;

@@ -32,9 +32,17 @@ describe("rate limiting", () => {
     const missing = await call("GET", "/v1/candidates/not-a-real-alias", { token: busy.token });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("RateLimit-Remaining")).toBe(String(limit - 2));
+    // So do a path no endpoint has and a method the path does not take.
+    const nowhere = await call("GET", "/v1/no-such-endpoint", { token: busy.token });
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.headers.get("RateLimit-Remaining")).toBe(String(limit - 3));
+    const refused = await call("PUT", "/v1/candidates", { token: busy.token });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get("Allow")).toBe("POST, GET, HEAD");
+    expect(refused.headers.get("RateLimit-Remaining")).toBe(String(limit - 4));
 
     const statuses: number[] = [];
-    for (let sent = 2; sent < limit; sent += 50) {
+    for (let sent = 4; sent < limit; sent += 50) {
       const batch = Array.from({ length: Math.min(50, limit - sent) }, () =>
         call("GET", "/v1/schemas", { token: busy.token }),
       );

@@ -3,6 +3,7 @@
  * strings, at most 50 keys of 1–40 characters, values of at most 500. Set at creation; a change
  * merges into what is there, and a key set to "" is removed.
  */
+import { characters } from "./text";
 import { z } from "@hono/zod-openapi";
 import { isJsonObject } from "./json";
 
@@ -15,7 +16,7 @@ export type Metadata = Record<string, string>;
 /** What a message says it received: the kind of JSON value, and a string's length. */
 export function describeValue(value: unknown): string {
   if (typeof value === "string")
-    return value === "" ? "an empty string" : `a string of ${[...value].length} characters`;
+    return value === "" ? "an empty string" : `a string of ${characters(value)} characters`;
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
@@ -23,8 +24,9 @@ export function describeValue(value: unknown): string {
 
 /** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */
 export function metadataKeyProblem(key: string): string | null {
-  if (key.length < 1 || key.length > MAX_METADATA_KEY_LENGTH)
-    return `is a key of ${key.length} characters; a key must be 1 to ${MAX_METADATA_KEY_LENGTH}`;
+  const length = characters(key);
+  if (length < 1 || length > MAX_METADATA_KEY_LENGTH)
+    return `is a key of ${length} characters; a key must be 1 to ${MAX_METADATA_KEY_LENGTH}`;
   return /[[\]]/.test(key) ? "is a key with [ or ] in it; a key must not contain them" : null;
 }
 
@@ -60,7 +62,7 @@ export const metadataObjectSchema = ({
 export const MetadataSchema = metadataObjectSchema({
   maxKeys: MAX_METADATA_KEYS,
   valueProblem: (value) =>
-    typeof value !== "string" || value.length > MAX_METADATA_VALUE_LENGTH
+    typeof value !== "string" || characters(value) > MAX_METADATA_VALUE_LENGTH
       ? `must be a string of at most ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
       : null,
 }).openapi({

@@ -2,6 +2,7 @@
  * Bad input in the API's words: zod's issues become VALIDATION_ERROR details, each a sentence
  * naming what was expected and what was received. Importing this module sets zod's messages.
  */
+import { characters } from "../domain/text";
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { validationError, type ErrorDetail } from "./api-error";
@@ -72,7 +73,7 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
       const bound = small ? issue.minimum : issue.maximum;
       const input = issue.input;
       if (issue.origin === "string" || issue.origin === "array" || issue.origin === "set") {
-        const size = typeof input === "string" ? [...input].length : Array.isArray(input) ? input.length : undefined;
+        const size = typeof input === "string" ? characters(input) : Array.isArray(input) ? input.length : undefined;
         const unit = issue.origin === "string" ? "character" : "item";
         if (small && Number(bound) === 1) return `must not be empty; ${got}`;
         const wanted = issue.exact ? "exactly" : small ? "at least" : "at most";

@@ -1,4 +1,5 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
+import { characters } from "../domain/text";
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
@@ -111,8 +112,8 @@ const NameSchema = z
       `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}`,
   })
   .min(1, { error: "must not be empty: send null for no name" })
-  .refine((name) => [...name].length <= MAX_SCHEMA_NAME, {
-    error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${[...(issue.input as string)].length}`,
+  .refine((name) => characters(name) <= MAX_SCHEMA_NAME, {
+    error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${characters(issue.input as string)}`,
   })
   .nullable()
   .openapi({ minLength: 1, maxLength: MAX_SCHEMA_NAME, example: "Purchase of 100 or more" });

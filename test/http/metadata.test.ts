@@ -128,6 +128,27 @@ describe("candidate metadata", () => {
     expect(read.metadata.extra).toBe("v");
   });
 
+  it("counts lengths in characters, as the document's maxLength does: an emoji is one", async () => {
+    const account = await createAccount();
+    const key = "🔑".repeat(40);
+    const value = "😀".repeat(500);
+    const { alias, res } = await create(account, { [key]: value });
+    expect(okBody(res).metadata).toEqual({ [key]: value });
+    const patched = await client(account).patch(`/v1/candidates/${alias}`, { metadata: { note: "é".repeat(500) } });
+    expect(okBody(patched).metadata).toEqual({ [key]: value, note: "é".repeat(500) });
+    const found = await list(account, `metadata[${encodeURIComponent(key)}]=${encodeURIComponent(value)}`);
+    expect(okBody(found).data.map((c) => c.candidate_alias)).toEqual([alias]);
+
+    const over = await client(account).patch(`/v1/candidates/${alias}`, { metadata: { long: "😀".repeat(501) } });
+    expectStatus(over, 400);
+    expect(over.body.error.details).toEqual([
+      { path: "metadata.long", message: expect.stringContaining("received a string of 501 characters") },
+    ]);
+    const longKey = await client(account).patch(`/v1/candidates/${alias}`, { metadata: { ["🔑".repeat(41)]: "v" } });
+    expectStatus(longKey, 400);
+    expect(longKey.body.error.details?.[0].message).toContain("is a key of 41 characters");
+  });
+
   it("is another account's own: PATCH of its candidate is 404 and changes nothing", async () => {
     const owner = await createAccount();
     const { alias } = await create(owner, { a: "1" });

@@ -2,6 +2,7 @@
  * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
  * and queries.
  */
+import { characters } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError, validationError } from "../../errors/api-error";
@@ -89,8 +90,8 @@ const NameSchema = z
         : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
   })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
-  .refine((name) => [...name].length <= MAX_KEY_NAME, {
-    error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${[...(issue.input as string)].length}`,
+  .refine((name) => characters(name) <= MAX_KEY_NAME, {
+    error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${characters(issue.input as string)}`,
   })
   .openapi({ minLength: 1, maxLength: MAX_KEY_NAME, description: "What the key is for.", example: apiKeyExample.name });
 

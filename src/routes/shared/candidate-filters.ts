@@ -2,6 +2,7 @@
  * The filters of the candidate list, shared by the list and the export: one definition, so both
  * select the same candidates.
  */
+import { characters } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "../../domain/metadata";
@@ -37,7 +38,7 @@ const MetadataFilterSchema = metadataObjectSchema({
   valueProblem: (value) =>
     typeof value !== "string"
       ? `must be given once; received ${describeValue(value)}`
-      : value.length < 1 || value.length > MAX_METADATA_VALUE_LENGTH
+      : value === "" || characters(value) > MAX_METADATA_VALUE_LENGTH
         ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
         : null,
 }).openapi({

@@ -1,0 +1,5 @@
+/**
+ * A string's length in characters, as every limit of the API counts them: Unicode code points,
+ * as JSON Schema's `maxLength` does (an emoji is one character, not two UTF-16 units).
+ */
+export const characters = (text: string): number => [...text].length;

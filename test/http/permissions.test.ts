@@ -132,6 +132,16 @@ describe.each(operations)("$method $path", (operation) => {
     expect(await accountState(account.id)).toEqual(before);
   });
 
+  it("refuses a query parameter it does not define with 400 at its path, and changes nothing", async () => {
+    const account = await createAccount("permissions");
+    const target = await concretePath(account, operation);
+    const before = await accountState(account.id);
+    const res = await send(account.token, method, `${target}?not_a_parameter=1`, bodyOf(op));
+    expectStatus(res, 400, `${name}: ${JSON.stringify(res.body)}`);
+    expect(res.body.error.details).toContainEqual({ path: "not_a_parameter", message: expect.any(String) });
+    expect(await accountState(account.id)).toEqual(before);
+  });
+
   it("lets through a key holding exactly that permission (and, for a read, its write)", async () => {
     const account = await createAccount("permissions");
     const target = await concretePath(account, operation);

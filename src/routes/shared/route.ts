@@ -5,7 +5,7 @@
  * response. The permission test builds its requests from the document, so an operation declared any
  * other way fails it.
  */
-import { createRoute as createOpenApiRoute, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute as createOpenApiRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../../errors/api-error";
 import type { Permission } from "../../domain/permissions";
@@ -30,6 +30,9 @@ export const requirePermission = (permission: Permission) =>
     await next();
   });
 
+/** The query of an operation that takes none: any parameter is 400 "is not a known field". */
+const NO_QUERY = z.strictObject({});
+
 const asList = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
@@ -44,6 +47,9 @@ export function createRoute<P extends string, R extends Omit<RouteConfig, "path"
   );
   return createOpenApiRoute({
     ...config,
+    // A query parameter no operation defines is refused like an unknown body field, never ignored:
+    // `?limt=1` must not quietly answer everything.
+    request: { query: NO_QUERY, ...config.request },
     middleware: [requirePermission(permission), ...asList(config.middleware)],
     description: [
       config.description,

@@ -22,7 +22,7 @@ import {
   withPostBody,
   READS_ACCOUNT_DATA,
 } from "./shared/openapi";
-import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
+import { CursorSchema, PageLimitSchema, unknownCursor } from "./shared/params";
 import { SchemaView } from "../models";
 import { accountDb } from "../account-db";
 import type { D1 } from "../shards";
@@ -138,7 +138,10 @@ const ListQuery = z.strictObject({
     description: "The `next_cursor` of the previous page.",
     example: schemaExample.id,
   }),
-  limit: DefaultPageLimitSchema,
+  // The interface lists every schema for a request with no parameters; `limit` pages (an extension).
+  limit: PageLimitSchema.optional().openapi({
+    description: `Schemas per page, 1 to 100. Left out: every schema after \`after\` (an account holds at most ${db.MAX_SCHEMAS_PER_ACCOUNT}).`,
+  }),
 });
 const IdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: schemaExample.id }),
@@ -166,7 +169,8 @@ const list = createRoute("schemas:read", {
   tags: ["Schemas"],
   summary: "List schemas, newest first",
   description:
-    "Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; " +
+    "Newest first, ties broken by id. With no `limit`, every schema (`next_cursor` null). " +
+    "`next_cursor` is the id of the page's last schema when more follow, else null; " +
     "an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.",
   ...READS_ACCOUNT_DATA,
   request: { query: ListQuery },
@@ -248,7 +252,7 @@ export const schemasRouter = createRouter()
     // A malformed cursor names no schema: refused like any other, without a query.
     const page =
       after === undefined || isUuid(after)
-        ? await schemaPageStream(accountDb(c), c.get("accountId"), after?.toLowerCase(), limit)
+        ? await schemaPageStream(accountDb(c), c.get("accountId"), after?.toLowerCase(), limit ?? Infinity)
         : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");

@@ -284,7 +284,7 @@ describe("GET /v1/schemas", () => {
       expect(seen, `limit=${limit}`).toEqual(expected);
       expect(pages, `limit=${limit}`).toBe(Math.ceil(7 / limit));
     }
-    // The default page is 50; a cursor in capitals is the same cursor.
+    // No limit: every schema; a cursor in capitals is the same cursor.
     expect(okBody(await api.get("/v1/schemas")).data.map((s) => s.id)).toEqual(expected);
     expect(okBody(await api.get(`/v1/schemas?after=${expected[2].toUpperCase()}`)).data.map((s) => s.id)).toEqual(
       expected.slice(3),
@@ -355,9 +355,14 @@ describe("GET /v1/schemas at its limit", () => {
       .map((x) => x.id);
     expect(data.map((s) => s.id)).toEqual(expected);
     expect(data.filter((s) => s.contract.fulfillment_condition.match?.pad?.length === 60_000)).toHaveLength(100);
-    const first = await call("GET", "/v1/schemas", { token: account.token });
-    expect(first.body.data.map((s: any) => s.id)).toEqual(expected.slice(0, 50));
-    expect(first.body.next_cursor).toBe(expected[49]);
+    // With no parameters, every schema, as the interface lists them: one response, nothing after it.
+    const all = await call("GET", "/v1/schemas", { token: account.token });
+    expectStatus(all, 200);
+    expect(all.body.data.map((s: any) => s.id)).toEqual(expected);
+    expect(all.body.next_cursor).toBeNull();
+    const rest = await call("GET", `/v1/schemas?after=${expected[949]}`, { token: account.token });
+    expect(rest.body.data.map((s: any) => s.id)).toEqual(expected.slice(950));
+    expect(rest.body.next_cursor).toBeNull();
 
     // Chunk by chunk: once the first bytes of a page are out, the rest of it is still to be read from D1.
     const streamed = await SELF.fetch("https://api.test/v1/schemas?limit=100", {

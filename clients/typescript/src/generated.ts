@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * List schemas, newest first
-         * @description Newest first, ties broken by id. `next_cursor` is the id of the page's last schema when more follow, else null; an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.
+         * @description Newest first, ties broken by id. With no `limit`, every schema (`next_cursor` null). `next_cursor` is the id of the page's last schema when more follow, else null; an `after` that is not the id of one of the account's schemas (one deleted since included) is refused.
          *
          *     Needs the `schemas:read` permission (or its `write`).
          */
@@ -1373,6 +1373,7 @@ export interface operations {
             query?: {
                 /** @description The `next_cursor` of the previous page. */
                 after?: string;
+                /** @description Schemas per page, 1 to 100. Left out: every schema after `after` (an account holds at most 1000). */
                 limit?: number;
             };
             header?: {

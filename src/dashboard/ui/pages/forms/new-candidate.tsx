@@ -17,7 +17,8 @@ const contractLine = (c: Models["Contract"]) =>
 
 export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const { route } = useLocation();
-  const schemas = useLoad(() => ok(api.GET("/v1/schemas", { params: { query: { limit: 100 } } })), []);
+  // No limit: every schema of the account, for the picker.
+  const schemas = useLoad(() => ok(api.GET("/v1/schemas")), []);
   const [alias, setAlias] = useState("");
   const [customer, setCustomer] = useState("");
   const [schemaId, setSchemaId] = useState("");

@@ -35,6 +35,13 @@ export interface RetiredSecret {
   until: number;
 }
 
+/**
+ * Replaced secrets kept signing at most: the newest this many. Each adds a signature to every
+ * delivery's header, and receivers refuse headers past a few KiB (431), so rotations without end
+ * must not grow it without end.
+ */
+export const MAX_RETIRED_SECRETS = 16;
+
 /** The secrets that sign a delivery at `now`: the current one and those retired less than 24 h ago. */
 export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
   const retired = (JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now);
@@ -131,7 +138,8 @@ export async function deleteEndpoint(db: D1, accountId: string, id: string): Pro
 /**
  * The statement that rotates an endpoint's secret, as one UPDATE of the row as it is when it
  * runs: the new secret signs from `now` on, the one it replaces keeps signing until
- * `retireUntil`, beside those retired earlier and still in their overlap. Rotations arriving
+ * `retireUntil`, beside those retired earlier and still in their overlap (the newest
+ * MAX_RETIRED_SECRETS of them, oldest first). Rotations arriving
  * together each apply in turn, none lost. Given `onlyIf`, only while that holds (no answer of
  * the request's Idempotency-Key stored yet). Returns the rotated row (none: no such endpoint, or
  * the key's earlier request rotated it).
@@ -149,8 +157,13 @@ export function rotateSecretStatement(
       `UPDATE webhook_endpoints SET secret = ?1, updated_at = ?2,
          retired_secrets = (
            SELECT json_group_array(json(retired)) FROM (
-             SELECT value AS retired FROM json_each(webhook_endpoints.retired_secrets) WHERE json_extract(value, '$.until') > ?2
-             UNION ALL SELECT json_object('secret', webhook_endpoints.secret, 'until', ?3)))
+             SELECT retired FROM (
+               SELECT value AS retired, key AS position FROM json_each(webhook_endpoints.retired_secrets)
+                 WHERE json_extract(value, '$.until') > ?2
+               UNION ALL SELECT json_object('secret', webhook_endpoints.secret, 'until', ?3),
+                                json_array_length(webhook_endpoints.retired_secrets)
+               ORDER BY position DESC LIMIT ${MAX_RETIRED_SECRETS})
+             ORDER BY position))
        WHERE account_id = ?4 AND id = ?5${onlyIf ? ` AND ${onlyIf.sql}` : ""}
        RETURNING *`,
     )

@@ -11,6 +11,7 @@ import worker from "../../src/index";
 import { call, client, createAccount, expectStatus, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
+import { MAX_RETIRED_SECRETS } from "../../src/db/webhooks";
 import { holderDied, holderRevived } from "../support/key-store";
 import {
   attempts,
@@ -310,6 +311,25 @@ describe("deliveries", () => {
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(13);
     for (const secret of secrets)
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+
+  it(`are signed by the newest ${MAX_RETIRED_SECRETS} replaced secrets at most, so rotations never grow the header without end`, async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const secrets = [hook.secret];
+    for (let i = 0; i < MAX_RETIRED_SECRETS + 5; i++) {
+      const rotated = await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token });
+      expectStatus(rotated, 200);
+      secrets.push(rotated.body.secret);
+    }
+    const { notification } = await pendingCandidate(account);
+    const [delivery] = await waitForReceived(hook.name, 1);
+    expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(MAX_RETIRED_SECRETS + 1);
+    const signing = secrets.slice(-(MAX_RETIRED_SECRETS + 1));
+    for (const secret of signing)
+      expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+    for (const secret of secrets.slice(0, -(MAX_RETIRED_SECRETS + 1)))
+      expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).toThrow();
   });
 
   it("rotate once per Idempotency-Key: a retry replays the same new secret", async () => {

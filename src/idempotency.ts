@@ -43,6 +43,20 @@ const replayable = (status: number) => (status >= 200 && status < 300) || status
 const failed = (status: number) => status >= 500;
 
 /**
+ * The request a replayed error was made by: its body's `request_id`, which the `Request-Id` header
+ * must repeat (the same body, so the same request named in both).
+ */
+function errorRequestId(status: number, body: string): string | undefined {
+  if (status < 400) return undefined;
+  try {
+    const id = (JSON.parse(body) as { request_id?: unknown }).request_id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * What a keyed request asks: its method, path and body, in canonical JSON (RFC 8785), so the same
  * body with its keys in another order, or other whitespace, is the same request.
  */
@@ -92,12 +106,15 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
     const store = keyStore(c.env, claim.accountId, key);
     const outcome = await store.claim(claim);
     switch (outcome.kind) {
-      case "replay":
+      case "replay": {
         noteBookmark(c, outcome.bookmark); // the first response's: the bookmarks middleware sends it
+        const madeBy = errorRequestId(outcome.status, outcome.body);
+        if (madeBy) c.header("Request-Id", madeBy);
         return c.body(outcome.body, outcome.status as 200, {
           "Content-Type": "application/json",
           "Idempotent-Replayed": "true",
         });
+      }
       case "mismatch":
         throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
       case "in_progress":

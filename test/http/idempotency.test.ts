@@ -163,11 +163,16 @@ describe("Idempotency-Key", () => {
     const alias = freshAlias();
     const k = key();
     const body = { candidate_alias: alias, type: "purchase", value: 150 };
-    expect((await post(account, "/v1/events", body, k)).status).toBe(404);
+    const first = await post(account, "/v1/events", body, k);
+    expectStatus(first, 404);
     await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
     const again = await post(account, "/v1/events", body, k);
     expectStatus(again, 404);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+    // The body names the request that made the answer; so does the header, as on every response.
+    expect(again.headers.get("Request-Id")).toBe(first.body.request_id);
+    expect(first.headers.get("Request-Id")).toBe(first.body.request_id);
     expect(await eventCount(account, alias)).toBe(0);
   });
 

@@ -33,7 +33,8 @@ async function signedIn(c: Context<AppEnv>): Promise<Session | null> {
 async function pageWith(template: string, session: Session | null): Promise<string> {
   if (session === null) return template;
   const root = await html`<div id="app" data-session="${JSON.stringify(sessionView(session))}"></div>`;
-  return template.replace('<div id="app"></div>', root.toString());
+  // A function, so a `$&` or `$'` in a name is text, not a replacement pattern.
+  return template.replace('<div id="app"></div>', () => root.toString());
 }
 
 export const dashboardPagesRouter = new Hono<AppEnv>()

@@ -101,7 +101,8 @@ describe("dashboard pages", () => {
 
   it("carry their session as GET /dashboard/session answers it, escaped in an attribute", async () => {
     const account = await createAccount();
-    const name = `"><script>alert(1)</script>&amp;'`;
+    // Markup, and what String.replace would read as patterns ($& the match, $` and $' around it).
+    const name = `"><script>alert(1)</script>&amp;' $& $\` $' $$`;
     const key = await addKey(account, { name, permissions: ["billing:read"] });
     const cookie = await signedIn({ key: key.token });
     const html = await (await page("/dashboard/billing", cookie)).text();

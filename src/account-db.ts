@@ -66,6 +66,26 @@ export function accountDb(c: Context<AppEnv>): D1DatabaseSession {
   return session;
 }
 
+/**
+ * `read` on the request's session and, when it finds nothing there (`found` false), once more on
+ * the shard's primary, before the request answers 404 or refuses a cursor. A read's session may
+ * start on a replica a moment behind, which lacks an id the client learned elsewhere (from a
+ * webhook, or another client's write): a miss is the answer only once the primary agrees. The
+ * request then reads on the primary, so its bookmark covers what it found. A write's session
+ * began on the primary: its miss stands.
+ */
+export async function readOrAskPrimary<T>(
+  c: Context<AppEnv>,
+  read: (db: D1DatabaseSession) => Promise<T>,
+  found: (result: T) => boolean,
+): Promise<T> {
+  const result = await read(accountDb(c));
+  if (found(result) || !isSafeMethod(c.req.method)) return result;
+  const primary = shardDb(c.env, c.get("shard")).withSession("first-primary");
+  c.set("shardSession", primary);
+  return read(primary);
+}
+
 /** A bookmark a candidate object answered with, after writing the account's index and feed. */
 export function noteBookmark(c: Context<AppEnv>, bookmark: string | null | undefined) {
   if (!bookmark?.startsWith(`${c.get("shard")}:`)) return; // another database's: no point of this one

@@ -38,8 +38,9 @@ import {
   READS_ACCOUNT_DATA,
 } from "./shared/openapi";
 import { CandidateView, CandidateWithEvents } from "../models";
-import { accountDb, noteBookmark } from "../account-db";
-import type { D1 } from "../shards";
+import { accountDb, noteBookmark, readOrAskPrimary } from "../account-db";
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
 
 const CreateBody = z
   .strictObject({
@@ -185,16 +186,15 @@ const resolve = createRoute("candidates:write", {
 });
 
 async function contractFor(
-  db: D1,
-  accountId: string,
+  c: Context<AppEnv>,
   body: z.infer<typeof CreateBody>,
 ): Promise<{ contract: Contract; schemaId: string | null }> {
   if (body.contract) return { contract: body.contract, schemaId: null };
   if (body.schema_id !== undefined) {
-    const schema = await requireSchema(db, accountId, body.schema_id);
+    const schema = await requireSchema(c, body.schema_id);
     return { contract: parseContract(schema), schemaId: schema.id };
   }
-  const newest = await newestSchema(db, accountId);
+  const newest = await newestSchema(accountDb(c), c.get("accountId"));
   if (!newest) {
     throw validationError([
       { path: "schema_id", message: "is required: the account has no schema to take the contract from" },
@@ -206,7 +206,7 @@ async function contractFor(
 export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const { contract, schemaId } = await contractFor(accountDb(c), c.get("accountId"), body);
+    const { contract, schemaId } = await contractFor(c, body);
     const result = noteCandidateAnswer(
       c,
       await candidateObject(c.env, body.candidate_alias).create(
@@ -234,11 +234,11 @@ export const candidatesRouter = createRouter()
   .openapi(list, async (c) => {
     const query = c.req.valid("query");
     const now = Date.now();
-    const page = await listCandidates(
-      accountDb(c),
-      c.get("accountId"),
-      { ...listFilters(query), after: query.after, limit: query.limit },
-      now,
+    const page = await readOrAskPrimary(
+      c,
+      (db) =>
+        listCandidates(db, c.get("accountId"), { ...listFilters(query), after: query.after, limit: query.limit }, now),
+      (p) => p.cursorValid,
     );
     if (!page.cursorValid) throw unknownCursor(query.after!, "this account's candidate list");
     return sendJsonText(

@@ -22,7 +22,7 @@ import {
 import { CursorSchema, DefaultPageLimitSchema, unknownCursor } from "./shared/params";
 import { notificationExample, webhookEndpointExample } from "./shared/examples";
 import { requireEndpoint } from "./shared/endpoint-lookup";
-import { accountDb } from "../account-db";
+import { accountDb, readOrAskPrimary } from "../account-db";
 
 const CauseSchema = z
   .discriminatedUnion("kind", [
@@ -145,11 +145,16 @@ const resend = createRoute("webhooks:write", {
 export const notificationsRouter = createRouter()
   .openapi(list, async (c) => {
     const q = c.req.valid("query");
-    const page = await feedPage(
-      accountDb(c),
-      c.get("accountId"),
-      { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit },
-      Date.now(),
+    const page = await readOrAskPrimary(
+      c,
+      (db) =>
+        feedPage(
+          db,
+          c.get("accountId"),
+          { after: q.after, type: q.type, candidateAlias: q.candidate_alias, limit: q.limit },
+          Date.now(),
+        ),
+      (p) => p.cursorValid,
     );
     if (!page.cursorValid) throw unknownCursor(q.after!, "this account's notifications");
     const body = `{"data":[${page.payloads.join(",")}],"next_cursor":${JSON.stringify(page.nextCursor)}}`;
@@ -157,7 +162,7 @@ export const notificationsRouter = createRouter()
   })
   .openapi(get, async (c) => {
     const { id } = c.req.valid("param");
-    const entry = await feedEntry(accountDb(c), c.get("accountId"), id);
+    const entry = await readOrAskPrimary(c, (db) => feedEntry(db, c.get("accountId"), id), Boolean);
     if (!entry) throw notificationNotFound(id);
     return sendJsonText(c, entry.payload, 200);
   })
@@ -166,7 +171,7 @@ export const notificationsRouter = createRouter()
     const { webhook_endpoint_id: endpointId } = c.req.valid("json");
     const entry = await feedEntry(accountDb(c), c.get("accountId"), id);
     if (!entry) throw notificationNotFound(id);
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), endpointId);
+    const endpoint = await requireEndpoint(c, endpointId);
     if (endpoint.status !== "enabled") {
       throw new ApiError(
         "INVALID_STATE",

@@ -24,7 +24,7 @@ import {
 } from "./shared/openapi";
 import { CursorSchema, PageLimitSchema, unknownCursor } from "./shared/params";
 import { SchemaView } from "../models";
-import { accountDb } from "../account-db";
+import { accountDb, readOrAskPrimary } from "../account-db";
 import type { D1 } from "../shards";
 
 type SchemaPageView = { data: SchemaView[]; next_cursor: string | null };
@@ -252,7 +252,11 @@ export const schemasRouter = createRouter()
     // A malformed cursor names no schema: refused like any other, without a query.
     const page =
       after === undefined || isUuid(after)
-        ? await schemaPageStream(accountDb(c), c.get("accountId"), after?.toLowerCase(), limit ?? Infinity)
+        ? await readOrAskPrimary(
+            c,
+            (db) => schemaPageStream(db, c.get("accountId"), after?.toLowerCase(), limit ?? Infinity),
+            (page) => page !== null,
+          )
         : null;
     if (!page) {
       throw unknownCursor(after!, "this account's schema list (while its schema exists)");
@@ -260,7 +264,7 @@ export const schemasRouter = createRouter()
     return sendJsonText(c, page, 200);
   })
   .openapi(get, async (c) => {
-    const schema = await requireSchema(accountDb(c), c.get("accountId"), c.req.valid("param").id);
+    const schema = await requireSchema(c, c.req.valid("param").id);
     return sendJsonText(c, schemaJson(schema), 200);
   })
   .openapi(update, async (c) => {

@@ -28,7 +28,7 @@ import {
   webhookTestExample,
 } from "./shared/examples";
 import { EndpointIdParam, requireEndpoint } from "./shared/endpoint-lookup";
-import { accountDb } from "../account-db";
+import { readOrAskPrimary } from "../account-db";
 
 const DeliveriesQuery = z.strictObject({
   after: CursorSchema.optional().openapi({
@@ -169,15 +169,19 @@ export const webhookDeliveriesRouter = createRouter()
   .openapi(deliveries, async (c) => {
     const { id } = c.req.valid("param");
     const query = c.req.valid("query");
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    const endpoint = await requireEndpoint(c, id);
     const filters = { notificationId: query.notification_id, status: query.status };
-    const page = await attemptsPage(accountDb(c), c.get("accountId"), endpoint.id, filters, query.after, query.limit);
+    const page = await readOrAskPrimary(
+      c,
+      (db) => attemptsPage(db, c.get("accountId"), endpoint.id, filters, query.after, query.limit),
+      (p) => p.cursorValid,
+    );
     if (!page.cursorValid) throw unknownCursor(query.after!, "this endpoint's delivery attempts");
     return c.json({ data: page.rows.map(attemptView), next_cursor: page.nextCursor }, 200);
   })
   .openapi(test, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    const endpoint = await requireEndpoint(c, id);
     const eventId = `test_${uuidv7().replaceAll("-", "")}`;
     const now = Date.now();
     const sent = await sendSigned(

@@ -251,13 +251,13 @@ export const webhooksRouter = createRouter()
     return c.json({ data: rows.map(endpointView) }, 200);
   })
   .openapi(get, async (c) => {
-    return c.json(endpointView(await requireEndpoint(accountDb(c), c.get("accountId"), c.req.valid("param").id)), 200);
+    return c.json(endpointView(await requireEndpoint(c, c.req.valid("param").id)), 200);
   })
   .openapi(update, async (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
     checkUrl(c.env, body.url);
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    const endpoint = await requireEndpoint(c, id);
     const row = await db.updateEndpoint(
       accountDb(c),
       c.get("accountId"),
@@ -275,13 +275,13 @@ export const webhooksRouter = createRouter()
   })
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    const endpoint = await requireEndpoint(c, id);
     if (!(await db.deleteEndpoint(accountDb(c), c.get("accountId"), endpoint.id))) throw endpointNotFound(id);
     return c.body(null, 204);
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(accountDb(c), c.get("accountId"), id);
+    const endpoint = await requireEndpoint(c, id);
     const now = Date.now();
     const secret = newWebhookSecret();
     const rotate = db.rotateSecretStatement(

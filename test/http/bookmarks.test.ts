@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { call, contract, createAccount, freshAlias, type TestAccount } from "../support/api";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { observeD1 } from "../support/d1-observer";
+import { replicaBehind } from "../support/d1-replica";
 import { endpoint, waitForReceived } from "../support/webhooks";
 import { useClock } from "../support/clock";
 import { holderDied, holderRevived } from "../support/key-store";
@@ -300,5 +301,43 @@ describe("the Bookmark header", () => {
     expect(bookmarkOf(later)).toMatch(BOOKMARK);
     const list = await get(account, "/v1/candidates", bookmarkOf(later)!);
     expect(list.body.data.map((c: any) => c.status)).toEqual(["PENDING"]);
+  });
+});
+
+describe("a read that misses on a replica a moment behind", () => {
+  it("asks the primary before it answers 404 or refuses a cursor, and answers the primary's bookmark", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account);
+    const schema = (await post(account, "/v1/schemas", { contract: contract() })).body.id as string;
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    const [delivery] = await waitForReceived(hook.name, 1);
+    // An id learned from a webhook, where no bookmark comes with it; cursors from earlier pages.
+    const notification = JSON.parse(delivery.body).id as string;
+    const candidateId = (await get(account, "/v1/candidates")).body.data[0].id as string;
+    const attempt = (await get(account, `/v1/webhook_endpoints/${hook.id}/deliveries`)).body.data[0].id as string;
+
+    const reads = [
+      `/v1/notifications/${notification}`,
+      `/v1/notifications?after=${notification}`,
+      `/v1/schemas/${schema}`,
+      `/v1/schemas?after=${schema}`,
+      `/v1/candidates?after=${candidateId}`,
+      `/v1/webhook_endpoints/${hook.id}`,
+      `/v1/webhook_endpoints/${hook.id}/deliveries?after=${attempt}`,
+    ];
+    const lagging = /FROM (notifications|schemas|candidates|webhook_endpoints|webhook_deliveries)\b/;
+    await replicaBehind(lagging, async () => {
+      for (const path of reads) {
+        const res = await get(account, path);
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+        expect(bookmarkOf(res), path).toMatch(BOOKMARK);
+      }
+      // What the primary has not either is still a miss.
+      const missing = `/v1/notifications/${notification.replace(/.$/, (d) => (d === "0" ? "1" : "0"))}`;
+      expect((await get(account, missing)).status).toBe(404);
+      expect((await get(account, `/v1/schemas/${crypto.randomUUID()}`)).status).toBe(404);
+    });
   });
 });

@@ -4,7 +4,9 @@ import { ApiError } from "../../errors/api-error";
 import { getEndpoint } from "../../db/webhooks";
 import { isUuid } from "../../domain/uuid";
 import { webhookEndpointExample } from "./examples";
-import type { D1 } from "../../shards";
+import type { Context } from "hono";
+import { readOrAskPrimary } from "../../account-db";
+import type { AppEnv } from "../../app-env";
 
 export const EndpointIdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid", example: webhookEndpointExample.id }),
@@ -14,8 +16,10 @@ export const endpointNotFound = (id: string) =>
   new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);
 
 /** The account's endpoint with this id, or WEBHOOK_ENDPOINT_NOT_FOUND (also for another account's, or a malformed id). */
-export async function requireEndpoint(database: D1, accountId: string, id: string) {
-  const endpoint = isUuid(id) ? await getEndpoint(database, accountId, id.toLowerCase()) : null;
+export async function requireEndpoint(c: Context<AppEnv>, id: string) {
+  const endpoint = isUuid(id)
+    ? await readOrAskPrimary(c, (db) => getEndpoint(db, c.get("accountId"), id.toLowerCase()), Boolean)
+    : null;
   if (!endpoint) throw endpointNotFound(id);
   return endpoint;
 }

@@ -2,7 +2,9 @@
 import { ApiError } from "../../errors/api-error";
 import * as db from "../../db/schemas";
 import { isUuid } from "../../domain/uuid";
-import type { D1 } from "../../shards";
+import type { Context } from "hono";
+import { readOrAskPrimary } from "../../account-db";
+import type { AppEnv } from "../../app-env";
 
 export function schemaNotFound(id: string) {
   return new ApiError("SCHEMA_NOT_FOUND", `No schema with id '${id}' exists in this account.`);
@@ -15,8 +17,9 @@ export function schemaKey(id: string): string {
 }
 
 /** The account's schema with this id, or SCHEMA_NOT_FOUND (also for another account's id). */
-export async function requireSchema(database: D1, accountId: string, id: string) {
-  const schema = await db.getSchema(database, accountId, schemaKey(id));
+export async function requireSchema(c: Context<AppEnv>, id: string) {
+  const key = schemaKey(id);
+  const schema = await readOrAskPrimary(c, (database) => db.getSchema(database, c.get("accountId"), key), Boolean);
   if (!schema) throw schemaNotFound(id);
   return schema;
 }

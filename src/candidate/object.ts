@@ -96,6 +96,12 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     return { ...result, bookmark: await this.syncDownstream() };
   }
 
+  async replayCreate(accountId: string, request: IdempotentRequest) {
+    if (!this.load()) return null; // stores nothing: no candidate, no tables
+    const earlier = this.keyed.replay<Answer<CandidateView>>(accountId, request);
+    return earlier ? this.withReplayBookmark(earlier) : null;
+  }
+
   async get(accountId: string) {
     const now = Date.now();
     const state = this.owned(accountId);

@@ -68,6 +68,14 @@ export interface CandidateRpc {
     input: NewCandidate,
     request?: IdempotentRequest,
   ): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<"CANDIDATE_ALIAS_TAKEN" | KeyReused | KeyInUse>>>;
+  /**
+   * What this object answered a keyed create, if it made the candidate under that key (or refuses
+   * it: another request's, IN_USE); null otherwise. For a retry that can no longer build the input.
+   */
+  replayCreate(
+    accountId: string,
+    request: IdempotentRequest,
+  ): Promise<Indexed<Keyed<Answer<CandidateView>> | Failure<KeyReused | KeyInUse>> | null>;
   get(accountId: string): Promise<Answer<CandidateWithEvents> | Failure<"CANDIDATE_NOT_FOUND">>;
   recordEvent(
     accountId: string,

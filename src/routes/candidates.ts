@@ -203,25 +203,39 @@ async function contractFor(
   return { contract: parseContract(newest), schemaId: newest.id };
 }
 
+/**
+ * Creates the candidate with the contract the body gives or names. A keyed retry of a create made
+ * before its schema was deleted (or the account's last one) can no longer build that contract: it
+ * gets what the candidate answered under its key, not a 404 that would then be kept as the key's.
+ */
+async function createOrReplay(c: Context<AppEnv>, body: z.infer<typeof CreateBody>) {
+  const object = candidateObject(c.env, body.candidate_alias);
+  const request = c.get("idempotency");
+  let source: Awaited<ReturnType<typeof contractFor>>;
+  try {
+    source = await contractFor(c, body);
+  } catch (error) {
+    const earlier = request && (await object.replayCreate(c.get("accountId"), request));
+    if (earlier) return earlier;
+    throw error;
+  }
+  return object.create(
+    {
+      accountId: c.get("accountId"),
+      shard: c.get("shard"),
+      alias: body.candidate_alias,
+      customerUuid: body.customer_uuid,
+      ...source,
+      metadata: body.metadata ?? {},
+    },
+    request,
+  );
+}
+
 export const candidatesRouter = createRouter()
   .openapi(create, async (c) => {
     const body = c.req.valid("json");
-    const { contract, schemaId } = await contractFor(c, body);
-    const result = noteCandidateAnswer(
-      c,
-      await candidateObject(c.env, body.candidate_alias).create(
-        {
-          accountId: c.get("accountId"),
-          shard: c.get("shard"),
-          alias: body.candidate_alias,
-          customerUuid: body.customer_uuid,
-          schemaId,
-          contract,
-          metadata: body.metadata ?? {},
-        },
-        c.get("idempotency"),
-      ),
-    );
+    const result = noteCandidateAnswer(c, await createOrReplay(c, body));
     if (!result.ok) throw candidateFailure(result.code, body.candidate_alias);
     return sendJsonText(c, result.body, 201);
   })

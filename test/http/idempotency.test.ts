@@ -353,6 +353,42 @@ describe("Idempotency-Key", () => {
     expect(okBody(await client(account).get("/v1/schemas")).data.map((s: any) => s.id)).toEqual([retry.body.id]);
   });
 
+  it("replays a create whose schema was deleted since, within the hold and after a takeover", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const k = key();
+    const schema = okBody(await client(account).post("/v1/schemas", { contract: contract() })).id;
+    const body = { customer_uuid: "c", candidate_alias: freshAlias(), schema_id: schema };
+    // The Worker made the candidate and died before recording its response.
+    await holderDied(account.id, k);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    let first;
+    try {
+      first = await post(account, "/v1/candidates", body, k);
+    } finally {
+      await holderRevived(account.id, k);
+      errors.mockRestore();
+    }
+    expectStatus(first, 201);
+    expectStatus(await client(account).delete(`/v1/schemas/${schema}`), 204);
+    // Within the hold, and after it lapsed: the candidate's answer, not the schema's 404.
+    const held = await post(account, "/v1/candidates", body, k);
+    expectStatus(held, 201);
+    expect(held.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(held.body).toEqual(first.body);
+    clock.advance(31_000);
+    const takenOver = await post(account, "/v1/candidates", body, k);
+    expectStatus(takenOver, 201);
+    expect(takenOver.body).toEqual(first.body);
+    // Another request under the key, on a deleted schema, is still refused as such.
+    const other = await post(account, "/v1/candidates", { ...body, customer_uuid: "d" }, k);
+    expectStatus(other, 409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    // Without a key, the deleted schema is a 404 as ever, and stores nothing.
+    const unkeyed = await post(account, "/v1/candidates", { ...body, candidate_alias: freshAlias() });
+    expectStatus(unkeyed, 404);
+  });
+
   it("creates a schema once when the request that made it failed, its answer lost", async () => {
     const account = await createAccount();
     const k = key();

@@ -349,10 +349,10 @@ describe("docs and OpenAPI", () => {
         }
       }
     }
-    // Page sizes say their range; a default only where one applies (the summary's needs group_by).
+    // Page sizes say their range; a default only where one applies (the summary's needs group_by;
+    // the schemas' absent lists every schema, as the interface asks).
     const limitOf = (path: string) => doc.paths[path].get.parameters.find((p: any) => p.name === "limit").schema;
     for (const path of [
-      "/v1/schemas",
       "/v1/candidates",
       "/v1/notifications",
       "/v1/webhook_endpoints/{id}/deliveries",
@@ -362,6 +362,8 @@ describe("docs and OpenAPI", () => {
     }
     expect(limitOf("/v1/summary")).toMatchObject({ minimum: 1, maximum: 100 });
     expect(limitOf("/v1/summary")).not.toHaveProperty("default");
+    expect(limitOf("/v1/schemas")).toMatchObject({ minimum: 1, maximum: 100 });
+    expect(limitOf("/v1/schemas")).not.toHaveProperty("default");
     expect(doc.servers).toEqual([expect.objectContaining({ url: expect.stringMatching(/^https?:\/\//) })]);
     expect(doc.paths["/v1/events"].post.responses["409"].description).toContain("EVENT_LIMIT_REACHED");
     expect(doc.components.schemas).toHaveProperty("ConditionNode");

@@ -97,7 +97,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   async replayCreate(accountId: string, request: IdempotentRequest) {
-    if (!this.load()) return null; // stores nothing: no candidate, no tables
+    if (!this.owned(accountId)) return null; // stores nothing: no candidate, no tables; another's says nothing
     const earlier = this.keyed.replay<Answer<CandidateView>>(accountId, request);
     return earlier ? this.withReplayBookmark(earlier) : null;
   }

@@ -18,6 +18,7 @@ export async function replicaBehind<T>(lagging: RegExp, during: () => Promise<T>
     first: statement.first,
     all: statement.all,
     raw: statement.raw,
+    batch: session.batch,
   };
   const onReplica = new WeakSet<object>();
   const behind = new WeakSet<object>();
@@ -48,11 +49,15 @@ export async function replicaBehind<T>(lagging: RegExp, during: () => Promise<T>
     const rows = await saved.raw.apply(this, args);
     return behind.has(this) ? [] : rows;
   };
+  session.batch = async function (this: object, statements: object[]) {
+    const results = (await saved.batch.call(this, statements)) as D1Result[];
+    return results.map((result, i) => (behind.has(statements[i]) ? { ...result, results: [] } : result));
+  };
   try {
     return await during();
   } finally {
     Object.assign(database, { withSession: saved.withSession });
-    Object.assign(session, { prepare: saved.prepare });
+    Object.assign(session, { prepare: saved.prepare, batch: saved.batch });
     Object.assign(statement, { bind: saved.bind, first: saved.first, all: saved.all, raw: saved.raw });
   }
 }

@@ -97,7 +97,9 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   }
 
   async replayCreate(accountId: string, request: IdempotentRequest) {
-    if (!this.owned(accountId)) return null; // stores nothing: no candidate, no tables; another's says nothing
+    // None of the account's (none at all, or another's, which says nothing): the key's holder is
+    // still at work on it (IN_USE), else there is nothing to replay. Reads only: stores nothing.
+    if (!this.owned(accountId)) return request.heldElsewhere ? KEY_IN_USE : null;
     const earlier = this.keyed.replay<Answer<CandidateView>>(accountId, request);
     return earlier ? this.withReplayBookmark(earlier) : null;
   }

@@ -389,6 +389,31 @@ describe("Idempotency-Key", () => {
     expectStatus(unkeyed, 404);
   });
 
+  it("answers a keyed create on another account's alias, its schema missing, as on an alias no one has", async () => {
+    const owner = await createAccount();
+    const taken = freshAlias();
+    await client(owner).post("/v1/candidates", { customer_uuid: "c", candidate_alias: taken, contract: contract() });
+    const other = await createAccount();
+    const answers = [];
+    for (const alias of [taken, freshAlias()]) {
+      const k = key();
+      const body = { customer_uuid: "c", candidate_alias: alias, schema_id: crypto.randomUUID() };
+      // The first request's answer is never recorded: the second finds the key held.
+      await holderDied(other.id, k);
+      const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        const first = await post(other, "/v1/candidates", body, k);
+        const second = await post(other, "/v1/candidates", body, k);
+        answers.push([first.status, first.body.error.code, second.status, second.body.error.code]);
+      } finally {
+        await holderRevived(other.id, k);
+        errors.mockRestore();
+      }
+    }
+    expect(answers[0]).toEqual([404, "SCHEMA_NOT_FOUND", 409, "IDEMPOTENCY_KEY_IN_USE"]);
+    expect(answers[1]).toEqual(answers[0]);
+  });
+
   it("creates a schema once when the request that made it failed, its answer lost", async () => {
     const account = await createAccount();
     const k = key();

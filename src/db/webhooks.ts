@@ -44,7 +44,10 @@ export const MAX_RETIRED_SECRETS = 16;
 
 /** The secrets that sign a delivery at `now`: the current one and those retired less than 24 h ago. */
 export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
-  const retired = (JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now);
+  // The newest MAX_RETIRED_SECRETS: a row rotated before the cap may hold more.
+  const retired = (JSON.parse(endpoint.retired_secrets) as RetiredSecret[])
+    .filter((r) => r.until > now)
+    .slice(-MAX_RETIRED_SECRETS);
   return [endpoint.secret, ...retired.map((r) => r.secret)];
 }
 

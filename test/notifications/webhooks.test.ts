@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { call, client, createAccount, expectStatus, okBody } from "../support/api";
+import { call, client, createAccount, dbOf, expectStatus, okBody } from "../support/api";
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { MAX_RETIRED_SECRETS } from "../../src/db/webhooks";
@@ -330,6 +330,21 @@ describe("deliveries", () => {
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
     for (const secret of secrets.slice(0, -(MAX_RETIRED_SECRETS + 1)))
       expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).toThrow();
+
+    // An endpoint rotated more often before the cap signs with its newest ones only.
+    const older = Array.from({ length: 4 }, () => `whsec_${btoa(crypto.randomUUID())}`);
+    await dbOf(account)
+      .prepare(
+        `UPDATE webhook_endpoints SET retired_secrets = (SELECT json_group_array(json(value)) FROM
+           (SELECT value FROM json_each(?) UNION ALL SELECT value FROM json_each(retired_secrets))) WHERE id = ?`,
+      )
+      .bind(JSON.stringify(older.map((secret) => ({ secret, until: Date.now() + 3_600_000 }))), hook.id)
+      .run();
+    const test = await call("POST", `/v1/webhook_endpoints/${hook.id}/test`, { token: account.token });
+    expectStatus(test, 200);
+    const [, sent] = await waitForReceived(hook.name, 2);
+    expect(sent.headers["webhook-signature"].split(" ")).toHaveLength(MAX_RETIRED_SECRETS + 1);
+    for (const secret of older) expect(() => new Webhook(secret).verify(sent.body, sent.headers)).toThrow();
   });
 
   it("rotate once per Idempotency-Key: a retry replays the same new secret", async () => {

@@ -10,14 +10,19 @@ import { env } from "cloudflare:test";
 
 type RunBatch = () => Promise<D1Result[]>;
 
+/** The prototypes of the runtime's D1 classes (the binding, a session, a statement), to patch in tests. */
+export const d1Prototypes = () => ({
+  database: Object.getPrototypeOf(env.DB),
+  session: Object.getPrototypeOf(env.DB.withSession("first-unconstrained")),
+  statement: Object.getPrototypeOf(env.DB.prepare("SELECT 1")),
+});
+
 export async function interceptD1Batch<T>(
   sql: RegExp,
   intercept: (run: RunBatch, nth: number) => Promise<D1Result[]>,
   during: () => Promise<T>,
 ): Promise<T> {
-  const database = Object.getPrototypeOf(env.DB);
-  const session = Object.getPrototypeOf(env.DB.withSession("first-unconstrained"));
-  const statement = Object.getPrototypeOf(env.DB.prepare("SELECT 1"));
+  const { database, session, statement } = d1Prototypes();
   const saved = {
     prepare: database.prepare,
     sessionPrepare: session.prepare,

@@ -5,12 +5,10 @@
  * made them. Sessions started on the primary, and the bindings themselves, read as ever. Made in
  * the prototypes, as in d1-faults.ts, so the Worker's calls meet it too, on every database.
  */
-import { env } from "cloudflare:test";
+import { d1Prototypes } from "./d1-faults";
 
 export async function replicaBehind<T>(lagging: RegExp, during: () => Promise<T>): Promise<T> {
-  const database = Object.getPrototypeOf(env.DB);
-  const session = Object.getPrototypeOf(env.DB.withSession("first-unconstrained"));
-  const statement = Object.getPrototypeOf(env.DB.prepare("SELECT 1"));
+  const { database, session, statement } = d1Prototypes();
   const saved = {
     withSession: database.withSession,
     prepare: session.prepare,

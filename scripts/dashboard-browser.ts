@@ -106,6 +106,11 @@ test("a person's journey through the dashboard", async () => {
   assert.match(await priceError.innerText(), /at least 0/, "the price's error is shown at the price");
   assert.equal(await page.getByLabel("Price").getAttribute("aria-invalid"), "true");
   await watch.check("schemas-invalid");
+  // A number is sent as typed: the API refuses one a float would change, never the form rounding it.
+  await page.getByLabel("Price").fill("49.999999999999999999");
+  await page.getByRole("button", { name: "Create schema" }).click();
+  await priceError.filter({ hasText: "would be stored as 50" }).waitFor();
+  assert.match(await priceError.innerText(), /would be stored as 50/, "the price is refused as typed, not rounded");
   await page.getByLabel("Price").fill("49.5");
   await page.getByRole("button", { name: "Create schema" }).click();
   await page.getByRole("cell", { name: "Journey: signup, then a purchase of 100 or more" }).first().waitFor();
@@ -123,6 +128,12 @@ test("a person's journey through the dashboard", async () => {
   await form.getByLabel("Metadata (optional)").fill("order_id=ord_journey");
   await form.getByRole("button", { name: "Create candidate" }).click();
   await heading(page, alias);
+  // An event value just under the condition's 100 stays under it: refused as typed, not sent as 100.
+  await page.getByLabel("Type", { exact: true }).fill("purchase");
+  await page.getByLabel("Value (JSON, optional)").fill('{"total": 99.99999999999999999}');
+  await page.getByRole("button", { name: "Send event" }).click();
+  const valueError = page.locator(".field.invalid", { has: page.getByLabel("Value (JSON, optional)") });
+  await valueError.locator(".field-error").filter({ hasText: "would be stored as 100" }).waitFor();
   for (const [type, value] of [
     ["signup", ""],
     ["purchase", '{"total": 50}'],

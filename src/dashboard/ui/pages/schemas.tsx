@@ -2,6 +2,7 @@
  * Schemas: the account's contract templates, newest first and paged by cursor; a new one, a change
  * (PATCH: the name and/or the whole contract), a delete. Writes need `schemas:write`.
  */
+import { isExactNumber } from "../exact-json";
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, ok, type Models } from "../api";
@@ -207,7 +208,7 @@ ${candidateCurl("<the schema's id>")}`}</pre>
 /** JSON with keys sorted, to tell whether a contract changed whatever order its keys were typed in. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
+    v && typeof v === "object" && !Array.isArray(v) && !isExactNumber(v)
       ? Object.fromEntries(
           Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
         )

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { api, CandidateContractError, ok } from "../../api";
 import { described, ErrorNote, Field } from "../../components/ui";
 import { localError } from "../shared/form-error";
+import { parseExact } from "../../exact-json";
 
 export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void }) {
   const [type, setType] = useState("");
@@ -19,7 +20,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
     setResult(null);
     let parsed: unknown;
     try {
-      parsed = value.trim() === "" ? undefined : JSON.parse(value);
+      parsed = value.trim() === "" ? undefined : parseExact(value);
     } catch (syntax) {
       return setError(localError("value", `is not JSON: ${(syntax as Error).message}`));
     }

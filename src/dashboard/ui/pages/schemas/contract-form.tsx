@@ -7,6 +7,7 @@ import { useState } from "preact/hooks";
 import { described, Field } from "../../components/ui";
 import { FormError, localError, localErrors } from "../shared/form-error";
 import type { Models } from "../../api";
+import { exactNumber, parseExact } from "../../exact-json";
 
 type Schema = Models["Schema"];
 type Contract = Models["Contract"];
@@ -87,7 +88,7 @@ export function ContractForm({
   const submit = async () => {
     let condition: unknown;
     try {
-      condition = JSON.parse(values.condition);
+      condition = parseExact(values.condition);
     } catch (e) {
       setError(localError(P.condition, `is not valid JSON: ${e instanceof Error ? e.message : String(e)}`));
       return;
@@ -117,7 +118,9 @@ export function ContractForm({
       return;
     }
     const contract = {
-      ...numbers,
+      price: exactNumber(values.price.trim(), numbers.price!),
+      activity_window: exactNumber(values.activity_window.trim(), numbers.activity_window!),
+      review_window: exactNumber(values.review_window.trim(), numbers.review_window!),
       fulfillment_condition: condition,
       timeout_outcome: values.timeout_outcome,
     } as Contract; // the API says what is wrong with the rest

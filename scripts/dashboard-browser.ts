@@ -7,6 +7,10 @@
  * field), a candidate, events, the timeline with the matched events and the lit leaves, a webhook
  * endpoint at a local receiver, a test send and its answer, a resend and its delivery, the month's
  * billing amount, a key that may only send events (refused elsewhere, then revoked), and sign-out.
+ * A second walk tries the edges: a link pasted after a refused one, a list's page kept in the
+ * address through reload and Back, a filter the form refuses in its own words, focus as forms open
+ * and close (Escape too), a void refused because another tab voided first, Back after sign-out,
+ * and a key that may create candidates but not list schemas.
  * Every page it passes holds scripts/lib/page-checks.ts (console, origin, axe-core, keyboard,
  * screenshots at 1280 and 390 px in test/artifacts/dashboard/).
  */
@@ -14,7 +18,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { DevServer } from "./lib/dev-server.ts";
@@ -26,6 +30,25 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const dev = new DevServer();
 let browser: Browser | undefined;
 let receiver: Receiver | undefined;
+
+before(async () => {
+  assert.ok(
+    existsSync(CHROMIUM),
+    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
+  );
+  await dev.start();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+});
 
 after(async () => {
   await browser?.close();
@@ -53,28 +76,12 @@ const nav = (page: Page, name: string) =>
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name }).waitFor();
 
 test("a person's journey through the dashboard", async () => {
-  assert.ok(
-    existsSync(CHROMIUM),
-    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-  );
-  await dev.start();
   receiver = await startReceiver();
   const stamp = Date.now().toString(36);
   const account = await accounts("create", "--name", `Dashboard journey ${stamp}`);
   const link = await accounts("sign-in-link", "--account", account.account_id);
 
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: dev.url });
   const page = await context.newPage();
   const watch = new PageWatch(page, dev.url);
@@ -214,6 +221,13 @@ test("a person's journey through the dashboard", async () => {
         .count()) > 0
     );
   });
+  const logWidth = await page
+    .locator(".table-wrap", { has: page.getByRole("columnheader", { name: "Resend" }) })
+    .evaluate((wrap) => ({ needs: wrap.scrollWidth, has: wrap.clientWidth }));
+  assert.ok(
+    logWidth.needs <= logWidth.has,
+    `the delivery log fits a 1280 px window, Resend in view: ${JSON.stringify(logWidth)}`,
+  );
   await watch.check("webhook-deliveries");
 
   // The month's bill: the customer's CONFIRMED amount, exact.
@@ -302,4 +316,147 @@ test("a person's journey through the dashboard", async () => {
   console.log(
     `API errors shown on purpose: ${watch.apiErrors.map((e) => `${e.status} ${e.code}`).join(", ") || "none"}`,
   );
+});
+
+test("the dashboard's edges: the address keeps the page, focus stays put, refusals re-read", async () => {
+  const stamp = Date.now().toString(36);
+  const account = await accounts("create", "--name", `Dashboard edges ${stamp}`);
+  const call = async (path: string, body?: unknown, token: string = account.token) => {
+    const response = await fetch(`${dev.url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.ok(response.ok, `${path}: ${response.status} ${await response.clone().text()}`);
+    return response.json() as Promise<any>;
+  };
+  await call("/v1/schemas", {
+    contract: {
+      price: 10,
+      activity_window: 3600,
+      review_window: 3600,
+      fulfillment_condition: { event: "purchase" },
+      timeout_outcome: "fail",
+    },
+  });
+  // 55 candidates: the list's second page holds the 5 oldest.
+  const aliases = Array.from({ length: 55 }, (_, i) => `edges-${stamp}-${String(i).padStart(3, "0")}`);
+  for (const alias of aliases) await call("/v1/candidates", { candidate_alias: alias, customer_uuid: "edges" });
+
+  const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const watch = new PageWatch(page, dev.url);
+  /** Waits for the focus to reach the element named `name` (a page focuses what it opens as it renders). */
+  const focusReaches = (name: string, why: string) =>
+    page
+      .waitForFunction((text) => document.activeElement?.textContent?.trim() === text, name, { timeout: 5000 })
+      .catch(async () =>
+        assert.fail(`${why}: focus is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`),
+      );
+
+  // A link pasted into the tab after a refused one (the address differs only after `#`) signs in.
+  await page.goto(`${dev.url}/dashboard/sign-in#code=${"x".repeat(43)}`);
+  await page.getByRole("alert").filter({ hasText: "INVALID_SIGN_IN_LINK" }).waitFor();
+  await page.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
+  await heading(page, "Overview");
+
+  // The list's page is in the address: a reload and Back keep it; Previous knows the page before.
+  await nav(page, "Candidates");
+  await page.getByRole("link", { name: aliases[54] }).waitFor();
+  await page.getByRole("button", { name: "Next →" }).click();
+  await page.getByRole("link", { name: aliases[4] }).waitFor();
+  assert.ok(new URL(page.url()).searchParams.get("after"), "the second page's cursor is in the address");
+  await page.reload();
+  await page.getByRole("link", { name: aliases[4] }).waitFor();
+  await page.getByRole("button", { name: "← Previous" }).click();
+  await page.getByRole("link", { name: aliases[54] }).waitFor();
+  await page.goBack();
+  await page.getByRole("link", { name: aliases[4] }).waitFor();
+  // A bookmarked second page knows no page before it but the first, and says so.
+  const secondPage = page.url();
+  const fresh = await context.newPage();
+  await fresh.goto(secondPage);
+  await fresh.getByRole("link", { name: aliases[4] }).waitFor();
+  await fresh.getByRole("button", { name: "← First page" }).click();
+  await fresh.getByRole("link", { name: aliases[54] }).waitFor();
+  await fresh.close();
+
+  // A "to" day before the "from" day is refused at the field in the form's words, not the API's.
+  await page.getByLabel("Status since, from (UTC day)").fill("2026-11-10");
+  await page.getByLabel("to (UTC day, inclusive)").fill("2026-11-01");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  const toError = page.locator(".field.invalid", { has: page.getByLabel("to (UTC day, inclusive)") });
+  await toError.getByText("must not be before the “from” day").waitFor();
+  assert.equal(await page.getByText("status_since_gte").count(), 0, "no API field name the form does not show");
+
+  // A new form takes the focus (its button is gone); Cancel gives it to the page's heading.
+  await page.getByRole("button", { name: "New candidate" }).click();
+  await focusReaches("New candidate", "the new form's heading takes the focus");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await focusReaches("Candidates", "Cancel gives the focus to the page's heading");
+
+  // A refused void (another tab voided it first) says why, and the page shows the candidate as it is.
+  await page.goto(`${dev.url}/dashboard/candidates/${aliases[0]}`);
+  await heading(page, aliases[0]);
+  await page.getByRole("button", { name: "Void (fail)" }).click();
+  await focusReaches("Yes, void it", "the question takes the focus");
+  await page.keyboard.press("Escape");
+  await focusReaches("Void (fail)", "Escape closes the question, focus back on its button");
+  await call(`/v1/candidates/${aliases[0]}/resolve`, { outcome: "FAILED" });
+  await page.getByRole("button", { name: "Void (fail)" }).click();
+  await page.getByRole("button", { name: "Yes, void it" }).click();
+  await page.getByRole("alert").filter({ hasText: "INVALID_STATE" }).waitFor();
+  await page.getByText("FAILED is final").waitFor();
+  await page.locator(".page-head .badge", { hasText: "FAILED" }).waitFor();
+  assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), "BODY", "focus stays in the panel");
+
+  // The feed's filter box follows Back.
+  await nav(page, "Notifications");
+  for (const alias of [aliases[0], aliases[1]]) {
+    await page.getByLabel("Candidate alias").fill(alias);
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get("candidate_alias") === alias);
+  }
+  await page.goBack();
+  await page.waitForURL((url) => url.searchParams.get("candidate_alias") === aliases[0]);
+  assert.equal(await page.getByLabel("Candidate alias").inputValue(), aliases[0]);
+
+  await nav(page, "API keys");
+  await page.getByRole("button", { name: "New key" }).click();
+  await focusReaches("New API key", "the new key's form takes the focus");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await focusReaches("API keys", "Cancel gives the focus to the page's heading");
+
+  // Back after signing out goes to sign-in, not a page left loading.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await heading(page, "Sign in to the dashboard");
+  await page.goBack();
+  await page.waitForURL((url) => url.pathname === "/dashboard/sign-in" && url.searchParams.has("ended"));
+  await heading(page, "Sign in to the dashboard");
+
+  // A key that may create candidates but not list schemas still can: an id, or the newest schema.
+  const { token: creator } = await accounts(
+    "tokens",
+    "create",
+    "--account",
+    account.account_id,
+    "--name",
+    "Creator",
+    "--permissions",
+    "candidates:write",
+  );
+  await page.getByLabel("API key").fill(creator);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  // Back to the page Back asked for, which this key may not read (it says so).
+  await heading(page, "Notifications");
+  await nav(page, "Candidates");
+  await page.getByRole("button", { name: "New candidate" }).click();
+  const form = page.getByRole("form", { name: "New candidate" });
+  await form.getByLabel("Alias").fill(`edges-${stamp}-made`);
+  await form.getByLabel("Customer").fill("edges");
+  assert.equal(await form.getByLabel("Schema id (optional)").inputValue(), "");
+  await form.getByRole("button", { name: "Create candidate" }).click();
+  await heading(page, `edges-${stamp}-made`);
+  await watch.check("edges-created-without-schemas-read");
+  await context.close();
 });

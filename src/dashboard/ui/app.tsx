@@ -8,7 +8,7 @@ import type { JSX } from "preact";
 import { readSession, SESSION_ENDED, signOut, type Session } from "./api";
 import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
-import { ErrorNote, Loading } from "./components/ui";
+import { ErrorNote, focusPageHeading, Loading } from "./components/ui";
 import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
 import { Candidates } from "./pages/candidates";
@@ -64,7 +64,7 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   const [error, setError] = useState<unknown>(null);
   // A new page starts at its top, with its heading in focus for keyboard and screen-reader users.
   useEffect(() => {
-    document.querySelector<HTMLElement>("main h1")?.focus();
+    focusPageHeading();
   }, [path]);
   return (
     <>
@@ -146,18 +146,20 @@ function Root() {
   const [session, setSession] = useState<Session | null | undefined>(servedSession);
   const [error, setError] = useState<unknown>(null);
   const signingIn = path === SIGN_IN;
+  const [leaving, setLeaving] = useState(false);
   useEffect(() => {
     const ended = () => {
-      setSession(undefined);
+      setLeaving(true);
       location.assign(`${SIGN_IN}?${new URLSearchParams({ next: location.pathname + location.search, ended: "1" })}`);
     };
     window.addEventListener(SESSION_ENDED, ended);
     return () => window.removeEventListener(SESSION_ENDED, ended);
   }, []);
+  // Unknown, or signed out here (and now Back to a page): the Worker's word decides, not this tab's.
   useEffect(() => {
-    if (!signingIn && session === undefined)
+    if (!signingIn && !session && !leaving)
       readSession().then((s) => (s ? setSession(s) : window.dispatchEvent(new Event(SESSION_ENDED))), setError);
-  }, [signingIn, session]);
+  }, [signingIn, session, leaving]);
   if (signingIn) {
     return (
       <SignIn

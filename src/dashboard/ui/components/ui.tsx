@@ -1,6 +1,7 @@
 /** The small pieces every page is made of. */
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
 import { CandidateContractError } from "../api";
 
 /** A page: its heading (and the document's title), its actions beside it. */
@@ -26,6 +27,19 @@ export function Page({
     </>
   );
 }
+
+/**
+ * A ref for what a page just opened (a form's heading, a notice), focused as it appears (and again
+ * when `deps` change): the button that opened it is gone, and focus must not fall to the page's body.
+ */
+export function useFocusOnShow<T extends HTMLElement>(deps: unknown[] = []) {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), deps);
+  return ref;
+}
+
+/** Where focus goes when what held it closes (Cancel, Done): the page's heading. */
+export const focusPageHeading = () => document.querySelector<HTMLElement>("main h1")?.focus();
 
 /** What went wrong, as the API said it, with the request id to quote. */
 export function ErrorNote({ error }: { error: unknown }) {
@@ -173,44 +187,52 @@ export function described(id: string, error: unknown, path: string, hint = false
   return { id, "aria-invalid": invalid || undefined, "aria-describedby": ids || undefined };
 }
 
-/** Paging by cursor: the cursors of the pages before this one, to go back. */
-export function Pager({
-  hasPrevious,
-  next,
-  onPrevious,
-  onNext,
-}: {
-  hasPrevious: boolean;
-  next: string | null;
-  onPrevious: () => void;
-  onNext: (cursor: string) => void;
-}) {
-  if (!hasPrevious && next === null) return null;
+/** Paging by cursor: Previous (or "First page" when the pages before are not known) and Next. */
+export function Pager({ cursor, next }: { cursor: Cursor; next: string | null }) {
+  if (!cursor.hasPrevious && next === null) return null;
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" class="secondary" disabled={!hasPrevious} onClick={onPrevious}>
-        ← Previous
+      <button type="button" class="secondary" disabled={!cursor.hasPrevious} onClick={cursor.onPrevious}>
+        {cursor.previousIsFirst ? "← First page" : "← Previous"}
       </button>
-      <button type="button" class="secondary" disabled={next === null} onClick={() => next && onNext(next)}>
+      <button type="button" class="secondary" disabled={next === null} onClick={() => next && cursor.onNext(next)}>
         Next →
       </button>
     </nav>
   );
 }
 
-/** The cursor of the page shown and of those before it: `after` for the read, moves for the Pager. */
-export function useCursor(resetOn: unknown[]) {
-  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
-  const key = JSON.stringify(resetOn);
-  const [lastKey, setLastKey] = useState(key);
-  if (key !== lastKey) {
-    setLastKey(key);
-    setStack([undefined]);
-  }
+/** What a page's history entry remembers of its paging: the cursors of the pages before it. */
+interface PagingState {
+  earlierCursors?: string[];
+}
+
+/**
+ * The page of a list shown, kept in the address as `after=` (so Back, a reload and a bookmark keep
+ * it; an address without it is the first page, so a new filter starts there). The cursors of the
+ * pages before it ride in the history entry, for Previous; a bookmarked page knows only the first.
+ */
+export type Cursor = ReturnType<typeof useCursor>;
+
+export function useCursor() {
+  const { url, query, route } = useLocation();
+  const after = query.after || undefined;
+  const remembered = (history.state as PagingState | null)?.earlierCursors;
+  const earlier = remembered ?? [];
+  const go = (cursor: string | undefined, before: string[]) => {
+    const to = new URL(url, location.origin);
+    if (cursor === undefined) to.searchParams.delete("after");
+    else to.searchParams.set("after", cursor);
+    route(to.pathname + to.search);
+    // preact-iso pushed the entry with no state: this page's paging goes into it (the address stays).
+    history.replaceState({ ...(history.state as object | null), earlierCursors: before } satisfies PagingState, "");
+  };
   return {
-    after: stack[stack.length - 1],
-    hasPrevious: stack.length > 1,
-    onPrevious: () => setStack((s) => s.slice(0, -1)),
-    onNext: (cursor: string) => setStack((s) => [...s, cursor]),
+    after,
+    hasPrevious: after !== undefined,
+    previousIsFirst: after !== undefined && remembered === undefined,
+    onPrevious: () => go(earlier.at(-1), earlier.slice(0, -1)),
+    onNext: (cursor: string) => go(cursor, after === undefined ? [] : [...earlier, after]),
+    toFirst: () => after !== undefined && go(undefined, []),
   };
 }

@@ -4,10 +4,21 @@
  * (a key managing a key that can do more than it) is shown where it was asked.
  */
 import { useState } from "preact/hooks";
+import { useLocation } from "preact-iso";
 import { api, ok, type Models } from "../api";
 import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
-import { Empty, ErrorNote, Field, Loading, Page, Pager, SecretOnce, useCursor } from "../components/ui";
+import {
+  Empty,
+  ErrorNote,
+  Field,
+  Loading,
+  Page,
+  Pager,
+  SecretOnce,
+  useCursor,
+  focusPageHeading,
+} from "../components/ui";
 import { CreateKeyForm } from "./api-keys/create-form";
 import { KeyRow } from "./api-keys/key-row";
 
@@ -43,11 +54,13 @@ function Keys() {
   const can = useCan();
   const session = useSession();
   const canWrite = can("api_keys:write");
-  const [status, setStatus] = useState<Status>("");
+  const { path, query, route } = useLocation();
+  // In the address, like every list's filter: Back and a bookmark keep it.
+  const status = STATUSES.find((s) => s.value && s.value === query.status)?.value ?? "";
   const [creating, setCreating] = useState(false);
   // The secret lives only here, in memory, until Done: never in the address or anything kept.
   const [shown, setShown] = useState<Shown | null>(null);
-  const cursor = useCursor([status]);
+  const cursor = useCursor();
   const keys = useLoad(
     () =>
       ok(
@@ -96,12 +109,18 @@ function Keys() {
             setShown({ label: `The secret of “${key.name}”`, secret: key.secret, signsOut: false });
             keys.reload();
           }}
-          onCancel={() => setCreating(false)}
+          onCancel={() => (setCreating(false), focusPageHeading())}
         />
       )}
       <div class="row list-filters">
         <Field id="key-status" label="Status">
-          <select id="key-status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
+          <select
+            id="key-status"
+            value={status}
+            onChange={(e) =>
+              route(e.currentTarget.value ? `${path}?${new URLSearchParams({ status: e.currentTarget.value })}` : path)
+            }
+          >
             {STATUSES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -159,12 +178,7 @@ function Keys() {
               </tbody>
             </table>
           </div>
-          <Pager
-            hasPrevious={cursor.hasPrevious}
-            next={keys.data!.next_cursor}
-            onPrevious={cursor.onPrevious}
-            onNext={cursor.onNext}
-          />
+          <Pager cursor={cursor} next={keys.data!.next_cursor} />
         </>
       )}
     </Page>

@@ -92,7 +92,7 @@ export function CandidatePage() {
               alias={candidate.candidate_alias}
               status={candidate.status}
               canWrite={can("candidates:write")}
-              onResolved={reload}
+              onAnswered={reload}
             />
           </section>
           <section class="panel" aria-labelledby="h-metadata">

@@ -7,9 +7,26 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
-import { Empty, ErrorNote, Loading, Page, Pager, StatusBadge, Time, useCursor } from "../components/ui";
+import {
+  Empty,
+  ErrorNote,
+  Loading,
+  Page,
+  Pager,
+  StatusBadge,
+  Time,
+  useCursor,
+  focusPageHeading,
+} from "../components/ui";
 import { candidatePath } from "../paths";
-import { apiQuery, candidatesHref, exportHref, filtersFromQuery, isFiltered } from "./candidates/filters";
+import {
+  apiQuery,
+  candidatesHref,
+  exportHref,
+  filterProblem,
+  filtersFromQuery,
+  isFiltered,
+} from "./candidates/filters";
 import { FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
 import { unplaced } from "./candidate/unplaced";
@@ -32,17 +49,19 @@ export function Candidates() {
   const can = useCan();
   const filters = filtersFromQuery(query);
   const key = candidatesHref(filters);
-  const cursor = useCursor([key]);
+  const cursor = useCursor();
   const [creating, setCreating] = useState(false);
   const loaded = useLoad(
     () =>
-      can("candidates:read")
-        ? ok(
-            api.GET("/v1/candidates", {
-              params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } },
-            }),
-          )
-        : Promise.resolve(null),
+      filterProblem(filters)
+        ? Promise.reject(filterProblem(filters))
+        : can("candidates:read")
+          ? ok(
+              api.GET("/v1/candidates", {
+                params: { query: { ...apiQuery(filters), limit: LIMIT, after: cursor.after } },
+              }),
+            )
+          : Promise.resolve(null),
     [key, cursor.after],
   );
 
@@ -71,7 +90,7 @@ export function Candidates() {
         </>
       }
     >
-      {creating && <NewCandidate onCancel={() => setCreating(false)} />}
+      {creating && <NewCandidate onCancel={() => (setCreating(false), focusPageHeading())} />}
       {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
       <FilterForm key={key} filters={filters} error={loaded.error} onApply={(href) => route(href)} />
       <ErrorNote error={unplaced(loaded.error, FIELD_PATHS)} />
@@ -143,14 +162,7 @@ export function Candidates() {
           </div>
         </>
       )}
-      {page && (
-        <Pager
-          hasPrevious={cursor.hasPrevious}
-          next={page.next_cursor}
-          onPrevious={cursor.onPrevious}
-          onNext={cursor.onNext}
-        />
-      )}
+      {page && <Pager cursor={cursor} next={page.next_cursor} />}
       <p class="muted small-text">
         The CSV holds every value exactly as stored. A spreadsheet may run a value that begins with =, +, - or @ (an
         alias, a customer or metadata your own users gave) as a formula: open files with values from people you do not

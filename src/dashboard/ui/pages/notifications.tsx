@@ -3,7 +3,7 @@
  * first, forwards only (made for tailing); this page keeps that order and says so, and "Newest"
  * walks forward to the last page. Filters (type, candidate alias) live in the address.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { BASE } from "../paths";
 import { api, ok } from "../api";
@@ -24,7 +24,7 @@ export function Notifications() {
     type: TYPES.find((t) => t === query.type),
     candidate_alias: query.candidate_alias || undefined,
   };
-  const cursor = useCursor([filters.type, filters.candidate_alias]);
+  const cursor = useCursor();
   const feed = useLoad(
     () =>
       ok(api.GET("/v1/notifications", { params: { query: { ...filters, after: cursor.after, limit: PAGE_SIZE } } })),
@@ -40,6 +40,8 @@ export function Notifications() {
     [canResend],
   );
   const [alias, setAlias] = useState(filters.candidate_alias ?? "");
+  // The box follows the address: Back to another filter shows that filter.
+  useEffect(() => setAlias(filters.candidate_alias ?? ""), [filters.candidate_alias]);
   const [walk, setWalk] = useState<{ busy: boolean; note?: string; error?: unknown }>({ busy: false });
 
   const filter = (next: Partial<Record<"type" | "candidate_alias", string>>) => {
@@ -169,14 +171,7 @@ export function Notifications() {
       {page && page.next_cursor === null && page.data.length > 0 && (
         <p class="muted">This is the newest page: “Refresh” shows any notification recorded since.</p>
       )}
-      {page && (
-        <Pager
-          hasPrevious={cursor.hasPrevious}
-          next={page.next_cursor}
-          onPrevious={cursor.onPrevious}
-          onNext={cursor.onNext}
-        />
-      )}
+      {page && <Pager cursor={cursor} next={page.next_cursor} />}
     </Page>
   );
 }

@@ -4,9 +4,9 @@
  */
 import { isExactNumber } from "../exact-json";
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, ok, type Models } from "../api";
-import { Empty, ErrorNote, Loading, Page, Pager, useCursor } from "../components/ui";
+import { Empty, ErrorNote, Loading, Page, Pager, useCursor, focusPageHeading, useFocusOnShow } from "../components/ui";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { ContractForm, type SchemaInput } from "./schemas/contract-form";
@@ -22,7 +22,7 @@ export function Schemas() {
   const canWrite = useCan()("schemas:write");
   // A new schema is listed first: creating one goes back to the first page (and reads it again).
   const [version, setVersion] = useState(0);
-  const cursor = useCursor([version]);
+  const cursor = useCursor();
   const list = useLoad(
     () => ok(api.GET("/v1/schemas", { params: { query: { after: cursor.after, limit: PAGE_SIZE } } })),
     [cursor.after, version],
@@ -39,6 +39,7 @@ export function Schemas() {
     );
     setEditing(null);
     setNotice({ text: `Schema ${created.name ? `“${created.name}” ` : ""}created.`, created });
+    cursor.toFirst();
     setVersion((v) => v + 1);
   };
 
@@ -112,7 +113,7 @@ export function Schemas() {
             onSubmit={editing.kind === "new" ? create : (input) => update(editing.schema, input)}
             onCancel={() => {
               setEditing(null);
-              document.querySelector<HTMLElement>("main h1")?.focus();
+              focusPageHeading();
             }}
           />
         </EditPanel>
@@ -132,22 +133,14 @@ export function Schemas() {
           onDelete={remove}
         />
       )}
-      {list.data && (
-        <Pager
-          hasPrevious={cursor.hasPrevious}
-          next={list.data.next_cursor}
-          onPrevious={cursor.onPrevious}
-          onNext={cursor.onNext}
-        />
-      )}
+      {list.data && <Pager cursor={cursor} next={list.data.next_cursor} />}
     </Page>
   );
 }
 
 /** The form's panel, its heading focused when it opens so keyboard users land on it. */
 function EditPanel({ title, children }: { title: string; children: ComponentChildren }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [title]);
+  const heading = useFocusOnShow<HTMLHeadingElement>([title]);
   return (
     <section class="panel" aria-labelledby="schema-form-title">
       <h2 id="schema-form-title" ref={heading} tabIndex={-1} class="panel-title">
@@ -160,8 +153,7 @@ function EditPanel({ title, children }: { title: string; children: ComponentChil
 
 /** What the last change did; focused as it appears, since the form that made it is gone. */
 function Notice({ notice, onClose }: { notice: { text: string; created?: Schema }; onClose: () => void }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), [notice]);
+  const box = useFocusOnShow<HTMLDivElement>([notice]);
   return (
     <div class="notice" role="status" tabIndex={-1} ref={box}>
       <p>

@@ -45,12 +45,17 @@ export function SignIn({
 
   useEffect(() => {
     document.title = "Sign in · Candidate Contract Service";
-    if (started.current) return;
+    const take = () => {
+      const code = takeCodeFromAddress();
+      // Signed in already: a link (perhaps someone else's, for their account) must not switch accounts unasked.
+      if (code && current) setHeld(code);
+      else if (code) void attempt({ code });
+    };
+    if (!started.current) take();
     started.current = true;
-    const code = takeCodeFromAddress();
-    // Signed in already: a link (perhaps someone else's, for their account) must not switch accounts unasked.
-    if (code && current) setHeld(code);
-    else if (code) void attempt({ code });
+    // Another link pasted into this tab differs only after `#`: the browser loads nothing, so read it here.
+    window.addEventListener("hashchange", take);
+    return () => window.removeEventListener("hashchange", take);
   }, []);
 
   return (

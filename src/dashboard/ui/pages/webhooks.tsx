@@ -3,10 +3,20 @@
  * newest first), and a new endpoint, whose signing secret is shown this once and kept nowhere.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { BASE } from "../paths";
 import { api, ok, type Models } from "../api";
-import { Empty, ErrorNote, Loading, Page, SecretOnce, StatusBadge, Time } from "../components/ui";
+import {
+  Empty,
+  ErrorNote,
+  Loading,
+  Page,
+  SecretOnce,
+  StatusBadge,
+  Time,
+  focusPageHeading,
+  useFocusOnShow,
+} from "../components/ui";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { EndpointForm, type EndpointInput } from "./webhooks/endpoint-form";
@@ -59,7 +69,7 @@ export function Webhooks() {
             idPrefix="new-endpoint"
             submitLabel="Create endpoint"
             onSubmit={create}
-            onCancel={() => setCreating(false)}
+            onCancel={() => (setCreating(false), focusPageHeading())}
           />
         </CreatePanel>
       )}
@@ -117,8 +127,7 @@ export function Webhooks() {
 }
 
 function CreatePanel({ children }: { children: ComponentChildren }) {
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  const heading = useFocusOnShow<HTMLHeadingElement>();
   return (
     <section class="panel" aria-labelledby="new-endpoint-title">
       <h2 id="new-endpoint-title" class="panel-title" tabIndex={-1} ref={heading}>
@@ -131,8 +140,7 @@ function CreatePanel({ children }: { children: ComponentChildren }) {
 
 /** The new endpoint's secret, focused as it appears, with where to go next. */
 function NewSecret({ created, onDone }: { created: Created; onDone: () => void }) {
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), [created]);
+  const box = useFocusOnShow<HTMLDivElement>([created]);
   return (
     <div tabIndex={-1} ref={box} class="focus-target">
       <p>

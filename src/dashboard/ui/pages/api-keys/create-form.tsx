@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { client, type Models } from "../../api";
-import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { described, ErrorNote, Field, fieldMessages, useFocusOnShow } from "../../components/ui";
 import { useCan, type Permission } from "../../session";
 import { ALL_PERMISSIONS, levelOf, readOf, RESOURCES } from "./permissions";
 
@@ -34,6 +34,7 @@ export function CreateKeyForm({
   onCancel: () => void;
 }) {
   const can = useCan();
+  const heading = useFocusOnShow<HTMLHeadingElement>();
   const [name, setName] = useState("");
   const [full, setFull] = useState(false);
   const [chosen, setChosen] = useState<Permission[]>([]);
@@ -69,7 +70,9 @@ export function CreateKeyForm({
 
   return (
     <form class="panel create-key" onSubmit={(e) => void submit(e)} aria-labelledby="create-key-title">
-      <h2 id="create-key-title">New API key</h2>
+      <h2 id="create-key-title" class="panel-title" tabIndex={-1} ref={heading}>
+        New API key
+      </h2>
       <Field
         id="key-name"
         label="Name"

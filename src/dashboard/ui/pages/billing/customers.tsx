@@ -16,7 +16,7 @@ const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
 const candidatesOf = (customer: string) => `/dashboard/candidates?${new URLSearchParams({ customer_uuid: customer })}`;
 
 export function Customers({ month }: { month: string }) {
-  const cursor = useCursor([month]);
+  const cursor = useCursor();
   const page = useLoad(async () => {
     const answer = await ok(
       api.GET("/v1/summary", {
@@ -83,12 +83,7 @@ export function Customers({ month }: { month: string }) {
               </tbody>
             </table>
           </div>
-          <Pager
-            hasPrevious={cursor.hasPrevious}
-            next={page.data.next_cursor}
-            onPrevious={cursor.onPrevious}
-            onNext={cursor.onNext}
-          />
+          <Pager cursor={cursor} next={page.data.next_cursor} />
         </>
       )}
     </section>

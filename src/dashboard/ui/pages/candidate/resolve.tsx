@@ -25,22 +25,31 @@ export function Resolve({
   alias,
   status,
   canWrite,
-  onResolved,
+  onAnswered,
 }: {
   alias: string;
   status: string;
   canWrite: boolean;
-  onResolved: () => void;
+  onAnswered: () => void;
 }) {
   const [asking, setAsking] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const yes = useRef<HTMLButtonElement>(null);
-  // The question takes the focus, so a keyboard user answers it next.
-  useEffect(() => yes.current?.focus(), [asking]);
-  if (status !== "OPEN" && status !== "PENDING") {
-    return <p class="muted">{status} is final: it can no longer be confirmed or voided.</p>;
-  }
+  const box = useRef<HTMLDivElement>(null);
+  /** The button whose question was cancelled: focus goes back to it. */
+  const cancelled = useRef<Outcome | null>(null);
+  // The question takes the focus, so a keyboard user answers it next; Cancel gives it back.
+  useEffect(() => {
+    if (asking) yes.current?.focus();
+    else if (cancelled.current)
+      box.current?.querySelector<HTMLElement>(`[data-outcome="${cancelled.current}"]`)?.focus();
+    cancelled.current = null;
+  }, [asking]);
+  const cancel = () => {
+    cancelled.current = asking;
+    setAsking(null);
+  };
   const resolve = async (outcome: Outcome) => {
     setBusy(true);
     setError(null);
@@ -49,28 +58,47 @@ export function Resolve({
         params: { path: { candidate_alias: alias } },
         body: { outcome },
       });
-      setAsking(null);
-      onResolved();
     } catch (caught) {
+      // Refused (resolved or ended meanwhile, perhaps in another tab): the page shows it as it now is.
       setError(caught);
     } finally {
       setBusy(false);
+      setAsking(null);
+      // The buttons are gone either way: the panel holds the focus, and then says the status is final.
+      box.current?.focus();
+      onAnswered();
     }
   };
+  const final = status !== "OPEN" && status !== "PENDING";
   return (
-    <div>
-      {!canWrite && <p class="muted">This session lacks candidates:write, which confirming or voiding needs.</p>}
-      {asking === null ? (
+    <div ref={box} tabIndex={-1} class="focus-target">
+      {final ? (
+        <p class="muted">{status} is final: it can no longer be confirmed or voided.</p>
+      ) : (
+        !canWrite && <p class="muted">This session lacks candidates:write, which confirming or voiding needs.</p>
+      )}
+      {final ? null : asking === null ? (
         <div class="actions">
-          <button type="button" disabled={!canWrite} onClick={() => setAsking("CONFIRMED")}>
+          <button type="button" data-outcome="CONFIRMED" disabled={!canWrite} onClick={() => setAsking("CONFIRMED")}>
             {WHAT.CONFIRMED.button}
           </button>
-          <button type="button" class="danger" disabled={!canWrite} onClick={() => setAsking("FAILED")}>
+          <button
+            type="button"
+            data-outcome="FAILED"
+            class="danger"
+            disabled={!canWrite}
+            onClick={() => setAsking("FAILED")}
+          >
             {WHAT.FAILED.button}
           </button>
         </div>
       ) : (
-        <div class="notice" role="group" aria-labelledby="resolve-ask">
+        <div
+          class="notice"
+          role="group"
+          aria-labelledby="resolve-ask"
+          onKeyDown={(e) => e.key === "Escape" && !busy && cancel()}
+        >
           <p id="resolve-ask">
             <strong>Are you sure?</strong> {WHAT[asking].consequence}
           </p>
@@ -84,7 +112,7 @@ export function Resolve({
             >
               {busy ? "Working…" : WHAT[asking].yes}
             </button>
-            <button type="button" class="secondary" disabled={busy} onClick={() => setAsking(null)}>
+            <button type="button" class="secondary" disabled={busy} onClick={cancel}>
               Cancel
             </button>
           </div>

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks";
 import { described, Field } from "../../components/ui";
 import { parseMetadataLines } from "../forms/metadata-lines";
 import { localError } from "../shared/form-error";
-import { candidatesHref, isFiltered, type Filters } from "./filters";
+import { candidatesHref, filterProblem, isFiltered, type Filters } from "./filters";
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
@@ -33,8 +33,9 @@ export function FilterForm({
       setPageError(localError("metadata", parsed));
       return;
     }
-    setPageError(null);
-    onApply(candidatesHref({ ...draft, metadata: Object.entries(parsed) }));
+    const next = { ...draft, metadata: Object.entries(parsed) };
+    setPageError(filterProblem(next));
+    if (!filterProblem(next)) onApply(candidatesHref(next));
   };
 
   return (

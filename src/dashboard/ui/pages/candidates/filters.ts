@@ -5,6 +5,7 @@
  */
 import type { paths } from "@candidate-contract-service/client";
 import { BASE } from "../../paths";
+import { localError } from "../shared/form-error";
 
 export type ListQuery = NonNullable<paths["/v1/candidates"]["get"]["parameters"]["query"]>;
 
@@ -59,6 +60,16 @@ export const dayStart = (day: string) => `${day}T00:00:00.000Z`;
 export function dayAfter(day: string): string {
   const t = Date.parse(dayStart(day));
   return DAY.test(day) && !Number.isNaN(t) ? new Date(t + 86_400_000).toISOString() : dayStart(day);
+}
+
+/**
+ * What the API would refuse in these filters, in the form's words: its own message names
+ * `status_since_gte`, which the form calls "from". Null when the API is to judge.
+ */
+export function filterProblem(filters: Filters) {
+  return filters.from && filters.to && filters.to < filters.from
+    ? localError("status_since_lt", "must not be before the “from” day")
+    : null;
 }
 
 /** The API's query for these filters (without paging). */

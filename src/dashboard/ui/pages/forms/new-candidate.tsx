@@ -6,10 +6,11 @@ import { candidatePath } from "../../paths";
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { useLoad } from "../../load";
-import { described, ErrorNote, Field } from "../../components/ui";
+import { described, ErrorNote, Field, useFocusOnShow } from "../../components/ui";
 import { api, CandidateContractError, ok, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
 import { localError } from "../shared/form-error";
+import { useCan } from "../../session";
 
 /** What a candidate made from the schema will carry, in a line. */
 const contractLine = (c: Models["Contract"]) =>
@@ -17,8 +18,10 @@ const contractLine = (c: Models["Contract"]) =>
 
 export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const { route } = useLocation();
-  // No limit: every schema of the account, for the picker.
-  const schemas = useLoad(() => ok(api.GET("/v1/schemas")), []);
+  // No limit: every schema of the account, for the picker. A session that may not list them types an id, or none.
+  const canList = useCan()("schemas:read");
+  const schemas = useLoad(() => (canList ? ok(api.GET("/v1/schemas")) : Promise.resolve(null)), [canList]);
+  const heading = useFocusOnShow<HTMLHeadingElement>();
   const [alias, setAlias] = useState("");
   const [customer, setCustomer] = useState("");
   const [schemaId, setSchemaId] = useState("");
@@ -27,6 +30,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const [busy, setBusy] = useState(false);
 
   const list = schemas.data?.data ?? [];
+  const noSchema = canList && schemas.data !== undefined && list.length === 0;
   const submit = async (e: Event) => {
     e.preventDefault();
     const parsed = parseMetadataLines(metadata);
@@ -34,7 +38,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      const chosen = schemaId || list[0]?.id;
+      const chosen = schemaId.trim() || list[0]?.id;
       const created = await ok(
         api.POST("/v1/candidates", {
           body: {
@@ -55,9 +59,11 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const chosen = list.find((schema) => schema.id === (schemaId || list[0]?.id));
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-candidate-title">
-      <h2 id="new-candidate-title">New candidate</h2>
+      <h2 id="new-candidate-title" class="panel-title" tabIndex={-1} ref={heading}>
+        New candidate
+      </h2>
       {schemas.error ? <ErrorNote error={schemas.error} /> : null}
-      {schemas.data && list.length === 0 && (
+      {noSchema && (
         <p class="notice">
           A candidate takes its contract from a schema: <a href="/dashboard/schemas">create a schema</a> first.
         </p>
@@ -85,26 +91,44 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
             required
           />
         </Field>
-        <Field
-          id="nc-schema"
-          label="Schema"
-          hint={chosen && contractLine(chosen.contract)}
-          error={error}
-          path="schema_id"
-        >
-          <select
-            {...described("nc-schema", error, "schema_id", chosen !== undefined)}
-            value={schemaId || list[0]?.id}
-            onChange={(e) => setSchemaId(e.currentTarget.value)}
+        {canList ? (
+          <Field
+            id="nc-schema"
+            label="Schema"
+            hint={chosen && contractLine(chosen.contract)}
+            error={error}
+            path="schema_id"
           >
-            {list.map((schema, i) => (
-              <option key={schema.id} value={schema.id}>
-                {schema.name ?? schema.id}
-                {i === 0 ? " (newest)" : ""}
-              </option>
-            ))}
-          </select>
-        </Field>
+            <select
+              {...described("nc-schema", error, "schema_id", chosen !== undefined)}
+              value={schemaId || list[0]?.id}
+              onChange={(e) => setSchemaId(e.currentTarget.value)}
+            >
+              {list.map((schema, i) => (
+                <option key={schema.id} value={schema.id}>
+                  {schema.name ?? schema.id}
+                  {i === 0 ? " (newest)" : ""}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : (
+          <Field
+            id="nc-schema"
+            label="Schema id (optional)"
+            hint="Empty: the account’s newest schema. This session lacks schemas:read, so it cannot list them."
+            error={error}
+            path="schema_id"
+          >
+            <input
+              {...described("nc-schema", error, "schema_id", true)}
+              value={schemaId}
+              onInput={(e) => setSchemaId(e.currentTarget.value)}
+              spellcheck={false}
+              autocomplete="off"
+            />
+          </Field>
+        )}
       </div>
       <Field id="nc-metadata" label="Metadata (optional)" hint="One key=value per line." error={error} path="metadata">
         <textarea
@@ -116,7 +140,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
       </Field>
       <ErrorNote error={error instanceof CandidateContractError && error.details.length > 0 ? null : error} />
       <div class="actions">
-        <button type="submit" disabled={busy || list.length === 0}>
+        <button type="submit" disabled={busy || noSchema}>
           Create candidate
         </button>
         <button type="button" class="secondary" onClick={onCancel}>

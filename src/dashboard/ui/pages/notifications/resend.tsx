@@ -78,6 +78,7 @@ export function Resend({
       {choosing && (
         <form
           class="resend-choose"
+          onKeyDown={(e) => e.key === "Escape" && !busy && setChoosing(false)}
           onSubmit={(e) => {
             e.preventDefault();
             void send(target);

@@ -1,7 +1,7 @@
 /**
  * A destructive action asked twice, in place: the button turns into the question with its answers
  * (no window.confirm: it blocks the page and cannot say which thing goes). Focus follows the
- * question, and returns to the button on Cancel.
+ * question, and returns to the button on Cancel (or Escape).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 
@@ -49,7 +49,12 @@ export function ConfirmInline({
     );
   }
   return (
-    <span class="confirm-inline" role="group" aria-label={question}>
+    <span
+      class="confirm-inline"
+      role="group"
+      aria-label={question}
+      onKeyDown={(e) => e.key === "Escape" && !busy && setAsking(false)}
+    >
       <span>{question}</span>
       <button
         ref={confirmRef}

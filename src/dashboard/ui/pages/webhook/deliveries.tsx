@@ -19,7 +19,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
   const { path, query, route } = useLocation();
   const status = STATUSES.find((s) => s === query.status);
   const notificationId = query.notification_id || undefined;
-  const cursor = useCursor([status, notificationId]);
+  const cursor = useCursor();
   const log = useLoad(
     () =>
       ok(
@@ -192,14 +192,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
           </table>
         </div>
       )}
-      {log.data && (
-        <Pager
-          hasPrevious={cursor.hasPrevious}
-          next={log.data.next_cursor}
-          onPrevious={cursor.onPrevious}
-          onNext={cursor.onNext}
-        />
-      )}
+      {log.data && <Pager cursor={cursor} next={log.data.next_cursor} />}
     </section>
   );
 }

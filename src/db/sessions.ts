@@ -53,18 +53,23 @@ const insertSession = (db: D1Database, s: NewSession) =>
     )
     .bind(s.idHash, s.accountId, s.keyId, s.now, s.now, s.expiresAt);
 
-/** An account keeps at most this many live sessions: a sign-in beyond them signs out its oldest. */
-export const MAX_LIVE_SESSIONS = 100;
+/**
+ * Each credential of an account (an API key; or the sign-in links, together) keeps at most this
+ * many live sessions: a sign-in beyond them signs out that credential's oldest. Per credential, so
+ * a restricted key signing in again and again ends only its own sessions, never a full-access one;
+ * and an account's rows stay bounded (its active keys, plus one, times this).
+ */
+export const MAX_LIVE_SESSIONS = 50;
 
-/** Signs out the live sessions of the account of session `idHash` beyond its newest MAX_LIVE_SESSIONS. */
+/** Signs out the live sessions of session `idHash`'s credential beyond its newest MAX_LIVE_SESSIONS. */
 const capSessions = (db: D1Database, idHash: string, now: number) =>
   db
     .prepare(
       `UPDATE sessions SET revoked_at = ?2
-       WHERE account_id = (SELECT account_id FROM sessions WHERE id_hash = ?1) AND revoked_at IS NULL AND expires_at > ?2
-         AND id_hash NOT IN (SELECT id_hash FROM sessions
-                             WHERE account_id = (SELECT account_id FROM sessions WHERE id_hash = ?1) AND revoked_at IS NULL AND expires_at > ?2
-                             ORDER BY created_at DESC, rowid DESC LIMIT ?3)`,
+       WHERE rowid IN (SELECT s.rowid FROM sessions s JOIN sessions me ON me.id_hash = ?1
+                       WHERE s.account_id = me.account_id AND s.key_id IS me.key_id
+                         AND s.revoked_at IS NULL AND s.expires_at > ?2
+                       ORDER BY s.created_at DESC, s.rowid DESC LIMIT -1 OFFSET ?3)`,
     )
     .bind(idHash, now, MAX_LIVE_SESSIONS);
 

@@ -17,7 +17,6 @@ import { sha256Hex } from "./hash";
 import type { AppEnv, Session } from "./app-env";
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600_000;
-export const SESSION_IDLE_MS = 12 * 3600_000;
 /** last_seen_at is written at most this often per session: no D1 write per request. */
 export const SESSION_SEEN_PRECISION_MS = 60_000;
 
@@ -62,8 +61,8 @@ function endedInStore(row: db.SessionRow): string | null {
 /** Why a live session has ended by `now`, or null: checked on every request, cached or not. */
 function endedBy(session: Session, now: number): string | null {
   if (session.expiresAt <= now) return `The session ended at ${isoTime(session.expiresAt)}, 7 days after sign-in.`;
-  if (session.lastSeenAt + SESSION_IDLE_MS <= now) {
-    return `The session ended at ${isoTime(session.lastSeenAt + SESSION_IDLE_MS)}, after 12 hours without use.`;
+  if (session.lastSeenAt + db.SESSION_IDLE_MS <= now) {
+    return `The session ended at ${isoTime(session.lastSeenAt + db.SESSION_IDLE_MS)}, after 12 hours without use.`;
   }
   const keyExpiry = session.key?.expiresAt ?? null;
   if (keyExpiry !== null && keyExpiry <= now)

@@ -53,6 +53,9 @@ const insertSession = (db: D1Database, s: NewSession) =>
     )
     .bind(s.idHash, s.accountId, s.keyId, s.now, s.now, s.expiresAt);
 
+/** A session unused this long has ended (its last_seen_at is written at most once a minute). */
+export const SESSION_IDLE_MS = 12 * 3600_000;
+
 /**
  * Each credential of an account (an API key; or the sign-in links, together) keeps at most this
  * many live sessions: a sign-in beyond them signs out that credential's oldest. Per credential, so
@@ -68,10 +71,10 @@ const capSessions = (db: D1Database, idHash: string, now: number) =>
       `UPDATE sessions SET revoked_at = ?2
        WHERE rowid IN (SELECT s.rowid FROM sessions s JOIN sessions me ON me.id_hash = ?1
                        WHERE s.account_id = me.account_id AND s.key_id IS me.key_id
-                         AND s.revoked_at IS NULL AND s.expires_at > ?2
+                         AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?4
                        ORDER BY s.created_at DESC, s.rowid DESC LIMIT -1 OFFSET ?3)`,
     )
-    .bind(idHash, now, MAX_LIVE_SESSIONS);
+    .bind(idHash, now, MAX_LIVE_SESSIONS, SESSION_IDLE_MS);
 
 /** A session signed in with an API key (already authenticated by the caller). */
 export async function createKeySession(db: D1Database, session: NewSession & { keyId: string }) {

@@ -488,6 +488,19 @@ describe("an account's sessions", () => {
       .all<{ n: number }>();
     expect(live.results.map((r) => r.n)).toEqual([1, MAX_LIVE_SESSIONS, MAX_LIVE_SESSIONS]);
   });
+
+  it("count only live sessions: those ended by 12 hours idle leave room", async () => {
+    const clock = useClock();
+    const account = await createAccount();
+    const restricted = await addKey(account, { name: "events only", permissions: ["events:write"] });
+    const kept = await session({ key: restricted.token });
+    for (let i = 1; i < MAX_LIVE_SESSIONS; i++) await session({ key: restricted.token });
+    clock.advance(11 * HOUR);
+    expect((await withCookie(kept, "GET", "/dashboard/session")).status).toBe(200); // used: not idle
+    clock.advance(HOUR + TOKEN_CACHE_TTL_MS); // the other 49 have now been idle 12 hours
+    await session({ key: restricted.token });
+    expect((await withCookie(kept, "GET", "/dashboard/session")).status).toBe(200);
+  });
 });
 
 describe("the hourly purge", () => {

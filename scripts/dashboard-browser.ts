@@ -339,8 +339,8 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
       timeout_outcome: "fail",
     },
   });
-  // 55 candidates: the list's second page holds the 5 oldest.
-  const aliases = Array.from({ length: 55 }, (_, i) => `edges-${stamp}-${String(i).padStart(3, "0")}`);
+  // 105 candidates, newest first 50 a page: pages begin with the 105th, the 55th and the 5th.
+  const aliases = Array.from({ length: 105 }, (_, i) => `edges-${stamp}-${String(i).padStart(3, "0")}`);
   for (const alias of aliases) await call("/v1/candidates", { candidate_alias: alias, customer_uuid: "edges" });
 
   const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
@@ -361,25 +361,41 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await heading(page, "Overview");
 
   // The list's page is in the address: a reload and Back keep it; Previous knows the page before.
+  const [first, second, third] = [104, 54, 4].map((i) => aliases[i]);
+  const shows = (p: Page, alias: string) => p.getByRole("link", { name: alias }).waitFor();
   await nav(page, "Candidates");
-  await page.getByRole("link", { name: aliases[54] }).waitFor();
+  await shows(page, first);
+  // A double click moves one page, not onto the same page twice.
+  await page.getByRole("button", { name: "Next →" }).dblclick();
+  await shows(page, second);
+  await page.getByRole("button", { name: "← Previous" }).click();
+  await shows(page, first);
   await page.getByRole("button", { name: "Next →" }).click();
-  await page.getByRole("link", { name: aliases[4] }).waitFor();
+  await shows(page, second);
   assert.ok(new URL(page.url()).searchParams.get("after"), "the second page's cursor is in the address");
   await page.reload();
-  await page.getByRole("link", { name: aliases[4] }).waitFor();
+  await shows(page, second);
   await page.getByRole("button", { name: "← Previous" }).click();
-  await page.getByRole("link", { name: aliases[54] }).waitFor();
+  await shows(page, first);
   await page.goBack();
-  await page.getByRole("link", { name: aliases[4] }).waitFor();
-  // A bookmarked second page knows no page before it but the first, and says so.
-  const secondPage = page.url();
+  await shows(page, second);
+  // A bookmarked page knows no page before it: "First page", there and after a Next and a Previous.
   const fresh = await context.newPage();
-  await fresh.goto(secondPage);
-  await fresh.getByRole("link", { name: aliases[4] }).waitFor();
+  await fresh.goto(page.url());
+  await shows(fresh, second);
+  await fresh.getByRole("button", { name: "Next →" }).click();
+  await shows(fresh, third);
+  await fresh.getByRole("button", { name: "← Previous" }).click();
+  await shows(fresh, second);
   await fresh.getByRole("button", { name: "← First page" }).click();
-  await fresh.getByRole("link", { name: aliases[54] }).waitFor();
+  await shows(fresh, first);
   await fresh.close();
+  // A cursor gone bad (edited, its row deleted) is refused, with a way back to the first page.
+  await page.goto(`${dev.url}/dashboard/candidates?after=not-a-cursor`);
+  await page.getByRole("alert").filter({ hasText: "VALIDATION_ERROR" }).waitFor();
+  await watch.check("edges-bad-cursor");
+  await page.getByRole("button", { name: "← First page" }).click();
+  await shows(page, first);
 
   // A "to" day before the "from" day is refused at the field in the form's words, not the API's.
   await page.getByLabel("Status since, from (UTC day)").fill("2026-11-10");
@@ -422,6 +438,12 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   assert.equal(await page.getByLabel("Candidate alias").inputValue(), aliases[0]);
 
   await nav(page, "API keys");
+  // A key's revoke question takes the focus; Escape closes it and gives the focus back.
+  await page.getByRole("button", { name: "Revoke", exact: true }).click();
+  await focusReaches("Revoke key", "the question takes the focus");
+  await page.keyboard.press("Escape");
+  await focusReaches("Revoke", "Escape gives the focus back to Revoke");
+  assert.equal(await page.getByRole("button", { name: "Revoke key" }).count(), 0, "and the question is gone");
   await page.getByRole("button", { name: "New key" }).click();
   await focusReaches("New API key", "the new key's form takes the focus");
   await page.getByRole("button", { name: "Cancel" }).click();
@@ -454,7 +476,13 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   const form = page.getByRole("form", { name: "New candidate" });
   await form.getByLabel("Alias").fill(`edges-${stamp}-made`);
   await form.getByLabel("Customer").fill("edges");
-  assert.equal(await form.getByLabel("Schema id (optional)").inputValue(), "");
+  // A schema id that is not the account's is refused at the field.
+  await form.getByLabel("Schema id (optional)").fill("01a20d9d-0000-7000-8000-000000000000");
+  await form.getByRole("button", { name: "Create candidate" }).click();
+  await form.locator(".field.invalid", { has: page.getByLabel("Schema id (optional)") }).waitFor();
+  assert.equal(await form.getByLabel("Schema id (optional)").getAttribute("aria-invalid"), "true");
+  await watch.check("edges-schema-id-refused");
+  await form.getByLabel("Schema id (optional)").fill("");
   await form.getByRole("button", { name: "Create candidate" }).click();
   await heading(page, `edges-${stamp}-made`);
   await watch.check("edges-created-without-schemas-read");

@@ -178,9 +178,9 @@ function Keys() {
               </tbody>
             </table>
           </div>
-          <Pager cursor={cursor} next={keys.data!.next_cursor} />
         </>
       )}
+      <Pager cursor={cursor} next={keys.data?.next_cursor ?? null} loading={keys.loading} />
     </Page>
   );
 }

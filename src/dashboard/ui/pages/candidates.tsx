@@ -162,7 +162,7 @@ export function Candidates() {
           </div>
         </>
       )}
-      {page && <Pager cursor={cursor} next={page.next_cursor} />}
+      <Pager cursor={cursor} next={page?.next_cursor ?? null} loading={loaded.loading} />
       <p class="muted small-text">
         The CSV holds every value exactly as stored. A spreadsheet may run a value that begins with =, +, - or @ (an
         alias, a customer or metadata your own users gave) as a formula: open files with values from people you do not

@@ -55,7 +55,7 @@ export function Notifications() {
     try {
       const latest = await findLatest(cursor.after, filters, PAGE_SIZE);
       if (latest.after === cursor.after) feed.reload();
-      else cursor.onNext(latest.after!);
+      else cursor.jumpTo(latest.after!);
       setWalk({
         busy: false,
         note: latest.reachedEnd
@@ -171,7 +171,7 @@ export function Notifications() {
       {page && page.next_cursor === null && page.data.length > 0 && (
         <p class="muted">This is the newest page: “Refresh” shows any notification recorded since.</p>
       )}
-      {page && <Pager cursor={cursor} next={page.next_cursor} />}
+      <Pager cursor={cursor} next={page?.next_cursor ?? null} loading={feed.loading} />
     </Page>
   );
 }

@@ -133,7 +133,7 @@ export function Schemas() {
           onDelete={remove}
         />
       )}
-      {list.data && <Pager cursor={cursor} next={list.data.next_cursor} />}
+      <Pager cursor={cursor} next={list.data?.next_cursor ?? null} loading={list.loading} />
     </Page>
   );
 }

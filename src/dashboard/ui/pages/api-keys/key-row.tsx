@@ -3,7 +3,7 @@
  * roll (a new secret, shown once; the old key ends when asked), revoke (confirmed first). The API
  * refuses a key managing a key that can do more than it (403): that answer is shown at the action.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { client, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time } from "../../components/ui";
 import { compact, isFullAccess } from "./permissions";
@@ -24,9 +24,22 @@ export interface RowProps {
 
 export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps) {
   const [action, setAction] = useState<Action>(null);
+  const toggles = useRef<Partial<Record<NonNullable<Action>, HTMLButtonElement | null>>>({});
+  const panelRef = useRef<HTMLDivElement>(null);
+  /** The action whose panel just closed: focus goes back to its button (or Rename, if it is gone). */
+  const closed = useRef<Action>(null);
+  useEffect(() => {
+    if (action) panelRef.current?.querySelector<HTMLElement>("input, select, button")?.focus();
+    else if (closed.current) (toggles.current[closed.current] ?? toggles.current.rename)?.focus();
+    closed.current = null;
+  }, [action]);
   const open = (a: Action) => setAction((current) => (current === a ? null : a));
-  const done = () => {
+  const close = () => {
+    closed.current = action;
     setAction(null);
+  };
+  const done = () => {
+    close();
     onChanged();
   };
   const panel = `key-${apiKey.id}-action`;
@@ -43,6 +56,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                 class="secondary small"
                 aria-expanded={action === "rename"}
                 aria-controls={panel}
+                ref={(b) => void (toggles.current.rename = b)}
                 onClick={() => open("rename")}
               >
                 Rename
@@ -53,6 +67,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   class="secondary small"
                   aria-expanded={action === "roll"}
                   aria-controls={panel}
+                  ref={(b) => void (toggles.current.roll = b)}
                   onClick={() => open("roll")}
                 >
                   Roll
@@ -64,6 +79,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   class="danger small"
                   aria-expanded={action === "revoke"}
                   aria-controls={panel}
+                  ref={(b) => void (toggles.current.revoke = b)}
                   onClick={() => open("revoke")}
                 >
                   Revoke
@@ -100,22 +116,20 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
       {action && (
         <tr class="key-action">
           <td colSpan={COLUMNS}>
-            <div id={panel} class="key-action-panel">
-              {action === "rename" && <Rename apiKey={apiKey} onDone={done} onCancel={() => setAction(null)} />}
+            <div id={panel} ref={panelRef} class="key-action-panel" onKeyDown={(e) => e.key === "Escape" && close()}>
+              {action === "rename" && <Rename apiKey={apiKey} onDone={done} onCancel={close} />}
               {action === "roll" && (
                 <Roll
                   apiKey={apiKey}
                   own={own}
                   onRolled={(secret) => {
-                    setAction(null);
+                    close();
                     onSecret({ label: `The new secret of “${apiKey.name}”`, secret, signsOut: own });
                   }}
-                  onCancel={() => setAction(null)}
+                  onCancel={close}
                 />
               )}
-              {action === "revoke" && (
-                <Revoke apiKey={apiKey} own={own} onDone={done} onCancel={() => setAction(null)} />
-              )}
+              {action === "revoke" && <Revoke apiKey={apiKey} own={own} onDone={done} onCancel={close} />}
             </div>
           </td>
         </tr>

@@ -34,7 +34,11 @@ export function Customers({ month }: { month: string }) {
       <ErrorNote error={page.error} />
       {page.loading && !page.data && <Loading />}
       {page.data && page.data.data.length === 0 && (
-        <p class="muted">No customer has candidates whose status began this month.</p>
+        <p class="muted">
+          {cursor.hasPrevious
+            ? "No more customers on this page."
+            : "No customer has candidates whose status began this month."}
+        </p>
       )}
       {page.data && page.data.data.length > 0 && (
         <>
@@ -83,9 +87,9 @@ export function Customers({ month }: { month: string }) {
               </tbody>
             </table>
           </div>
-          <Pager cursor={cursor} next={page.data.next_cursor} />
         </>
       )}
+      <Pager cursor={cursor} next={page.data?.next_cursor ?? null} loading={page.loading} />
     </section>
   );
 }

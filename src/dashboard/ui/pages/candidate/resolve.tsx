@@ -51,6 +51,8 @@ export function Resolve({
     setAsking(null);
   };
   const resolve = async (outcome: Outcome) => {
+    // The answer button is disabled while the call runs, which would drop the focus: the panel holds it.
+    box.current?.focus();
     setBusy(true);
     setError(null);
     try {
@@ -64,8 +66,6 @@ export function Resolve({
     } finally {
       setBusy(false);
       setAsking(null);
-      // The buttons are gone either way: the panel holds the focus, and then says the status is final.
-      box.current?.focus();
       onAnswered();
     }
   };

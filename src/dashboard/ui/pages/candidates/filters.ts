@@ -67,9 +67,8 @@ export function dayAfter(day: string): string {
  * `status_since_gte`, which the form calls "from". Null when the API is to judge.
  */
 export function filterProblem(filters: Filters) {
-  return filters.from && filters.to && filters.to < filters.from
-    ? localError("status_since_lt", "must not be before the “from” day")
-    : null;
+  const [from, to] = [Date.parse(dayStart(filters.from)), Date.parse(dayStart(filters.to))];
+  return to < from ? localError("status_since_lt", "must not be before the “from” day") : null;
 }
 
 /** The API's query for these filters (without paging). */

@@ -16,6 +16,13 @@ import { useCan } from "../../session";
 const contractLine = (c: Models["Contract"]) =>
   `Price ${c.price}; activity window ${c.activity_window} s; review window ${c.review_window} s; unfulfilled at the window's end: ${c.timeout_outcome}.`;
 
+/** A schema not found is the schema field's problem: shown there, tied to it for screen readers. */
+function atSchemaField(error: unknown): unknown {
+  if (!(error instanceof CandidateContractError) || error.code !== "SCHEMA_NOT_FOUND") return error;
+  const details = [{ path: "schema_id", message: error.message }];
+  return new CandidateContractError(error.code, error.message, error.status, details, error.requestId);
+}
+
 export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const { route } = useLocation();
   // No limit: every schema of the account, for the picker. A session that may not list them types an id, or none.
@@ -51,7 +58,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
       );
       route(candidatePath(created.candidate_alias));
     } catch (failure) {
-      setError(failure);
+      setError(atSchemaField(failure));
       setBusy(false);
     }
   };

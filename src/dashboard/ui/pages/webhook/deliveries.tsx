@@ -192,7 +192,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
           </table>
         </div>
       )}
-      {log.data && <Pager cursor={cursor} next={log.data.next_cursor} />}
+      <Pager cursor={cursor} next={log.data?.next_cursor ?? null} loading={log.loading} />
     </section>
   );
 }

@@ -25,11 +25,12 @@
  * bench/dashboard.json. Nothing here passes or fails on a timing.
  */
 import { execFile } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { promisify } from "node:util";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { DevServer } from "./lib/dev-server.ts";
+import { launchChromium } from "./lib/chromium.ts";
 import { openLocalD1 } from "./lib/local-d1.ts";
 import { PRIMARY } from "../src/shards.ts";
 import { runningDevServer } from "./lib/local-dev.ts";
@@ -40,7 +41,6 @@ const CANDIDATES = 10_000;
 const ROWS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const WARMUPS = Number(process.env.BENCH_WARMUPS ?? 3);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const VIEWPORT = { width: 1280, height: 900 };
 const API_PATH = `/v1/candidates?limit=${ROWS}`;
 const RESULTS = "bench/dashboard.json";
@@ -270,10 +270,6 @@ function figure(samples: Timed[]) {
 // ---- the run -------------------------------------------------------------------------------------
 
 async function main() {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-    );
   const machine = { cpus: cpus().length, model: cpus()[0]?.model, memory_gib: Math.round(totalmem() / 2 ** 30) };
   console.log(`machine: ${machine.cpus} × ${machine.model}, ${machine.memory_gib} GiB; node ${process.version}`);
 
@@ -301,17 +297,7 @@ async function main() {
     for (let i = 0; i <= WARMUPS + ROUNDS; i++)
       links.push(((await accounts("sign-in-link", "--account", account.id)) as { url: string }).url);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: VIEWPORT });
     await context.addInitScript(probe, ROWS);
     const page = await context.newPage();

@@ -16,38 +16,23 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { DevServer } from "./lib/dev-server.ts";
+import { launchChromium } from "./lib/chromium.ts";
 import { PageWatch } from "./lib/page-checks.ts";
 import { startReceiver, type Receiver } from "./lib/webhook-receiver.ts";
 
 const run = promisify(execFile);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const dev = new DevServer();
 let browser: Browser | undefined;
 let receiver: Receiver | undefined;
 
 before(async () => {
-  assert.ok(
-    existsSync(CHROMIUM),
-    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-  );
+  browser = await launchChromium();
   await dev.start();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
 });
 
 after(async () => {

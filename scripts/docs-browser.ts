@@ -6,12 +6,12 @@
  * development token, and keeps a screenshot in test/artifacts/.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { after, test } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { DevServer } from "./lib/dev-server.ts";
+import { launchChromium } from "./lib/chromium.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = "test/artifacts";
 const dev = new DevServer();
 let browser: Browser | undefined;
@@ -22,23 +22,8 @@ after(async () => {
 });
 
 test("the API reference lists every operation and sends a real request from the page", async () => {
-  assert.ok(
-    existsSync(CHROMIUM),
-    `No browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-  );
+  browser = await launchChromium();
   const token = await dev.start();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // As root in a container, offline: no sandbox, and none of Chromium's own background traffic.
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const elsewhere: string[] = [];
   page.on("request", (request) => {

@@ -233,8 +233,6 @@ interface PagingState {
  * pages before it ride in the history entry, for Previous; where they are not known, Previous is
  * "First page".
  */
-export type Cursor = ReturnType<typeof useCursor>;
-
 export function useCursor() {
   const { url, query, route } = useLocation();
   const after = query.after || undefined;
@@ -258,3 +256,5 @@ export function useCursor() {
     toFirst: () => after !== undefined && go(undefined, []),
   };
 }
+
+export type Cursor = ReturnType<typeof useCursor>;

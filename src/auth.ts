@@ -139,7 +139,7 @@ async function bearerCaller(c: Context<AppEnv>, authorization: string | undefine
  * before any lookup: the browser sends the cookie whoever made the page.
  */
 export async function sessionCaller(c: Context<AppEnv>, value: string, now: number): Promise<RequestKey> {
-  if (!isSafeMethod(c.req.method)) requireSameOrigin(c);
+  if (!isSafeMethod(c.req.method)) requireSameOrigin(c, "This request uses the dashboard's session cookie");
   const cached = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
   if (typeof cached === "string") {
     throw await failure(

@@ -18,8 +18,9 @@ export const isSafeMethod = (method: string) => SAFE_METHODS.has(method.toUpperC
  * 403 CROSS_SITE_REQUEST unless the browser vouches for the request's origin: `Origin` equal to
  * the service's own, or `Sec-Fetch-Site: same-origin`, and neither header saying otherwise (a
  * request that sends neither is refused: every browser sends at least `Origin` on these methods).
+ * `because` says why this request must: its refusal names the cause the caller can act on.
  */
-export function requireSameOrigin(c: Context<AppEnv>) {
+export function requireSameOrigin(c: Context<AppEnv>, because: string) {
   const own = new URL(c.req.url).origin;
   const origin = c.req.header("Origin");
   const site = c.req.header("Sec-Fetch-Site");
@@ -28,6 +29,6 @@ export function requireSameOrigin(c: Context<AppEnv>) {
   if (vouched && !contradicted) return;
   throw new ApiError(
     "CROSS_SITE_REQUEST",
-    `This request uses the dashboard's session cookie, so it must come from the service's own pages (${own}): its Origin and Sec-Fetch-Site headers do not show that it does. Nothing was changed.`,
+    `${because}, so it must come from the service's own pages (${own}): its Origin and Sec-Fetch-Site headers do not show that it does. Nothing was changed.`,
   );
 }

@@ -83,7 +83,7 @@ async function signInWithCode(c: Context<AppEnv>, code: string, idHash: string, 
 
 /** Signing in and out must come from the dashboard's own pages too: no other site signs a browser in or out. */
 const sameOrigin = createMiddleware<AppEnv>(async (c, next) => {
-  requireSameOrigin(c);
+  requireSameOrigin(c, "Signing in to the dashboard or out of it changes a browser's session");
   await next();
 });
 

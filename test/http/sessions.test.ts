@@ -334,7 +334,11 @@ describe("cross-site requests", () => {
   it("refuses signing in or out from another origin", async () => {
     const account = await createAccount();
     const code = await linkCode(account);
-    expectError(await signIn({ code }, { Origin: "https://evil.test" }), 403, "CROSS_SITE_REQUEST");
+    const refused = expectError(await signIn({ code }, { Origin: "https://evil.test" }), 403, "CROSS_SITE_REQUEST");
+    // It names the cause: signing in, not a session cookie (none was sent).
+    expect(refused.message).toMatch(
+      /^Signing in to the dashboard or out of it changes a browser's session, so it must come from/,
+    );
     expectError(
       await signIn({ key: account.token }, { Origin: "https://evil.test", "Sec-Fetch-Site": "cross-site" }),
       403,

@@ -111,44 +111,36 @@ export function whyLeafCannotHold(leaf: ConditionNode): string | null {
     return `\`match\` needs the subject to be an object and \`${comparators[0]}\` needs it to be a number`;
   }
   // The tightest lower and upper bounds, each with whether it is inclusive.
-  const lower = tightest(
-    [
-      [leaf.gt, false],
-      [leaf.gte, true],
-      [leaf.eq, true],
-    ],
-    (a, b) => a > b,
-  );
-  const upper = tightest(
-    [
-      [leaf.lt, false],
-      [leaf.lte, true],
-      [leaf.eq, true],
-    ],
-    (a, b) => a < b,
-  );
+  const lower = tightest(leaf, ["gt", "gte", "eq"], (a, b) => a > b);
+  const upper = tightest(leaf, ["lt", "lte", "eq"], (a, b) => a < b);
   if (lower && upper && (lower[0] > upper[0] || (lower[0] === upper[0] && !(lower[1] && upper[1])))) {
-    return `no number is ${describeBound(">", lower)} and ${describeBound("<", upper)}`;
+    return `no number is ${describeBound(lower)} and ${describeBound(upper)}`;
   }
   // JSON numbers are finite: none is above the largest or below the smallest.
-  if (lower && lower[0] === Number.MAX_VALUE && !lower[1]) return `no number is ${describeBound(">", lower)}`;
-  if (upper && upper[0] === -Number.MAX_VALUE && !upper[1]) return `no number is ${describeBound("<", upper)}`;
+  if (lower && lower[0] === Number.MAX_VALUE && !lower[1]) return `no number is ${describeBound(lower)}`;
+  if (upper && upper[0] === -Number.MAX_VALUE && !upper[1]) return `no number is ${describeBound(upper)}`;
   return null;
 }
 
-type Bound = [value: number, inclusive: boolean];
+type Comparator = "gt" | "gte" | "lt" | "lte" | "eq";
+/** A bound on the subject, and the comparator it was sent as (the refusal names what was sent). */
+type Bound = [value: number, inclusive: boolean, comparator: Comparator];
 
-/** The bound that constrains most; at equal values the exclusive one. */
-function tightest(bounds: [number | undefined, boolean][], tighter: (a: number, b: number) => boolean): Bound | null {
+const SIGN: Record<Comparator, string> = { gt: ">", gte: ">=", lt: "<", lte: "<=", eq: "=" };
+
+/** The bound of these comparators that constrains most; at equal values the exclusive one. */
+function tightest(leaf: ConditionNode, comparators: Comparator[], tighter: (a: number, b: number) => boolean) {
   let best: Bound | null = null;
-  for (const [value, inclusive] of bounds) {
+  for (const comparator of comparators) {
+    const value = leaf[comparator];
     if (value === undefined) continue;
-    if (!best || tighter(value, best[0]) || (value === best[0] && !inclusive)) best = [value, inclusive];
+    const inclusive = comparator !== "gt" && comparator !== "lt";
+    if (!best || tighter(value, best[0]) || (value === best[0] && !inclusive)) best = [value, inclusive, comparator];
   }
   return best;
 }
 
-const describeBound = (side: ">" | "<", [value, inclusive]: Bound) => `${side}${inclusive ? "=" : ""} ${value}`;
+const describeBound = ([value, , comparator]: Bound) => `${SIGN[comparator]} ${value} (\`${comparator}\`)`;
 
 /** Significant digits of a number as JSON writes it (`1200` has 2, `0.0012` has 2, `1.5e-7` has 2). */
 export function significantDigits(n: number): number {

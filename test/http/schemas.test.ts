@@ -195,7 +195,7 @@ describe("POST /v1/schemas", () => {
     const schema = await api.post("/v1/schemas", { contract: contract({ fulfillment_condition: leaf }) });
     expectStatus(schema, 400);
     expect(schema.body.error.details).toEqual([
-      { path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 and < 3" },
+      { path: "contract.fulfillment_condition", message: "can never hold: no number is > 5 (`gt`) and < 3 (`lt`)" },
     ]);
     const candidate = await api.post("/v1/candidates", {
       customer_uuid: "c",

@@ -190,6 +190,12 @@ describe("a leaf that can never hold", () => {
     for (const leaf of possible) expect(whyLeafCannotHold(leaf), JSON.stringify(leaf)).toBeNull();
   });
 
+  it("names the comparators sent, `eq` among them", () => {
+    expect(whyLeafCannotHold({ event: "e", eq: 5, gt: 5 })).toBe("no number is > 5 (`gt`) and = 5 (`eq`)");
+    expect(whyLeafCannotHold({ event: "e", eq: 7, lt: 5, gte: 6 })).toBe("no number is = 7 (`eq`) and < 5 (`lt`)");
+    expect(whyLeafCannotHold({ event: "e", gte: 2, lte: 3, lt: 2 })).toBe("no number is >= 2 (`gte`) and < 2 (`lt`)");
+  });
+
   it("is never satisfied by any number, as the check promises", () => {
     fc.assert(
       fc.property(

@@ -122,7 +122,7 @@ export function whyLeafCannotHold(leaf: ConditionNode): string | null {
   return null;
 }
 
-type Comparator = "gt" | "gte" | "lt" | "lte" | "eq";
+type Comparator = (typeof COMPARATORS)[number];
 /** A bound on the subject, and the comparator it was sent as (the refusal names what was sent). */
 type Bound = [value: number, inclusive: boolean, comparator: Comparator];
 

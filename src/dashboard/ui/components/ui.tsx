@@ -253,7 +253,8 @@ export function useCursor() {
     onNext: (cursor: string) => go(cursor, [...earlier, after ?? ""]),
     /** To a page whose pages before are not known (the feed's newest): its Previous is "First page". */
     jumpTo: (cursor: string) => go(cursor, []),
-    toFirst: () => after !== undefined && go(undefined, []),
+    /** To the first page; false when it is shown already (the caller reads it again, if need be). */
+    toFirst: () => after !== undefined && (go(undefined, []), true),
   };
 }
 

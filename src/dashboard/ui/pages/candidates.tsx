@@ -50,11 +50,12 @@ export function Candidates() {
   const filters = filtersFromQuery(query);
   const key = candidatesHref(filters);
   const cursor = useCursor();
+  const problem = filterProblem(filters);
   const [creating, setCreating] = useState(false);
   const loaded = useLoad(
     () =>
-      filterProblem(filters)
-        ? Promise.reject(filterProblem(filters))
+      problem
+        ? Promise.reject(problem)
         : can("candidates:read")
           ? ok(
               api.GET("/v1/candidates", {

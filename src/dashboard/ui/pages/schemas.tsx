@@ -20,12 +20,10 @@ const PAGE_SIZE = 25;
 
 export function Schemas() {
   const canWrite = useCan()("schemas:write");
-  // A new schema is listed first: creating one goes back to the first page (and reads it again).
-  const [version, setVersion] = useState(0);
   const cursor = useCursor();
   const list = useLoad(
     () => ok(api.GET("/v1/schemas", { params: { query: { after: cursor.after, limit: PAGE_SIZE } } })),
-    [cursor.after, version],
+    [cursor.after],
   );
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<{ text: string; created?: Schema } | null>(null);
@@ -39,8 +37,8 @@ export function Schemas() {
     );
     setEditing(null);
     setNotice({ text: `Schema ${created.name ? `“${created.name}” ` : ""}created.`, created });
-    cursor.toFirst();
-    setVersion((v) => v + 1);
+    // A new schema is listed first: to the first page, read again.
+    if (!cursor.toFirst()) list.reload();
   };
 
   const update = async (schema: Schema, input: SchemaInput) => {

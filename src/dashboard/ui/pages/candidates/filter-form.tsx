@@ -34,8 +34,9 @@ export function FilterForm({
       return;
     }
     const next = { ...draft, metadata: Object.entries(parsed) };
-    setPageError(filterProblem(next));
-    if (!filterProblem(next)) onApply(candidatesHref(next));
+    const problem = filterProblem(next);
+    setPageError(problem);
+    if (!problem) onApply(candidatesHref(next));
   };
 
   return (

@@ -1,6 +1,6 @@
 /**
  * The five workers the bench measures, each built with wrangler and served by its own Miniflare
- * instance with in-memory storage, and their D1 databases migrated (see scripts/bench.ts for what
+ * instance with temporary storage, and their D1 databases migrated (see scripts/bench.ts for what
  * each one is).
  */
 import type { Miniflare } from "miniflare";

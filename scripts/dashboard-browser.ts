@@ -411,6 +411,15 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.locator(".page-head .badge", { hasText: "FAILED" }).waitFor();
   assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), "BODY", "focus stays in the panel");
 
+  // A schema's delete question takes the focus; Escape closes it and gives the focus back.
+  await nav(page, "Schemas");
+  const deleteButton = page.getByRole("button", { name: /^Delete / });
+  await deleteButton.click();
+  await page.waitForFunction(() => document.activeElement?.closest(".confirm-inline") !== null);
+  await page.keyboard.press("Escape");
+  await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label")?.startsWith("Delete "));
+  assert.equal(await page.locator(".confirm-inline").count(), 0, "the question is gone");
+
   // The feed's filter box follows Back.
   await nav(page, "Notifications");
   for (const alias of [aliases[0], aliases[1]]) {

@@ -38,6 +38,26 @@ export function useFocusOnShow<T extends HTMLElement>(deps: unknown[] = []) {
   return ref;
 }
 
+/**
+ * Focus for what opens in place of the button that asked for it (a question, a chooser, a panel):
+ * `first()` takes the focus as `open` is set; when `open` clears and its part is gone with the
+ * focus, `opener(was)` (given the value `open` had) gets it back, as it would fall to the page's
+ * body. Focus that is elsewhere stays: on a panel still holding it while its answer re-reads the
+ * page, or on the button that toggled the part closed.
+ */
+export function useFocusInPlace<T>(
+  open: T | null | false,
+  first: () => HTMLElement | null | undefined,
+  opener: (was: T) => HTMLElement | null | undefined,
+) {
+  const was = useRef(open);
+  useEffect(() => {
+    if (open) first()?.focus();
+    else if (was.current && (document.activeElement ?? document.body) === document.body) opener(was.current)?.focus();
+    was.current = open;
+  }, [open]);
+}
+
 /** Where focus goes when what held it closes (Cancel, Done): the page's heading. */
 export const focusPageHeading = () => document.querySelector<HTMLElement>("main h1")?.focus();
 

@@ -3,9 +3,9 @@
  * roll (a new secret, shown once; the old key ends when asked), revoke (confirmed first). The API
  * refuses a key managing a key that can do more than it (403): that answer is shown at the action.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { client, SESSION_ENDED, signOut, type Models } from "../../api";
-import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time } from "../../components/ui";
+import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { compact, isFullAccess } from "./permissions";
 
 type Key = Models["ApiKey"];
@@ -26,18 +26,14 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
   const [action, setAction] = useState<Action>(null);
   const toggles = useRef<Partial<Record<NonNullable<Action>, HTMLButtonElement | null>>>({});
   const panelRef = useRef<HTMLDivElement>(null);
-  /** The action whose panel just closed: focus goes back to its button (or Rename, if it is gone). */
-  const closed = useRef<Action>(null);
-  useEffect(() => {
-    if (action) panelRef.current?.querySelector<HTMLElement>("input, select, button")?.focus();
-    else if (closed.current) (toggles.current[closed.current] ?? toggles.current.rename)?.focus();
-    closed.current = null;
-  }, [action]);
+  // A panel's first control takes the focus; closed, focus goes back to its button (or Rename, if it is gone).
+  useFocusInPlace(
+    action,
+    () => panelRef.current?.querySelector<HTMLElement>("input, select, button"),
+    (was) => toggles.current[was] ?? toggles.current.rename,
+  );
   const open = (a: Action) => setAction((current) => (current === a ? null : a));
-  const close = () => {
-    closed.current = action;
-    setAction(null);
-  };
+  const close = () => setAction(null);
   const done = () => {
     close();
     onChanged();

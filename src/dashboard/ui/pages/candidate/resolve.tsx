@@ -2,9 +2,9 @@
  * Confirm now or void an OPEN or PENDING candidate: final at once, so each asks "Are you sure?"
  * inline first (no browser dialog), and the answer is the API's.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
-import { ErrorNote } from "../../components/ui";
+import { ErrorNote, useFocusInPlace } from "../../components/ui";
 
 type Outcome = "CONFIRMED" | "FAILED";
 
@@ -37,19 +37,13 @@ export function Resolve({
   const [error, setError] = useState<unknown>(null);
   const yes = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
-  /** The button whose question was cancelled: focus goes back to it. */
-  const cancelled = useRef<Outcome | null>(null);
   // The question takes the focus, so a keyboard user answers it next; Cancel gives it back.
-  useEffect(() => {
-    if (asking) yes.current?.focus();
-    else if (cancelled.current)
-      box.current?.querySelector<HTMLElement>(`[data-outcome="${cancelled.current}"]`)?.focus();
-    cancelled.current = null;
-  }, [asking]);
-  const cancel = () => {
-    cancelled.current = asking;
-    setAsking(null);
-  };
+  useFocusInPlace(
+    asking,
+    () => yes.current,
+    (was) => box.current?.querySelector<HTMLElement>(`[data-outcome="${was}"]`),
+  );
+  const cancel = () => setAsking(null);
   const resolve = async (outcome: Outcome) => {
     // The answer button is disabled while the call runs, which would drop the focus: the panel holds it.
     box.current?.focus();

@@ -3,10 +3,10 @@
  * when there is one endpoint to send to, else after choosing it. Shows what the API answered,
  * unless `onSent` takes the answer to show it elsewhere.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
-import { ErrorNote } from "../../components/ui";
+import { ErrorNote, useFocusInPlace } from "../../components/ui";
 
 type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
 type Answer = { delivery_id: string; notification_id: string; webhook_endpoint_id: string };
@@ -31,12 +31,11 @@ export function Resend({
   // Keyboard focus follows the chooser as it opens, and goes back to the button when it closes.
   const select = useRef<HTMLSelectElement>(null);
   const button = useRef<HTMLButtonElement>(null);
-  const opened = useRef(false);
-  useEffect(() => {
-    if (choosing) select.current?.focus();
-    else if (opened.current) button.current?.focus();
-    opened.current = choosing;
-  }, [choosing]);
+  useFocusInPlace(
+    choosing,
+    () => select.current,
+    () => button.current,
+  );
 
   const send = async (endpointId: string) => {
     setBusy(true);

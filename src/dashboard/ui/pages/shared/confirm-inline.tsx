@@ -3,7 +3,8 @@
  * (no window.confirm: it blocks the page and cannot say which thing goes). Focus follows the
  * question, and returns to the button on Cancel (or Escape).
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
+import { useFocusInPlace } from "../../components/ui";
 
 export function ConfirmInline({
   label,
@@ -28,12 +29,11 @@ export function ConfirmInline({
   const [busy, setBusy] = useState(false);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const startRef = useRef<HTMLButtonElement>(null);
-  const asked = useRef(false);
-  useEffect(() => {
-    if (asking) confirmRef.current?.focus();
-    else if (asked.current) startRef.current?.focus();
-    asked.current = asking;
-  }, [asking]);
+  useFocusInPlace(
+    asking,
+    () => confirmRef.current,
+    () => startRef.current,
+  );
   if (!asking) {
     return (
       <button

@@ -156,8 +156,9 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
 
 /**
  * Rolls `oldId`: inserts `key` (its name, permissions and expiry copied from the old key) only
- * while the old key is active and the account is under its limit, then moves the old key's expiry
- * to `until` (never later than it was). One transaction; null when nothing was made.
+ * while the old key is active and the account stays within its limit (at the limit, only a roll
+ * that ends the old key at once), then moves the old key's expiry to `until` (never later than it
+ * was). One transaction; null when nothing was made.
  */
 export async function rollKey(
   db: D1Database,
@@ -171,9 +172,10 @@ export async function rollKey(
         `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
          SELECT ?1, account_id, ?3, ?4, ?5, name, permissions, expires_at, ?6 FROM api_tokens
          WHERE id = ?7 AND account_id = ?2 AND ${STATUS_WHERE.active("?6")}
-           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")}) < ?8`,
+           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")})
+               < ?8 + (?9 <= ?6)`, // the old key ends as the new one begins (expires_in 0): a swap, not one more
       )
-      .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.now, oldId, MAX_KEYS_PER_ACCOUNT),
+      .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.now, oldId, MAX_KEYS_PER_ACCOUNT, until),
     db
       .prepare(
         `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2)

@@ -117,7 +117,7 @@ const roll = createRoute("api_keys:write", {
   description:
     "A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working " +
     "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
-    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). ${NO_IDEMPOTENCY}`,
+    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${NO_IDEMPOTENCY}`,
   ...keyPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
@@ -157,12 +157,15 @@ function refuseOutranked(holder: Parameters<typeof outranks>[0], target: db.KeyR
   if (denied) throw new ApiError("PERMISSION_DENIED", denied);
 }
 
-/** A key that expires never makes a key that outlives it (`expiresAt` null: never expires). */
-function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | null) {
+/**
+ * A key that expires never makes a key that outlives it (`expiresAt` null: never expires). `how`
+ * ends the refusal: what the caller can do, in the operation's own fields.
+ */
+function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | null, how: string) {
   if (holderExpiresAt === null || (expiresAt !== null && expiresAt <= holderExpiresAt)) return;
   throw new ApiError(
     "PERMISSION_DENIED",
-    `This API key expires at ${isoTime(holderExpiresAt)}: a key it makes must expire no later (set \`expires_at\`).`,
+    `This API key expires at ${isoTime(holderExpiresAt)}: a key it makes must expire no later. ${how}`,
   );
 }
 
@@ -174,10 +177,10 @@ function notActive(row: db.KeyRow) {
   );
 }
 
-const limitReached = () =>
+const limitReached = (remedy = "Revoke one you no longer use.") =>
   new ApiError(
     "API_KEY_LIMIT_REACHED",
-    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). Revoke one you no longer use.`,
+    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). ${remedy}`,
   );
 
 async function newKey(accountId: string, fields: Pick<db.NewKey, "name" | "permissions" | "expiresAt">, now: number) {
@@ -190,7 +193,7 @@ export const apiKeysRouter = createRouter()
     const body = c.req.valid("json");
     const permissions = body.permissions === undefined ? null : inOrder(body.permissions);
     refuseEscalation(c.get("apiKey").grant, permissions);
-    refuseOutliving(c.get("apiKey").expiresAt, body.expires_at ?? null);
+    refuseOutliving(c.get("apiKey").expiresAt, body.expires_at ?? null, "Set `expires_at` no later than that.");
     const now = Date.now();
     const { token, key } = await newKey(
       c.get("accountId"),
@@ -244,7 +247,11 @@ export const apiKeysRouter = createRouter()
     const now = Date.now();
     if (keyStatus(old, now) !== "active") throw notActive(old);
     refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed);
-    refuseOutliving(c.get("apiKey").expiresAt, old.expires_at);
+    refuseOutliving(
+      c.get("apiKey").expiresAt,
+      old.expires_at,
+      `A rolled key keeps the old key's expiry (${old.expires_at === null ? "it never expires" : isoTime(old.expires_at)}), so only a key that expires no earlier can roll it.`,
+    );
     const { token, key } = await newKey(
       c.get("accountId"),
       { name: old.name, permissions: old.permissions, expiresAt: old.expires_at },
@@ -254,7 +261,11 @@ export const apiKeysRouter = createRouter()
     if (!rolled) {
       // Revoked, expired or another key made meanwhile: say which.
       const current = await requireKey(c.env.DB, c.get("accountId"), id);
-      throw keyStatus(current, now) !== "active" ? notActive(current) : limitReached();
+      throw keyStatus(current, now) !== "active"
+        ? notActive(current)
+        : limitReached(
+            "Both keys would be active until the old one expires: roll with `expires_in` 0 to end it at once, or revoke a key you no longer use.",
+          );
     }
     forgetKey(old.id); // this isolate sees the new expiry at once
     return c.json({ ...keyView(rolled.made, now), secret: token }, 201);

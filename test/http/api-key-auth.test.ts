@@ -174,6 +174,7 @@ describe("keys managing keys", () => {
     const forever = await client(short).post("/v1/api_keys", { name: "forever", permissions: ["schemas:read"] });
     expectStatus(forever, 403);
     expect(forever.body.error.message).toContain(new Date(expiresAt).toISOString());
+    expect(forever.body.error.message).toContain("Set `expires_at` no later than that.");
     expect(
       (
         await client(short).post("/v1/api_keys", {
@@ -191,7 +192,11 @@ describe("keys managing keys", () => {
     expectStatus(sooner, 201);
     // Rolling a key that never expires would make another that never expires.
     const permanent = await addKey(account, { permissions: ["schemas:read"] });
-    expect((await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`)).status).toBe(403);
+    const refusedRoll = await client(short).post(`/v1/api_keys/${permanent.tokenId}/roll`);
+    expectStatus(refusedRoll, 403);
+    // In the roll's own terms: it has no `expires_at` to set.
+    expect(refusedRoll.body.error.message).toContain("A rolled key keeps the old key's expiry (it never expires)");
+    expect(refusedRoll.body.error.message).not.toContain("expires_at");
     expect((await client(short).post(`/v1/api_keys/${sooner.body.id}/roll`)).status).toBe(201);
     expect(
       okBody(await client(account).get("/v1/api_keys?limit=100")).data.filter((k) => k.expires_at === null),

@@ -205,14 +205,38 @@ describe("bad input to the keys API", () => {
     const full = await api.post("/v1/api_keys", { name: "one too many" });
     expectStatus(full, 409);
     expect(full.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED", type: "invalid_request_error" });
-    const rolled = await api.post(`/v1/api_keys/${account.tokenId}/roll`);
-    expectStatus(rolled, 409);
-    expect(rolled.body.error.code).toBe("API_KEY_LIMIT_REACHED");
+    // A roll that keeps the old key working a while would make 101 active keys.
+    const overlapping = await api.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in: 60 });
+    expectStatus(overlapping, 409);
+    expect(overlapping.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED" });
+    expect(overlapping.body.error.message).toContain("roll with `expires_in` 0");
     expect(okBody(await api.get(`/v1/api_keys/${account.tokenId}`)).expires_at).toBeNull(); // the roll changed nothing
     const { results } = await env.DB.prepare(`SELECT id FROM api_tokens WHERE account_id = ? AND id <> ? LIMIT 1`)
       .bind(account.id, account.tokenId)
       .all<{ id: string }>();
     await api.post(`/v1/api_keys/${results[0].id}/revoke`);
     expect((await api.post("/v1/api_keys", { name: "room again" })).status).toBe(201);
+  });
+
+  it("rolls a key at the limit when the old key ends at once: a swap keeps 100 active", async () => {
+    const account = await createAccount();
+    await env.DB.batch(
+      Array.from({ length: 99 }, (_, i) =>
+        env.DB.prepare(
+          `INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`,
+        ).bind(crypto.randomUUID(), account.id, `hash-swap-${account.id}-${i}`),
+      ),
+    );
+    const rolled = await client(account).post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in: 0 });
+    expectStatus(rolled, 201);
+    const next = { ...account, token: rolled.body.secret, tokenId: rolled.body.id };
+    const active = okBody(await client(next).get("/v1/api_keys?status=active&limit=100"));
+    expect(active.data).toHaveLength(100);
+    expect(active.data.map((k) => k.id)).not.toContain(account.tokenId);
+    // Still at the limit: a second swap is made, one more key is not.
+    const again = await client(next).post(`/v1/api_keys/${next.tokenId}/roll`);
+    expectStatus(again, 201);
+    const latest = { ...account, token: again.body.secret, tokenId: again.body.id };
+    expectStatus(await client(latest).post("/v1/api_keys", { name: "one too many" }), 409);
   });
 });

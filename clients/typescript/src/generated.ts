@@ -470,7 +470,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key (extension)
-         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 `INVALID_STATE`). Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 `INVALID_STATE`). At 100 active keys only a roll with `expires_in` 0 is made (409 `API_KEY_LIMIT_REACHED`). Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
          *
          *     Needs the `api_keys:write` permission.
          */

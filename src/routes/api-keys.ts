@@ -17,7 +17,9 @@ import {
   createRouter,
   errorResponses,
   jsonResponse,
+  POST_ERRORS,
   withJsonBody,
+  withPostBody,
   type BodyOptions,
 } from "./shared/openapi";
 import { createRoute } from "./shared/route";
@@ -44,7 +46,7 @@ const NO_IDEMPOTENCY =
   "Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. " +
   "After a lost answer, list the keys and revoke any whose secret you did not receive.";
 
-/** A JSON body and the refusal of Idempotency-Key, for the key POSTs. */
+/** A JSON body and the refusal of Idempotency-Key, for the key POSTs whose answer holds a secret. */
 const keyPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> = {}) => {
   const { middleware, request } = withJsonBody(schema, options);
   return { middleware: [noIdempotencyKey, ...middleware], request };
@@ -131,12 +133,14 @@ const revoke = createRoute("api_keys:write", {
   operationId: "revokeApiKey",
   tags: ["API keys"],
   summary: "Revoke an API key (extension)",
-  description: `The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. ${NO_IDEMPOTENCY}`,
-  ...keyPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), {
+  description:
+    "The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. " +
+    "Its answer holds no secret, so unlike the other key POSTs it honours `Idempotency-Key`.",
+  ...withPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), {
     request: { params: KeyIdParam },
     optional: true,
   }),
-  responses: { 200: keyResponse("The key, revoked."), ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND") },
+  responses: { 200: keyResponse("The key, revoked."), ...errorResponses(...POST_ERRORS, "API_KEY_NOT_FOUND") },
 });
 
 /** The account's key with this id, or API_KEY_NOT_FOUND (also for another account's, or a malformed id). */

@@ -170,6 +170,23 @@ describe("bad input to the keys API", () => {
     expect(await keysOf(account)).toEqual(before);
   });
 
+  it("honours Idempotency-Key on revoke, whose answer holds no secret: replayed, and refused for another key", async () => {
+    const account = await createAccount();
+    const [first, second] = [await addKey(account), await addKey(account)];
+    const revoke = (id: string) =>
+      call("POST", `/v1/api_keys/${id}/revoke`, { token: account.token, headers: { "Idempotency-Key": "revoke-1" } });
+    const done = await revoke(first.tokenId);
+    expectStatus(done, 200);
+    const again = await revoke(first.tokenId);
+    expectStatus(again, 200);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(done.body);
+    const other = await revoke(second.tokenId);
+    expectStatus(other, 409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(okBody(await client(account).get(`/v1/api_keys/${second.tokenId}`)).status).toBe("active");
+  });
+
   it("answers 404 API_KEY_NOT_FOUND for another account's key, or no key, and changes nothing", async () => {
     const [mine, theirs] = [await createAccount(), await createAccount()];
     const api = client(mine);

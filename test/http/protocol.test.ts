@@ -321,8 +321,9 @@ describe("docs and OpenAPI", () => {
       for (const [method, op] of Object.entries(ops) as [string, any][]) {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "403", "500"]));
         const idempotencyKey = (op.parameters ?? []).find((p: any) => p.name === "Idempotency-Key");
-        // The key POSTs answer with a secret the service does not keep, so they cannot replay.
-        if (method === "post" && !path.startsWith("/v1/api_keys"))
+        // Creating and rolling a key answer with a secret the service does not keep: no replay.
+        const answersSecret = path === "/v1/api_keys" || path === "/v1/api_keys/{id}/roll";
+        if (method === "post" && !answersSecret)
           expect(idempotencyKey).toMatchObject({ in: "header", schema: { maxLength: 255 } });
         else expect(idempotencyKey).toBeUndefined();
         // What a reader of the reference and a generated client need: a name, and an example of

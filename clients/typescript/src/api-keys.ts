@@ -1,7 +1,8 @@
 /**
- * The API keys part of the client (`client.apiKeys`). Their POSTs carry no Idempotency-Key (the
+ * The API keys part of the client (`client.apiKeys`). Create and roll carry no Idempotency-Key (the
  * service refuses one: their answers hold a secret it does not keep), so they are not retried
  * after an answer that may have been lost: list the keys, and revoke any whose secret you lack.
+ * Revoke's answer holds no secret: it carries a key and retries like every other POST.
  */
 import type { Client } from "openapi-fetch";
 import type { components, paths } from "./generated.ts";
@@ -12,8 +13,8 @@ export type Permission = ApiKey["permissions"][number];
 export type CreateApiKeyBody = paths["/v1/api_keys"]["post"]["requestBody"]["content"]["application/json"];
 export type ListApiKeysQuery = NonNullable<paths["/v1/api_keys"]["get"]["parameters"]["query"]>;
 
-/** The paths whose POSTs take no Idempotency-Key. */
-export const withoutIdempotencyKey = (url: string) => /\/v1\/api_keys(\/|$)/.test(new URL(url).pathname);
+/** The POSTs that take no Idempotency-Key: creating and rolling a key. */
+export const withoutIdempotencyKey = (url: string) => /\/v1\/api_keys(\/[^/]+\/roll)?$/.test(new URL(url).pathname);
 
 interface Page<T> {
   data: T[];

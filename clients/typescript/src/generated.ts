@@ -492,7 +492,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key (extension)
-         * @description The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         * @description The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. Its answer holds no secret, so unlike the other key POSTs it honours `Idempotency-Key`.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -9220,7 +9220,10 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9386,6 +9389,38 @@ export interface operations {
                      *         "message": "The API key id matches no key of your account: it is wrong or belongs to another account.",
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
+                     *       },
+                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.
+             *
+             *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "IDEMPOTENCY_KEY_REUSED",
+                     *         "message": "The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.",
+                     *         "status": 409,
+                     *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
                      *       "request_id": "req_01936f0e8a7b7c4d"
                      *     }

@@ -94,6 +94,8 @@ function numberProblem(literal: string): string | null {
   if (!Number.isFinite(n)) return NOT_FINITE;
   // Most literals are already the float's own shortest form.
   if (String(n) === literal || decimalValue(literal) === decimalValue(String(n))) return null;
+  if (n === 0)
+    return "is too close to 0 for a JSON number (a 64-bit float): it would be stored as 0; send it as a string";
   return `has more digits than a JSON number keeps (a 64-bit float): it would be stored as ${JSON.stringify(n)}; send it as a string`;
 }
 

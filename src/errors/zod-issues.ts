@@ -4,6 +4,7 @@
  */
 import { characters } from "../domain/text";
 import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { ZodError } from "zod";
 import { validationError, type ErrorDetail } from "./api-error";
 
@@ -116,7 +117,17 @@ export function zodDetails(error: ZodError): ErrorDetail[] {
   );
 }
 
-/** The validator hook of every route: failures become one VALIDATION_ERROR. */
-export function validationHook(result: { success: boolean; error?: ZodError }) {
-  if (!result.success) throw validationError(zodDetails(result.error!));
+/**
+ * The validator hook of every route: failures become one VALIDATION_ERROR. A query parameter
+ * given twice reaches its schema as an array; the caller is told that, not what an array is not.
+ */
+export function validationHook(result: { success: boolean; error?: ZodError; target?: string }, c: Context) {
+  if (result.success) return;
+  const details = zodDetails(result.error!);
+  if (result.target === "query") {
+    const given = c.req.queries(); // all of them: a route may have folded some (candidate-filters.ts)
+    for (const detail of details)
+      if ((given[detail.path]?.length ?? 0) > 1) detail.message = "is given more than once; give it once";
+  }
+  throw validationError(details);
 }

@@ -168,6 +168,17 @@ function probesOf(doc: Document, method: string, path: string, op: any): Probe[]
           neverSays,
         });
       }
+      // Given twice, even with a good value: the parameter arrives as a list of two.
+      if (parameter.style !== "deepObject") {
+        const good = encodeURIComponent(String(parameter.example ?? schema.example ?? schema.enum?.[0] ?? "x"));
+        probes.push({
+          ...valid,
+          what: `${method} ${path} query ${parameter.name} given twice`,
+          url: `${valid.url}?${parameter.name}=${good}&${parameter.name}=${good}`,
+          field: parameter.name,
+          says: [/^is given more than once; give it once$/],
+        });
+      }
     } else if (parameter.in === "path") {
       for (const { value, says } of wrongs.filter((w) => w.value !== "")) {
         probes.push({

@@ -443,6 +443,22 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.getByRole("button", { name: "Cancel" }).click();
   await focusReaches("API keys", "Cancel gives the focus to the page's heading");
 
+  // At 100 active keys a roll keeping the old key working is refused at its field, in the form's
+  // words (not the API's `expires_in`); "Now" swaps the two keys.
+  const fillers: string[] = [];
+  for (let i = 0; i < 99; i++) fillers.push((await call("/v1/api_keys", { name: `filler ${i}` })).id);
+  await page.reload();
+  await heading(page, "API keys");
+  await page.getByRole("button", { name: "Roll", exact: true }).first().click();
+  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByText("must be “Now” at 100 active keys").waitFor();
+  assert.equal(await page.getByText("expires_in").count(), 0, "no API field name the form does not show");
+  await watch.check("edges-roll-at-limit");
+  await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
+  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByText("The new secret of “filler 98”").waitFor();
+  await call(`/v1/api_keys/${fillers[0]}/revoke`, {}); // room for the key made below
+
   // Back after signing out goes to sign-in, not a page left loading.
   await page.getByRole("button", { name: "Sign out" }).click();
   await heading(page, "Sign in to the dashboard");

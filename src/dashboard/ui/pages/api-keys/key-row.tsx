@@ -4,7 +4,7 @@
  * refuses a key managing a key that can do more than it (403): that answer is shown at the action.
  */
 import { useRef, useState } from "preact/hooks";
-import { client, SESSION_ENDED, signOut, type Models } from "../../api";
+import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { compact, isFullAccess } from "./permissions";
 
@@ -181,6 +181,19 @@ const GRACE = [
   { seconds: 86_400, label: "In 1 day" },
 ];
 
+/**
+ * The API's refusal of a roll at the key limit names `expires_in`, which this form calls “The old
+ * key stops working”: said in the form's words, at that field.
+ */
+function inFormTerms(error: unknown, seconds: number): unknown {
+  if (!(error instanceof CandidateContractError) || error.code !== "API_KEY_LIMIT_REACHED" || seconds === 0)
+    return error;
+  const message =
+    "The account has 100 active keys, and the old key would stay active beside the new one. Choose “Now” to swap them, or revoke a key you no longer use.";
+  const details = [{ path: "expires_in", message: "must be “Now” at 100 active keys" }];
+  return new CandidateContractError(error.code, message, error.status, details, error.requestId);
+}
+
 function Roll({
   apiKey,
   own,
@@ -204,7 +217,7 @@ function Roll({
         client.apiKeys.roll(apiKey.id, { expiresIn: seconds }).then(
           (rolled) => onRolled(rolled.secret),
           (err: unknown) => {
-            setError(err);
+            setError(inFormTerms(err, seconds));
             setBusy(false);
           },
         );

@@ -8,6 +8,10 @@ import type { Context } from "hono";
 import type { ZodError } from "zod";
 import { validationError, type ErrorDetail } from "./api-error";
 
+export const UNKNOWN_FIELD = "is not a known field";
+/** A query parameter given more than once reaches its schema as a list. */
+export const GIVEN_TWICE = "is given more than once; give it once";
+
 /** A value as a message quotes it: text in backticks (cut short), a number as written, else its kind. */
 export function received(input: unknown): string {
   if (typeof input === "string") {
@@ -92,7 +96,7 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
     case "not_multiple_of":
       return `must be a multiple of ${issue.divisor}; ${got}`;
     case "unrecognized_keys":
-      return "is not a known field";
+      return UNKNOWN_FIELD;
     case "invalid_key":
       return `is not an allowed key: ${issue.issues.map((i) => i.message).join("; ")}`;
     case "invalid_element":
@@ -112,7 +116,7 @@ const dotted = (path: PropertyKey[]) => path.map(String).join(".");
 export function zodDetails(error: ZodError): ErrorDetail[] {
   return error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: "is not a known field" }))
+      ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: UNKNOWN_FIELD }))
       : [{ path: dotted(issue.path), message: issue.message }],
   );
 }
@@ -124,10 +128,14 @@ export function zodDetails(error: ZodError): ErrorDetail[] {
 export function validationHook(result: { success: boolean; error?: ZodError; target?: string }, c: Context) {
   if (result.success) return;
   const details = zodDetails(result.error!);
-  if (result.target === "query") {
-    const given = c.req.queries(); // all of them: a route may have folded some (candidate-filters.ts)
-    for (const detail of details)
-      if ((given[detail.path]?.length ?? 0) > 1) detail.message = "is given more than once; give it once";
-  }
-  throw validationError(details);
+  if (result.target !== "query") throw validationError(details);
+  const given = c.req.queries(); // all of them: a route may have folded some (candidate-filters.ts)
+  const said = new Set<string>();
+  const once = details.flatMap((detail) => {
+    // An unknown parameter stays unknown, however often it is given.
+    if ((given[detail.path]?.length ?? 0) > 1 && detail.message !== UNKNOWN_FIELD) detail.message = GIVEN_TWICE;
+    const key = `${detail.path}\n${detail.message}`;
+    return said.has(key) ? [] : (said.add(key), [detail]);
+  });
+  throw validationError(once);
 }

@@ -166,7 +166,10 @@ describe("bad input to the keys API", () => {
       headers: { "Idempotency-Key": "k-1" },
     });
     expectStatus(keyed, 400);
-    expect(keyed.body.error.details[0].path).toBe("Idempotency-Key");
+    expect(keyed.body.error.details[0]).toMatchObject({
+      path: "Idempotency-Key",
+      message: expect.stringMatching(/^is not taken when creating or rolling an API key/),
+    });
     expect(await keysOf(account)).toEqual(before);
   });
 

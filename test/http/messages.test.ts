@@ -243,6 +243,8 @@ function faults(probe: Probe, res: { status: number; body: any }): string[] {
   for (const message of [error.message, ...details.map((d) => d.message)]) {
     if (LIBRARY_PHRASING.test(message)) found.push(`a library's phrasing: "${message}"`);
   }
+  const listed = details.map((d) => `${d.path}: ${d.message}`);
+  if (new Set(listed).size < listed.length) found.push(`a detail listed twice: ${shown(details)}`);
   const messages = notFound ? [error.message] : aboutField;
   for (const pattern of probe.says ?? [])
     if (!messages.some((m) => pattern.test(m))) found.push(`does not say ${pattern}: ${shown(messages)}`);
@@ -270,6 +272,30 @@ describe("error messages", () => {
     ];
     expect(said).toHaveLength(11);
     for (const message of said) expect(message).toMatch(LIBRARY_PHRASING);
+  });
+
+  it("says a query parameter was given twice only when it is one the operation takes, once per parameter", async () => {
+    const account = await createAccount();
+    const details = async (url: string) => {
+      const res = await call("GET", url, { token: account.token });
+      expect(res.status, url).toBe(400);
+      return res.body.error.details;
+    };
+    const twice = "is given more than once; give it once";
+    expect(await details("/v1/candidates?metadata[a]=1&metadata[a]=2")).toEqual([
+      { path: "metadata.a", message: twice },
+    ]);
+    expect(await details("/v1/candidates/export?metadata[a]=1&metadata[a]=1")).toEqual([
+      { path: "metadata.a", message: twice },
+    ]);
+    expect(await details("/v1/notifications?candidate_alias=abcdefghij&candidate_alias=abcdefghij")).toEqual([
+      { path: "candidate_alias", message: twice },
+    ]);
+    // Given once it would be refused all the same: it is unknown, not repeated.
+    expect(await details("/v1/candidates?foo=1&foo=2")).toEqual([{ path: "foo", message: "is not a known field" }]);
+    expect(await details(`/v1/api_keys/${account.tokenId}?x=1&x=1`)).toEqual([
+      { path: "x", message: "is not a known field" },
+    ]);
   });
 
   it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {

@@ -175,7 +175,7 @@ export const noIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
       {
         path: "Idempotency-Key",
         message:
-          "is not taken by API key calls: their answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
+          "is not taken when creating or rolling an API key: the answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
       },
     ]);
   }

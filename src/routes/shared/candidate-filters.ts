@@ -10,6 +10,7 @@ import { STATUSES } from "../../domain/timeline";
 import type { CandidateListQuery } from "../../db/candidates";
 import type { AppEnv } from "../../app-env";
 import { InstantSchema } from "./params";
+import { GIVEN_TWICE } from "../../errors/zod-issues";
 
 /** At most this many `metadata[KEY]=VALUE` filters on one list. */
 export const MAX_METADATA_FILTERS = 10;
@@ -37,7 +38,7 @@ const MetadataFilterSchema = metadataObjectSchema({
   maxKeys: MAX_METADATA_FILTERS,
   valueProblem: (value) =>
     typeof value !== "string"
-      ? `must be given once; received ${describeValue(value)}`
+      ? GIVEN_TWICE // a query's values are text: anything else is the same key given again
       : value === "" || characters(value) > MAX_METADATA_VALUE_LENGTH
         ? `must be 1 to ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
         : null,

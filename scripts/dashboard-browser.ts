@@ -445,19 +445,30 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
 
   // At 100 active keys a roll keeping the old key working is refused at its field, in the form's
   // words (not the API's `expires_in`); "Now" swaps the two keys.
-  const fillers: string[] = [];
-  for (let i = 0; i < 99; i++) fillers.push((await call("/v1/api_keys", { name: `filler ${i}` })).id);
+  for (let i = 0; i < 99; i++) await call("/v1/api_keys", { name: `filler ${i}` });
   await page.reload();
   await heading(page, "API keys");
   await page.getByRole("button", { name: "Roll", exact: true }).first().click();
   await page.getByRole("button", { name: "Roll key" }).click();
   await page.getByText("must be “Now” at 100 active keys").waitFor();
   assert.equal(await page.getByText("expires_in").count(), 0, "no API field name the form does not show");
+  await focusReaches("Roll key", "a refused roll keeps the focus on its button");
   await watch.check("edges-roll-at-limit");
   await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
   await page.getByRole("button", { name: "Roll key" }).click();
-  await page.getByText("The new secret of “filler 98”").waitFor();
-  await call(`/v1/api_keys/${fillers[0]}/revoke`, {}); // room for the key made below
+  // The new secret takes the focus, ready to copy; Done gives it to the page's heading.
+  await page.waitForFunction(
+    () => document.activeElement?.getAttribute("aria-label") === "The new secret of “filler 98”",
+  );
+  await page.getByRole("button", { name: "Done" }).click();
+  await focusReaches("API keys", "Done gives the focus to the page's heading");
+  // Revoking takes the row's Roll and Revoke away once the list is read again: Rename keeps the focus.
+  const row = page.getByRole("row", { name: /filler 97/ });
+  await row.getByRole("button", { name: "Revoke", exact: true }).click();
+  await page.getByRole("button", { name: "Revoke key" }).click();
+  await row.getByRole("button", { name: "Roll", exact: true }).waitFor({ state: "detached" });
+  await focusReaches("Rename", "after a revoke the row's Rename has the focus");
+  assert.ok(await row.getByRole("button", { name: "Rename" }).evaluate((b) => b === document.activeElement));
 
   // Back after signing out goes to sign-in, not a page left loading.
   await page.getByRole("button", { name: "Sign out" }).click();

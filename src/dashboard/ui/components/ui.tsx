@@ -119,6 +119,8 @@ export function Time({ iso }: { iso: string | null | undefined }) {
  */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
+  // The secret takes the focus (selected, ready to copy): the form or panel that made it is gone.
+  const field = useFocusOnShow<HTMLInputElement>([secret]);
   // Leaving the page ends it too: the browser's back/forward cache would otherwise show it again.
   useEffect(() => {
     window.addEventListener("pagehide", onDone);
@@ -131,6 +133,7 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
       </p>
       <div class="secret-row">
         <input
+          ref={field}
           readOnly
           value={secret}
           aria-label={label}
@@ -149,7 +152,14 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         >
           {copied ? "Copied" : "Copy"}
         </button>
-        <button type="button" class="secondary" onClick={onDone}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            onDone();
+            focusPageHeading();
+          }}
+        >
           Done
         </button>
       </div>

@@ -3,7 +3,7 @@
  * roll (a new secret, shown once; the old key ends when asked), revoke (confirmed first). The API
  * refuses a key managing a key that can do more than it (403): that answer is shown at the action.
  */
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages, StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { compact, isFullAccess } from "./permissions";
@@ -38,6 +38,14 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
     close();
     onChanged();
   };
+  // A revoke re-reads the list, whose row then has no Roll or Revoke: if the focus went with its
+  // button, Rename (always there) takes it.
+  const revoked = useRef(false);
+  useEffect(() => {
+    if (!revoked.current) return;
+    revoked.current = false;
+    if ((document.activeElement ?? document.body) === document.body) toggles.current.rename?.focus();
+  }, [apiKey.status]);
   const panel = `key-${apiKey.id}-action`;
   return (
     <>
@@ -125,7 +133,17 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   onCancel={close}
                 />
               )}
-              {action === "revoke" && <Revoke apiKey={apiKey} own={own} onDone={done} onCancel={close} />}
+              {action === "revoke" && (
+                <Revoke
+                  apiKey={apiKey}
+                  own={own}
+                  onDone={() => {
+                    revoked.current = true;
+                    done();
+                  }}
+                  onCancel={close}
+                />
+              )}
             </div>
           </td>
         </tr>
@@ -143,6 +161,7 @@ function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void;
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        if (busy) return;
         setBusy(true);
         client.apiKeys.rename(apiKey.id, name.trim()).then(onDone, (err: unknown) => {
           setError(err);
@@ -161,7 +180,7 @@ function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void;
           />
         </Field>
         <div class="actions field-actions">
-          <button type="submit" disabled={busy || name.trim() === ""}>
+          <button type="submit" disabled={name.trim() === ""} aria-disabled={busy || undefined}>
             Save name
           </button>
           <button type="button" class="secondary" onClick={onCancel}>
@@ -213,6 +232,7 @@ function Roll({
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        if (busy) return;
         setBusy(true);
         client.apiKeys.roll(apiKey.id, { expiresIn: seconds }).then(
           (rolled) => onRolled(rolled.secret),
@@ -249,7 +269,7 @@ function Roll({
           </select>
         </Field>
         <div class="actions field-actions">
-          <button type="submit" disabled={busy}>
+          <button type="submit" aria-disabled={busy || undefined}>
             {busy ? "Rolling…" : "Roll key"}
           </button>
           <button type="button" class="secondary" onClick={onCancel}>
@@ -276,6 +296,7 @@ function Revoke({
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const revoke = async () => {
+    if (busy) return;
     setBusy(true);
     try {
       await client.apiKeys.revoke(apiKey.id);
@@ -296,7 +317,7 @@ function Revoke({
       </p>
       {own && <p class="notice">This is this session’s key: revoking it signs this browser out.</p>}
       <div class="actions">
-        <button type="button" class="danger" disabled={busy} onClick={() => void revoke()}>
+        <button type="button" class="danger" aria-disabled={busy || undefined} onClick={() => void revoke()}>
           {busy ? "Revoking…" : own ? "Revoke and sign out" : "Revoke key"}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>

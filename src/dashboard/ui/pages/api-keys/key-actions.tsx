@@ -1,0 +1,187 @@
+/**
+ * What may be done to one key, each a small form in its row's panel: rename, roll (a new secret,
+ * shown once; the old key ends when asked), revoke (confirmed first). The API refuses a key
+ * managing a key that can do more than it (403): that answer is shown at the action.
+ */
+import { useState } from "preact/hooks";
+import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
+import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+
+type Key = Models["ApiKey"];
+
+export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void; onCancel: () => void }) {
+  const [name, setName] = useState(apiKey.name);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const id = `rename-${apiKey.id}`;
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (busy) return;
+        setBusy(true);
+        client.apiKeys.rename(apiKey.id, name.trim()).then(onDone, (err: unknown) => {
+          setError(err);
+          setBusy(false);
+        });
+      }}
+    >
+      <div class="row">
+        <Field id={id} label={`New name for “${apiKey.name}”`} error={error} path="name">
+          <input
+            {...described(id, error, "name")}
+            value={name}
+            maxLength={100}
+            required
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </Field>
+        <div class="actions field-actions">
+          <button type="submit" disabled={name.trim() === ""} aria-disabled={busy || undefined}>
+            Save name
+          </button>
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </div>
+      <ErrorNote error={fieldMessages(error, "name").length ? null : error} />
+    </form>
+  );
+}
+
+const GRACE = [
+  { seconds: 0, label: "Now" },
+  { seconds: 60, label: "In 1 minute" },
+  { seconds: 3600, label: "In 1 hour" },
+  { seconds: 86_400, label: "In 1 day" },
+];
+
+/**
+ * The API's refusal of a roll at the key limit names `expires_in`, which this form calls “The old
+ * key stops working”: said in the form's words, at that field.
+ */
+function inFormTerms(error: unknown, seconds: number): unknown {
+  if (!(error instanceof CandidateContractError) || error.code !== "API_KEY_LIMIT_REACHED" || seconds === 0)
+    return error;
+  const message =
+    "The account has 100 active keys, and the old key would stay active beside the new one. Choose “Now” to swap them, or revoke a key you no longer use.";
+  const details = [{ path: "expires_in", message: "must be “Now” at 100 active keys" }];
+  return new CandidateContractError(error.code, message, error.status, details, error.requestId);
+}
+
+export function Roll({
+  apiKey,
+  own,
+  onRolled,
+  onCancel,
+}: {
+  apiKey: Key;
+  own: boolean;
+  onRolled: (secret: string) => void;
+  onCancel: () => void;
+}) {
+  const [seconds, setSeconds] = useState(3600);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const id = `roll-${apiKey.id}`;
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (busy) return;
+        setBusy(true);
+        client.apiKeys.roll(apiKey.id, { expiresIn: seconds }).then(
+          (rolled) => onRolled(rolled.secret),
+          (err: unknown) => {
+            setError(inFormTerms(err, seconds));
+            setBusy(false);
+          },
+        );
+      }}
+    >
+      <p>
+        Rolling makes a new key with the same name, permissions and expiry, and a new secret shown once. The old key
+        keeps working until the time you choose (never longer than it would have), so you can deploy the new secret
+        first.
+      </p>
+      {own && (
+        <p class="notice">
+          This is this session’s key: when the old key stops working, this browser is signed out. Copy the new secret to
+          sign in again.
+        </p>
+      )}
+      <div class="row">
+        <Field id={id} label="The old key stops working" error={error} path="expires_in">
+          <select
+            {...described(id, error, "expires_in")}
+            value={seconds}
+            onChange={(e) => setSeconds(Number(e.currentTarget.value))}
+          >
+            {GRACE.map((g) => (
+              <option key={g.seconds} value={g.seconds}>
+                {g.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <div class="actions field-actions">
+          <button type="submit" aria-disabled={busy || undefined}>
+            {busy ? "Rolling…" : "Roll key"}
+          </button>
+          <button type="button" class="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </div>
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+export function Revoke({
+  apiKey,
+  own,
+  onDone,
+  onCancel,
+}: {
+  apiKey: Key;
+  own: boolean;
+  onDone: () => void;
+  onCancel: () => void;
+}) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const revoke = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await client.apiKeys.revoke(apiKey.id);
+      if (!own) return onDone();
+      // This browser's session ends with its key (within 10 s): end it now rather than fail later.
+      await signOut().catch(() => undefined);
+      window.dispatchEvent(new Event(SESSION_ENDED));
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+  return (
+    <div role="group" aria-label={`Revoke “${apiKey.name}”`}>
+      <p>
+        Revoke <strong>{apiKey.name}</strong> (<span class="mono">{apiKey.redacted}</span>)? It stops working within 10
+        seconds, for good, and dashboard sessions signed in with it end within 10 seconds too.
+      </p>
+      {own && <p class="notice">This is this session’s key: revoking it signs this browser out.</p>}
+      <div class="actions">
+        <button type="button" class="danger" aria-disabled={busy || undefined} onClick={() => void revoke()}>
+          {busy ? "Revoking…" : own ? "Revoke and sign out" : "Revoke key"}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </div>
+  );
+}

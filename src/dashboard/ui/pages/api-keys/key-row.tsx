@@ -2,7 +2,7 @@
  * One key in the list, its Rename, Roll and Revoke buttons, and the panel below its row that opens
  * the chosen action's form (key-actions.tsx), with the focus moved in and back.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { Rename, Revoke, Roll } from "./key-actions";
@@ -38,14 +38,6 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
     close();
     onChanged();
   };
-  // A revoke re-reads the list, whose row then has no Roll or Revoke: if the focus went with its
-  // button, Rename (always there) takes it.
-  const revoked = useRef(false);
-  useEffect(() => {
-    if (!revoked.current) return;
-    revoked.current = false;
-    if ((document.activeElement ?? document.body) === document.body) toggles.current.rename?.focus();
-  }, [apiKey.status]);
   const panel = `key-${apiKey.id}-action`;
   return (
     <>
@@ -138,8 +130,9 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   apiKey={apiKey}
                   own={own}
                   onDone={() => {
-                    revoked.current = true;
                     done();
+                    // The re-read row has no Roll or Revoke: Rename, always there, holds the focus.
+                    toggles.current.rename?.focus();
                   }}
                   onCancel={close}
                 />

@@ -2,7 +2,8 @@
  * `npm run bench`: the service against the runtime's own floor, in one run.
  *
  * Each worker is built with wrangler and served by the Miniflare API (workerd, no wrangler dev
- * proxy), in its own instance with its storage in a temporary directory:
+ * proxy), in its own instance with its storage in a temporary folder, in RAM where the machine has
+ * one (lib/bench/options.ts says why):
  *   service:  this project as it runs on Cloudflare, where the rate-limiting binding counts on the
  *             Worker's own machine: RATE_LIMITER answered in the isolate's memory
  *             (bench/workers/memory-limited.ts), with a limit the load never reaches; and where

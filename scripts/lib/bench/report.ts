@@ -1,12 +1,13 @@
 /** What the bench prints: the setup first, and at the end the table, the other figures and the targets. */
 import { cpus, totalmem } from "node:os";
-import { CONNECTIONS, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
+import { CONNECTIONS, ROUNDS, SECONDS, STORAGE_BASE, WARMUP_SECONDS } from "./options.ts";
 import { LIST_READS, NOTIFICATION_SCENARIO } from "./scenarios.ts";
 import type { Figures, Ingestion, Target } from "./targets.ts";
 
 export function printSetup() {
   console.log(
-    `machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}`,
+    `machine: ${cpus().length} × ${cpus()[0]?.model}, ${Math.round(totalmem() / 2 ** 30)} GiB; node ${process.version}; ` +
+      `storage under ${STORAGE_BASE}`,
   );
   console.log(
     `load: autocannon, ${CONNECTIONS} connections; per scenario a ${WARMUP_SECONDS} s warm-up, then ${ROUNDS} rounds of ${SECONDS} s ` +

@@ -1,7 +1,7 @@
 /** bench/results.json: the last full run's figures and targets, with the machine and the load they were taken under. */
 import { writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { CONNECTIONS, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
+import { CONNECTIONS, ROUNDS, SECONDS, STORAGE_BASE, WARMUP_SECONDS } from "./options.ts";
 import type { Figures, Ingestion, Target } from "./targets.ts";
 
 export const RESULTS_FILE = "bench/results.json";
@@ -20,6 +20,7 @@ export function writeResults(
       seconds: SECONDS,
       rounds: ROUNDS,
       warmup_seconds: WARMUP_SECONDS,
+      storage: STORAGE_BASE,
     },
     scenarios: rows,
     ingestion,

@@ -1,14 +1,16 @@
 /**
  * The five workers the bench measures, each built with wrangler and served by its own Miniflare
- * instance with temporary storage, and their D1 databases migrated (see scripts/bench.ts for what
- * each one is).
+ * instance with temporary storage (in RAM where the machine has it), and their D1 databases
+ * migrated (see scripts/bench.ts for what each one is).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { Miniflare } from "miniflare";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { PRIMARY, type ShardName } from "../../../src/shards.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "../miniflare.ts";
 import { d1Bindings } from "../d1-bindings.ts";
-import { BUILD, INSPECTOR_PORT, PROFILE } from "./options.ts";
+import { BUILD, INSPECTOR_PORT, PROFILE, STORAGE_BASE } from "./options.ts";
 
 type Target = "service" | "service-miniflare-limiter" | "service-one-shard" | "floor" | "bare";
 
@@ -53,8 +55,13 @@ async function migrate(mf: Miniflare, bindings: string[]): Promise<Databases> {
   return dbs;
 }
 
+/** This run's folder under STORAGE_BASE. */
+let storage: string | undefined;
+
 /** Builds and serves the five workers; their databases migrated and empty. */
 export async function startWorkers(): Promise<Workers> {
+  storage = mkdtempSync(join(STORAGE_BASE, "bench-"));
+  process.env.TMPDIR = storage; // Miniflare keeps an instance's storage under os.tmpdir()
   // Rate limiting stays on, with a limit the load never reaches.
   const unlimited = 1_000_000_000;
   // Webhooks go to a receiver on this machine.
@@ -111,4 +118,5 @@ export async function startWorkers(): Promise<Workers> {
 
 export async function stopWorkers(workers: Workers) {
   await Promise.all(Object.values(workers).map((w: Served) => w.mf.dispose()));
+  if (storage) rmSync(storage, { recursive: true, force: true });
 }

@@ -13,6 +13,7 @@ import { useCan } from "../session";
 import { FeedTable } from "./notifications/feed-table";
 import { findLatest, type FeedFilters } from "./notifications/latest";
 import { FormError } from "./shared/form-error";
+import { useCall } from "../components/use-call";
 
 const TYPES = ["candidate.pending", "candidate.confirmed", "candidate.failed"] as const;
 const PAGE_SIZE = 25;
@@ -42,30 +43,28 @@ export function Notifications() {
   const [alias, setAlias] = useState(filters.candidate_alias ?? "");
   // The box follows the address: Back to another filter shows that filter.
   useEffect(() => setAlias(filters.candidate_alias ?? ""), [filters.candidate_alias]);
-  const [walk, setWalk] = useState<{ busy: boolean; note?: string; error?: unknown }>({ busy: false });
+  const walk = useCall();
+  const [walkNote, setWalkNote] = useState<string | null>(null);
 
   const filter = (next: Partial<Record<"type" | "candidate_alias", string>>) => {
     const q = new URLSearchParams(Object.entries({ ...filters, ...next }).filter((e): e is [string, string] => !!e[1]));
-    setWalk({ busy: false });
+    setWalkNote(null);
+    walk.setError(null);
     route(q.size ? `${path}?${q}` : path);
   };
 
-  const toNewest = async () => {
-    setWalk({ busy: true });
-    try {
+  const toNewest = () =>
+    walk.run(async () => {
+      setWalkNote(null);
       const latest = await findLatest(cursor.after, filters, PAGE_SIZE);
       if (latest.after === cursor.after) feed.reload();
       else cursor.jumpTo(latest.after!);
-      setWalk({
-        busy: false,
-        note: latest.reachedEnd
+      setWalkNote(
+        latest.reachedEnd
           ? "Showing the newest notifications."
           : `Passed ${latest.passed} notifications without reaching the newest: press “Newest” again to go on.`,
-      });
-    } catch (e) {
-      setWalk({ busy: false, error: e });
-    }
-  };
+      );
+    });
 
   const page = feed.data;
   const filtered = !!(filters.type || filters.candidate_alias);
@@ -130,9 +129,9 @@ export function Notifications() {
           </div>
         </div>
       </form>
-      {walk.note && (
+      {walkNote && (
         <p class="muted" role="status">
-          {walk.note}
+          {walkNote}
         </p>
       )}
       <ErrorNote error={walk.error} />

@@ -12,6 +12,7 @@ import { useCan } from "../session";
 import { ContractForm, type SchemaInput } from "./schemas/contract-form";
 import { SchemaTable } from "./schemas/schema-table";
 import { candidateCurl } from "./schemas/text";
+import { useCall } from "../components/use-call";
 
 type Schema = Models["Schema"];
 type Editing = { kind: "new" } | { kind: "edit"; schema: Schema } | null;
@@ -27,7 +28,7 @@ export function Schemas() {
   );
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<{ text: string; created?: Schema } | null>(null);
-  const [rowError, setRowError] = useState<unknown>(null);
+  const deleting = useCall();
 
   const create = async (input: SchemaInput) => {
     const created = await ok(
@@ -57,19 +58,15 @@ export function Schemas() {
     list.reload();
   };
 
-  const remove = async (schema: Schema) => {
-    setRowError(null);
-    try {
+  const remove = (schema: Schema) =>
+    deleting.run(async () => {
       await api.DELETE("/v1/schemas/{id}", { params: { path: { id: schema.id } } });
       if (editing?.kind === "edit" && editing.schema.id === schema.id) setEditing(null);
       setNotice({
         text: `Schema ${schema.name ? `“${schema.name}” ` : ""}deleted. Its candidates keep their contract.`,
       });
       list.reload();
-    } catch (e) {
-      setRowError(e);
-    }
-  };
+    });
 
   const schemas = list.data?.data;
   return (
@@ -116,7 +113,7 @@ export function Schemas() {
           />
         </EditPanel>
       )}
-      <ErrorNote error={list.error ?? rowError} />
+      <ErrorNote error={list.error ?? deleting.error} />
       {!schemas && list.loading && <Loading />}
       {schemas && schemas.length === 0 && !cursor.hasPrevious && (
         <NoSchemas canWrite={canWrite} onNew={editing ? undefined : () => setEditing({ kind: "new" })} />

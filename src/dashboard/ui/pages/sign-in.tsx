@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { signIn, type Session } from "../api";
 import { ErrorNote, Field } from "../components/ui";
+import { useCall } from "../components/use-call";
 
 /** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */
 function takeCodeFromAddress(): string | null {
@@ -25,23 +26,14 @@ export function SignIn({
   onSignedIn: (session: Session) => void;
   onKeep: () => void;
 }) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const [key, setKey] = useState("");
   /** A link's code held (in memory only) while a browser that is signed in already is asked first. */
   const [held, setHeld] = useState<string | null>(null);
   const started = useRef(false);
 
-  const attempt = async (credentials: { code: string } | { key: string }) => {
-    setBusy(true);
-    setError(null);
-    try {
-      onSignedIn(await signIn(credentials));
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  };
+  const attempt = (credentials: { code: string } | { key: string }) =>
+    run(async () => onSignedIn(await signIn(credentials)), { leaving: true });
 
   useEffect(() => {
     document.title = "Sign in · Candidate Contract Service";

@@ -8,6 +8,7 @@ import { client, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages, useFocusOnShow } from "../../components/ui";
 import { useCan, type Permission } from "../../session";
 import { ALL_PERMISSIONS, levelOf, readOf, RESOURCES } from "./permissions";
+import { useCall } from "../../components/use-call";
 
 const EXPIRIES = [
   { value: "never", label: "Never" },
@@ -40,8 +41,7 @@ export function CreateKeyForm({
   const [chosen, setChosen] = useState<Permission[]>([]);
   const [expiry, setExpiry] = useState<Expiry>("never");
   const [date, setDate] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const mayGiveAll = ALL_PERMISSIONS.every(can);
   // A write includes its read: the read is shown checked (and fixed) and not sent twice.
   const included = (p: Permission) => chosen.some((q) => readOf(q) === p);
@@ -49,23 +49,21 @@ export function CreateKeyForm({
   const permissions = ALL_PERMISSIONS.filter((p) => chosen.includes(p) && !included(p));
   const permissionErrors = fieldMessages(error, "permissions");
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const expires_at = expiresAt(expiry, date);
-      onCreated(
-        await client.apiKeys.create({
-          name: name.trim(),
-          ...(full ? {} : { permissions }),
-          ...(expires_at === undefined ? {} : { expires_at }),
-        }),
-      );
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    return run(
+      async () => {
+        const expires_at = expiresAt(expiry, date);
+        onCreated(
+          await client.apiKeys.create({
+            name: name.trim(),
+            ...(full ? {} : { permissions }),
+            ...(expires_at === undefined ? {} : { expires_at }),
+          }),
+        );
+      },
+      { leaving: true },
+    );
   };
 
   return (

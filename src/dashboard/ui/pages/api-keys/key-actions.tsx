@@ -6,24 +6,25 @@
 import { useState } from "preact/hooks";
 import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { useCall } from "../../components/use-call";
 
 type Key = Models["ApiKey"];
 
 export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void; onCancel: () => void }) {
   const [name, setName] = useState(apiKey.name);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const id = `rename-${apiKey.id}`;
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (busy) return;
-        setBusy(true);
-        client.apiKeys.rename(apiKey.id, name.trim()).then(onDone, (err: unknown) => {
-          setError(err);
-          setBusy(false);
-        });
+        void run(
+          async () => {
+            await client.apiKeys.rename(apiKey.id, name.trim());
+            onDone();
+          },
+          { leaving: true },
+        );
       }}
     >
       <div class="row">
@@ -82,22 +83,16 @@ export function Roll({
   onCancel: () => void;
 }) {
   const [seconds, setSeconds] = useState(3600);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const id = `roll-${apiKey.id}`;
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (busy) return;
-        setBusy(true);
-        client.apiKeys.roll(apiKey.id, { expiresIn: seconds }).then(
-          (rolled) => onRolled(rolled.secret),
-          (err: unknown) => {
-            setError(inFormTerms(err, seconds));
-            setBusy(false);
-          },
-        );
+        void run(async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret), {
+          leaving: true,
+          asError: (err) => inFormTerms(err, seconds),
+        });
       }}
     >
       <p>
@@ -150,22 +145,18 @@ export function Revoke({
   onDone: () => void;
   onCancel: () => void;
 }) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const revoke = async () => {
-    if (busy) return;
-    setBusy(true);
-    try {
-      await client.apiKeys.revoke(apiKey.id);
-      if (!own) return onDone();
-      // This browser's session ends with its key (within 10 s): end it now rather than fail later.
-      await signOut().catch(() => undefined);
-      window.dispatchEvent(new Event(SESSION_ENDED));
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useCall();
+  const revoke = () =>
+    run(
+      async () => {
+        await client.apiKeys.revoke(apiKey.id);
+        if (!own) return onDone();
+        // This browser's session ends with its key (within 10 s): end it now rather than fail later.
+        await signOut().catch(() => undefined);
+        window.dispatchEvent(new Event(SESSION_ENDED));
+      },
+      { leaving: true },
+    );
   return (
     <div role="group" aria-label={`Revoke “${apiKey.name}”`}>
       <p>

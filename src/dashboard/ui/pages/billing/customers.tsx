@@ -2,12 +2,12 @@
  * The month per customer: a page of 100 customers at a time (the API's order, by customer_uuid),
  * each a link to that customer's candidates; and the whole month's rows as a CSV download.
  */
-import { useState } from "preact/hooks";
 import { api, client, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
 import { ErrorNote, Loading, Pager, useCursor } from "../../components/ui";
 import { customersCsv, saveFile } from "./csv";
 import { monthRange } from "./month";
+import { useCall } from "../../components/use-call";
 
 type Row = Models["CustomerSummary"];
 const LIMIT = 100;
@@ -122,21 +122,13 @@ function CustomerRow({ row }: { row: Row }) {
 
 /** Every customer of the month (all pages), as a CSV file made from the API's exact strings. */
 function DownloadCsv({ month }: { month: string }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const download = async () => {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useCall();
+  const download = () =>
+    run(async () => {
       const rows: Row[] = [];
       for await (const row of client.summaryByCustomer({ ...monthRange(month), limit: LIMIT })) rows.push(row);
       saveFile(`billing-${month}-per-customer.csv`, customersCsv(rows));
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
     <div class="csv-action">
       <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { api } from "../../api";
 import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
 import { unplaced } from "./unplaced";
+import { useCall } from "../../components/use-call";
 
 interface Props {
   alias: string;
@@ -19,8 +20,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
   const [draft, setDraft] = useState<Record<string, string>>(metadata);
   const [removed, setRemoved] = useState<string[]>([]);
   const [added, setAdded] = useState<{ key: string; value: string }>({ key: "", value: "" });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
 
   if (!canWrite) {
     return keys.length === 0 ? (
@@ -45,21 +45,15 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
   if (added.key !== "" || added.value !== "") changes[added.key] = added.value;
   const pending = Object.keys(changes).length > 0;
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       await api.PATCH("/v1/candidates/{candidate_alias}", {
         params: { path: { candidate_alias: alias } },
         body: { metadata: changes },
       });
       onSaved();
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

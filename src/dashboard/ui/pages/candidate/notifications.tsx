@@ -10,6 +10,7 @@ import { useCan } from "../../session";
 import { ErrorNote, Field, Loading, StatusBadge, Time } from "../../components/ui";
 import { BASE } from "../../paths";
 import { unplaced } from "./unplaced";
+import { useCall } from "../../components/use-call";
 
 type Notification = Models["Notification"];
 type Endpoint = Models["WebhookEndpoint"];
@@ -198,29 +199,28 @@ function Resend({
 }) {
   const can = useCan();
   const [target, setTarget] = useState(endpoints[0]?.id ?? "");
-  const [state, setState] = useState<{ busy?: boolean; error?: unknown; deliveryId?: string }>({});
+  const { busy, error, run } = useCall();
+  const [deliveryId, setDeliveryId] = useState<string | null>(null);
   if (!can("webhooks:write")) return null;
   if (endpoints.length === 0) return <p class="muted">No enabled endpoint to resend to.</p>;
   const id = `resend-${notificationId}`;
-  const resend = async (e: Event) => {
+  const resend = (e: Event) => {
     e.preventDefault();
-    setState({ busy: true });
-    try {
+    return run(async () => {
+      setDeliveryId(null);
       const answer = await ok(
         api.POST("/v1/notifications/{id}/resend", {
           params: { path: { id: notificationId } },
           body: { webhook_endpoint_id: target },
         }),
       );
-      setState({ deliveryId: answer.delivery_id });
+      setDeliveryId(answer.delivery_id);
       onResent();
-    } catch (error) {
-      setState({ error });
-    }
+    });
   };
   return (
     <form class="row resend" onSubmit={resend}>
-      <Field id={id} label="Resend to" error={state.error} path="webhook_endpoint_id">
+      <Field id={id} label="Resend to" error={error} path="webhook_endpoint_id">
         <select id={id} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
           {endpoints.map((endpoint) => (
             <option key={endpoint.id} value={endpoint.id}>
@@ -229,15 +229,15 @@ function Resend({
           ))}
         </select>
       </Field>
-      <button type="submit" class="secondary field-button" disabled={state.busy}>
-        {state.busy ? "Resending…" : "Resend"}
+      <button type="submit" class="secondary field-button" disabled={busy}>
+        {busy ? "Resending…" : "Resend"}
       </button>
-      {state.deliveryId && (
+      {deliveryId && (
         <p role="status" class="muted">
-          Sent again as delivery <span class="mono">{state.deliveryId}</span>; its attempts appear above.
+          Sent again as delivery <span class="mono">{deliveryId}</span>; its attempts appear above.
         </p>
       )}
-      <ErrorNote error={unplaced(state.error, ["webhook_endpoint_id"])} />
+      <ErrorNote error={unplaced(error, ["webhook_endpoint_id"])} />
     </form>
   );
 }

@@ -5,6 +5,7 @@
 import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
 import { ErrorNote, useFocusInPlace } from "../../components/ui";
+import { useCall } from "../../components/use-call";
 
 type Outcome = "CONFIRMED" | "FAILED";
 
@@ -33,8 +34,7 @@ export function Resolve({
   onAnswered: () => void;
 }) {
   const [asking, setAsking] = useState<Outcome | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useCall();
   const yes = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
   // The question takes the focus, so a keyboard user answers it next; Cancel gives it back.
@@ -47,21 +47,15 @@ export function Resolve({
   const resolve = async (outcome: Outcome) => {
     // The answer button is disabled while the call runs, which would drop the focus: the panel holds it.
     box.current?.focus();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.POST("/v1/candidates/{candidate_alias}/resolve", {
+    await run(() =>
+      api.POST("/v1/candidates/{candidate_alias}/resolve", {
         params: { path: { candidate_alias: alias } },
         body: { outcome },
-      });
-    } catch (caught) {
-      // Refused (resolved or ended meanwhile, perhaps in another tab): the page shows it as it now is.
-      setError(caught);
-    } finally {
-      setBusy(false);
-      setAsking(null);
-      onAnswered();
-    }
+      }),
+    );
+    // Refused too (resolved or ended meanwhile, perhaps in another tab): the page shows it as it now is.
+    setAsking(null);
+    onAnswered();
   };
   const final = status !== "OPEN" && status !== "PENDING";
   return (

@@ -11,6 +11,7 @@ import { api, CandidateContractError, ok, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
 import { localError } from "../shared/form-error";
 import { useCan } from "../../session";
+import { useCall } from "../../components/use-call";
 
 /** What a candidate made from the schema will carry, in a line. */
 const contractLine = (c: Models["Contract"]) =>
@@ -33,8 +34,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
   const [customer, setCustomer] = useState("");
   const [schemaId, setSchemaId] = useState("");
   const [metadata, setMetadata] = useState("");
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useCall();
 
   const list = schemas.data?.data ?? [];
   const noSchema = canList && schemas.data !== undefined && list.length === 0;
@@ -42,25 +42,23 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
     e.preventDefault();
     const parsed = parseMetadataLines(metadata);
     if (typeof parsed === "string") return setError(localError("metadata", parsed));
-    setBusy(true);
-    setError(null);
-    try {
-      const chosen = schemaId.trim() || list[0]?.id;
-      const created = await ok(
-        api.POST("/v1/candidates", {
-          body: {
-            candidate_alias: alias,
-            customer_uuid: customer,
-            ...(chosen ? { schema_id: chosen } : {}),
-            ...(Object.keys(parsed).length ? { metadata: parsed } : {}),
-          },
-        }),
-      );
-      route(candidatePath(created.candidate_alias));
-    } catch (failure) {
-      setError(atSchemaField(failure));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        const chosen = schemaId.trim() || list[0]?.id;
+        const created = await ok(
+          api.POST("/v1/candidates", {
+            body: {
+              candidate_alias: alias,
+              customer_uuid: customer,
+              ...(chosen ? { schema_id: chosen } : {}),
+              ...(Object.keys(parsed).length ? { metadata: parsed } : {}),
+            },
+          }),
+        );
+        route(candidatePath(created.candidate_alias));
+      },
+      { leaving: true, asError: atSchemaField },
+    );
   };
 
   const chosen = list.find((schema) => schema.id === (schemaId || list[0]?.id));

@@ -7,13 +7,13 @@ import { api, CandidateContractError, ok } from "../../api";
 import { described, ErrorNote, Field } from "../../components/ui";
 import { localError } from "../shared/form-error";
 import { parseExact } from "../../exact-json";
+import { useCall } from "../../components/use-call";
 
 export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void }) {
   const [type, setType] = useState("");
   const [value, setValue] = useState("");
-  const [error, setError] = useState<unknown>(null);
   const [result, setResult] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useCall();
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -24,10 +24,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
     } catch (syntax) {
       return setError(localError("value", `is not JSON: ${(syntax as Error).message}`));
     }
-    setBusy(true);
-    setError(null);
-    setResult(null);
-    try {
+    await run(async () => {
       const answer = await ok(
         api.POST("/v1/events", {
           body: { candidate_alias: alias, type, ...(parsed === undefined ? {} : { value: parsed }) },
@@ -39,10 +36,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
           : `Recorded; it met no condition leaf. The candidate is ${answer.candidate.status}.`,
       );
       onSent();
-    } catch (failure) {
-      setError(failure);
-    }
-    setBusy(false);
+    });
   };
 
   return (

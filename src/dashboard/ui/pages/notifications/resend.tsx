@@ -7,6 +7,7 @@ import { useRef, useState } from "preact/hooks";
 import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote, useFocusInPlace } from "../../components/ui";
+import { useCall } from "../../components/use-call";
 
 type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
 type Answer = { delivery_id: string; notification_id: string; webhook_endpoint_id: string };
@@ -24,8 +25,7 @@ export function Resend({
 }) {
   const [choosing, setChoosing] = useState(false);
   const [target, setTarget] = useState(endpoints[0]?.id ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useCall();
   const [answer, setAnswer] = useState<Answer | null>(null);
   const selectId = `resend-${notificationId}`;
   // Keyboard focus follows the chooser as it opens, and goes back to the button when it closes.
@@ -37,11 +37,9 @@ export function Resend({
     () => button.current,
   );
 
-  const send = async (endpointId: string) => {
-    setBusy(true);
-    setError(null);
-    setAnswer(null);
-    try {
+  const send = (endpointId: string) =>
+    run(async () => {
+      setAnswer(null);
       const sent = await ok(
         api.POST("/v1/notifications/{id}/resend", {
           params: { path: { id: notificationId } },
@@ -51,12 +49,7 @@ export function Resend({
       setAnswer(sent);
       setChoosing(false);
       onSent?.(sent);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   if (endpoints.length === 0) return null;
   const only = endpoints.length === 1 ? endpoints[0] : null;

@@ -8,6 +8,7 @@ import { described, Field } from "../../components/ui";
 import { FormError, localError, localErrors } from "../shared/form-error";
 import type { Models } from "../../api";
 import { exactNumber, parseExact } from "../../exact-json";
+import { useCall } from "../../components/use-call";
 
 type Schema = Models["Schema"];
 type Contract = Models["Contract"];
@@ -79,8 +80,7 @@ export function ContractForm({
   onCancel?: () => void;
 }) {
   const [values, setValues] = useState<Values>(() => valuesOf(schema));
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useCall();
   const set = (key: keyof Values) => (e: { currentTarget: { value: string } }) =>
     setValues((v) => ({ ...v, [key]: e.currentTarget.value }));
   const id = (name: string) => `${idPrefix}-${name}`;
@@ -124,15 +124,7 @@ export function ContractForm({
       fulfillment_condition: condition,
       timeout_outcome: values.timeout_outcome,
     } as Contract; // the API says what is wrong with the rest
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit({ name: values.name.trim() === "" ? null : values.name, contract });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+    await run(() => onSubmit({ name: values.name.trim() === "" ? null : values.name, contract }));
   };
 
   return (

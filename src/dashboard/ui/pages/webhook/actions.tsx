@@ -7,6 +7,7 @@ import { useLocation } from "preact-iso";
 import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
 import { ErrorNote, SecretOnce, StatusBadge, Time } from "../../components/ui";
+import { useCall } from "../../components/use-call";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { EndpointForm, type EndpointInput } from "../webhooks/endpoint-form";
 
@@ -15,42 +16,30 @@ type TestAttempt = Models["WebhookTestAttempt"];
 
 export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; onChanged: () => void }) {
   const { route } = useLocation();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const [editing, setEditing] = useState(false);
   const [test, setTest] = useState<TestAttempt | null>(null);
   // The rotated secret: this component's state only, dropped at "Done" or when the page changes.
   const [secret, setSecret] = useState<string | null>(null);
   const path = { params: { path: { id: endpoint.id } } };
 
-  const act = async (call: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await call();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
   const setStatus = (status: Endpoint["status"]) =>
-    act(async () => {
+    run(async () => {
       await api.PATCH("/v1/webhook_endpoints/{id}", { ...path, body: { status } });
       onChanged();
     });
   const sendTest = () =>
-    act(async () => {
+    run(async () => {
       setTest(null);
       setTest(await ok(api.POST("/v1/webhook_endpoints/{id}/test", { ...path, body: {} })));
     });
   const rotate = () =>
-    act(async () => {
+    run(async () => {
       setSecret((await ok(api.POST("/v1/webhook_endpoints/{id}/rotate_secret", { ...path, body: {} }))).secret);
       onChanged();
     });
   const remove = () =>
-    act(async () => {
+    run(async () => {
       await api.DELETE("/v1/webhook_endpoints/{id}", { ...path });
       route(`${BASE}/webhooks`);
     });

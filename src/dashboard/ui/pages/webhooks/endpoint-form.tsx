@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { described, Field, fieldMessages } from "../../components/ui";
 import { FormError } from "../shared/form-error";
+import { useCall } from "../../components/use-call";
 
 type Endpoint = Models["WebhookEndpoint"];
 export type EventType = Endpoint["enabled_events"][number];
@@ -33,27 +34,19 @@ export function EndpointForm({
   const [url, setUrl] = useState(endpoint?.url ?? "");
   const [description, setDescription] = useState(endpoint?.description ?? "");
   const [events, setEvents] = useState<EventType[]>(endpoint?.enabled_events ?? EVENT_TYPES);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useCall();
   const id = (name: string) => `${idPrefix}-${name}`;
   const eventErrors = fieldMessages(error, "enabled_events");
 
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      // The types in the API's order, whatever order they were ticked in.
-      await onSubmit({
+  const submit = () =>
+    run(() =>
+      onSubmit({
         url: url.trim(),
         description: description.trim() === "" ? null : description,
+        // The types in the API's order, whatever order they were ticked in.
         enabled_events: EVENT_TYPES.filter((t) => events.includes(t)),
-      });
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+      }),
+    );
 
   return (
     <form

@@ -1,0 +1,38 @@
+/** The one way a form or button of the dashboard calls the API and shows how it went. */
+import { useRef, useState } from "preact/hooks";
+
+export interface CallOptions {
+  /**
+   * The success takes this form away (a new page, a secret shown, its panel closed): `busy` stays
+   * on until it goes, so it cannot be sent twice meanwhile.
+   */
+  leaving?: boolean;
+  /** The failure as this form shows it (say, in its own words, at its own field). */
+  asError?: (error: unknown) => unknown;
+}
+
+/**
+ * `run(call)`: `busy` while the call runs, its failure kept as `error` (for ErrorNote and Field),
+ * cleared when the next call starts. A call made while one runs (a double click, Enter pressed
+ * twice) is ignored. `setError` shows a form's own objection the same way, with no call.
+ */
+export function useCall() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const running = useRef(false);
+  const run = async (call: () => Promise<unknown>, { leaving = false, asError = (e) => e }: CallOptions = {}) => {
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
+    setError(null);
+    try {
+      await call();
+      if (leaving) return;
+    } catch (failure) {
+      setError(asError(failure));
+    }
+    running.current = false;
+    setBusy(false);
+  };
+  return { busy, error, setError, run };
+}

@@ -94,7 +94,9 @@ Errors are documented at [/docs/errors](/docs/errors).`;
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
-  app.use(requestId({ headerName: "Request-Id" }));
+  // Always the service's own id: limitLength 0 makes Hono generate one even when the request sends
+  // a Request-Id, which would otherwise be taken as it came (another request's id, say).
+  app.use(requestId({ headerName: "Request-Id", limitLength: 0 }));
   app.use("/v1/*", accountRequests);
 
   app.route("/v1/schemas", schemasRouter);

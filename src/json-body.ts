@@ -21,6 +21,15 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 const unsupportedMediaType = () =>
   new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the request body as JSON with `Content-Type: application/json`.");
 
+/** A compressed body (RFC 9110 §15.5.16: 415, with the codings accepted): read as it is, it would not be JSON. */
+const unsupportedEncoding = () =>
+  new ApiError(
+    "UNSUPPORTED_MEDIA_TYPE",
+    "Send the request body uncompressed: no `Content-Encoding` is supported.",
+    undefined,
+    { "Accept-Encoding": "identity" },
+  );
+
 /**
  * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
  * order. An `optional` body may be left out: an empty body (whatever a proxy on the way made of
@@ -34,6 +43,8 @@ export const jsonBody = ({
     const contentType = c.req.header("Content-Type");
     // Without a Content-Type, an optional body is judged once read: empty, or refused.
     if (contentType === undefined ? !optional : !JSON_MEDIA_TYPE.test(contentType)) throw unsupportedMediaType();
+    const encoding = c.req.header("Content-Encoding")?.trim().toLowerCase();
+    if (encoding !== undefined && encoding !== "" && encoding !== "identity") throw unsupportedEncoding();
     await next();
   }),
   bodyLimit({

@@ -27,7 +27,7 @@ export const ERROR_CODES = {
   VALIDATION_ERROR: {
     status: 400,
     type: "invalid_request_error",
-    when: "The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.",
+    when: "The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.",
     fix: "Correct each listed field and send the request again. Unknown fields are rejected, so check the spelling of every key.",
   },
   INVALID_JSON: {
@@ -183,8 +183,8 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     type: "invalid_request_error",
-    when: "The request has a body but its `Content-Type` is not `application/json`.",
-    fix: "Send the body as JSON with `Content-Type: application/json`.",
+    when: "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
+    fix: "Send the body as uncompressed JSON with `Content-Type: application/json`.",
   },
   RATE_LIMITED: {
     status: 429,

@@ -28,6 +28,19 @@ describe("routing", () => {
     expectError(await call("POST", "/v1/schemas/a/b", { token, raw: "not json" }), 404, "NOT_FOUND");
   });
 
+  it("gives every request an id of its own, never one the request sent", async () => {
+    const { token } = await createAccount();
+    const sent = (await call("GET", "/v1/schemas", { token })).headers.get("Request-Id")!;
+    for (const theirs of ["my-own-id", sent]) {
+      const res = await call("GET", "/v1/nothing-here", { token, headers: { "Request-Id": theirs } });
+      expectError(res, 404, "NOT_FOUND");
+      expect(res.headers.get("Request-Id")).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+      expect(res.headers.get("Request-Id")).not.toBe(theirs);
+    }
+  });
+
   it("answers a known path with the wrong method with 405 and Allow", async () => {
     const { token } = await createAccount();
     const res = await call("PUT", "/v1/schemas", { token, json: {} });
@@ -150,6 +163,25 @@ describe("request bodies", () => {
       headers: { "Content-Type": "application/json; charset=utf-8" },
     });
     expectStatus(ok, 201);
+  });
+
+  it("refuses a compressed body with 415 and the codings it accepts, recording nothing", async () => {
+    const { token } = await createAccount();
+    const body = JSON.stringify({ contract: contract() });
+    const gzipped = await new Response(
+      new Blob([body]).stream().pipeThrough(new CompressionStream("gzip")),
+    ).arrayBuffer();
+    const res = await call("POST", "/v1/schemas", {
+      token,
+      raw: gzipped,
+      headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+    });
+    expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+    expect(res.body.error.message).toContain("uncompressed");
+    expect(res.headers.get("Accept-Encoding")).toBe("identity");
+    expect((await call("GET", "/v1/schemas", { token })).body.data).toEqual([]);
+    const plain = { "Content-Type": "application/json", "Content-Encoding": "identity" };
+    expectStatus(await call("POST", "/v1/schemas", { token, raw: body, headers: plain }), 201);
   });
 
   it("rejects a body over 64 KiB with 413, by declared length and by streamed length", async () => {

@@ -48,7 +48,7 @@ function requestBookmark(c: Context<AppEnv>): string | undefined {
     throw validationError([
       {
         path: BOOKMARK_HEADER,
-        message: `is not a bookmark: send back the \`Bookmark\` header of an earlier response, as it came; received ${bookmark.length === 0 ? "an empty value" : `${bookmark.length} characters`}`,
+        message: `is not a bookmark: send back the \`Bookmark\` header of an earlier response, as it came; received ${bookmark.length === 0 ? "an empty value" : bookmark.length === 1 ? "1 character" : `${bookmark.length} characters`}`,
       },
     ]);
   }

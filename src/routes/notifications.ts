@@ -115,7 +115,7 @@ const get = createRoute("notifications:read", {
   request: { params: IdParam },
   responses: {
     200: jsonResponse("The notification, as delivered.", NotificationSchema, notificationExample, { bookmark: true }),
-    ...errorResponses("NOTIFICATION_NOT_FOUND"),
+    ...errorResponses("VALIDATION_ERROR", "NOTIFICATION_NOT_FOUND"),
   },
 });
 

@@ -196,7 +196,7 @@ const get = createRoute("schemas:read", {
   summary: "Get a schema",
   ...READS_ACCOUNT_DATA,
   request: { params: IdParam },
-  responses: { 200: schemaResponse("The schema."), ...errorResponses("SCHEMA_NOT_FOUND") },
+  responses: { 200: schemaResponse("The schema."), ...errorResponses("VALIDATION_ERROR", "SCHEMA_NOT_FOUND") },
 });
 
 const update = createRoute("schemas:write", {

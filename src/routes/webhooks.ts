@@ -150,7 +150,7 @@ const list = createRoute("webhooks:read", {
       { data: [webhookEndpointExample] },
       { bookmark: true },
     ),
-    ...errorResponses(),
+    ...errorResponses("VALIDATION_ERROR"),
   },
 });
 
@@ -162,7 +162,10 @@ const get = createRoute("webhooks:read", {
   summary: "Get a webhook endpoint (extension)",
   ...READS_ACCOUNT_DATA,
   request: { params: EndpointIdParam },
-  responses: { 200: endpointResponse("The endpoint."), ...errorResponses("WEBHOOK_ENDPOINT_NOT_FOUND") },
+  responses: {
+    200: endpointResponse("The endpoint."),
+    ...errorResponses("VALIDATION_ERROR", "WEBHOOK_ENDPOINT_NOT_FOUND"),
+  },
 });
 
 const update = createRoute("webhooks:write", {

@@ -123,6 +123,36 @@ describe("the Bookmark header", () => {
     }
   });
 
+  it("is refused the same way by every operation that takes it, as its document says", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account);
+    const schema = (await post(account, "/v1/schemas", { contract: contract() })).body.id;
+    const alias = freshAlias();
+    await post(account, "/v1/candidates", { customer_uuid: "c", candidate_alias: alias, schema_id: schema });
+    await post(account, "/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
+    await waitForReceived(hook.name, 1);
+    const notification = (await get(account, "/v1/notifications")).body.data[0].id;
+    const ids: Record<string, string> = { schemas: schema, webhook_endpoints: hook.id, notifications: notification };
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const taking = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, operations]) =>
+      Object.values(operations)
+        .filter((op) =>
+          op.parameters?.some((p: { name: string; in: string }) => p.name === "Bookmark" && p.in === "header"),
+        )
+        .map((op) => ({ path, op })),
+    );
+    expect(taking.length).toBeGreaterThanOrEqual(10);
+    for (const { path, op } of taking) {
+      const concrete = path
+        .replace("{candidate_alias}", alias)
+        .replace(/^\/v1\/(\w+)\/\{id\}/, (_, resource: string) => `/v1/${resource}/${ids[resource]}`);
+      const res = await get(account, concrete, "not a bookmark");
+      expect(res.status, concrete).toBe(400);
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toEqual(["Bookmark"]);
+      expect(op.responses["400"]?.description, `${op.operationId} documents its 400`).toMatch(/VALIDATION_ERROR/);
+    }
+  });
+
   it("names its shard: a bookmark of another shard is ignored, the read starts anywhere", async () => {
     const a = await createAccount();
     const b = await createAccount();

@@ -1430,7 +1430,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1457,7 +1457,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1493,7 +1493,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1520,7 +1520,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1548,7 +1548,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1575,7 +1575,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1637,7 +1637,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -1667,7 +1667,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1703,7 +1703,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1734,7 +1734,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1768,7 +1768,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1795,13 +1795,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1818,11 +1818,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1850,7 +1850,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1877,7 +1877,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1935,6 +1935,39 @@ export interface operations {
                     "application/json": components["schemas"]["Schema"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -1965,7 +1998,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -1992,7 +2025,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2019,7 +2052,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/SCHEMA_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2047,7 +2080,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2074,7 +2107,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2137,7 +2170,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2168,7 +2201,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2195,7 +2228,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/SCHEMA_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2223,7 +2256,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2250,7 +2283,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2310,7 +2343,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -2340,7 +2373,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2376,7 +2409,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2407,7 +2440,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2434,7 +2467,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/SCHEMA_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2461,13 +2494,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2484,11 +2517,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2516,7 +2549,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2543,7 +2576,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2598,7 +2631,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2625,7 +2658,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2661,7 +2694,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2688,7 +2721,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2716,7 +2749,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2743,7 +2776,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2834,7 +2867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2861,7 +2894,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2897,7 +2930,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2924,7 +2957,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2952,7 +2985,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2979,7 +3012,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3049,7 +3082,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -3079,7 +3112,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3115,7 +3148,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3146,7 +3179,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3173,7 +3206,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/SCHEMA_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3207,7 +3240,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3234,13 +3267,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3257,11 +3290,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3289,7 +3322,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3316,7 +3349,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3401,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["CandidateWithEvents"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3428,7 +3461,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3464,7 +3497,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3491,7 +3524,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3518,7 +3551,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3546,7 +3579,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3573,7 +3606,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3641,7 +3674,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -3671,7 +3704,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3707,7 +3740,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3738,7 +3771,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3765,7 +3798,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3792,13 +3825,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3815,11 +3848,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3847,7 +3880,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3874,7 +3907,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3946,7 +3979,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -3976,7 +4009,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4012,7 +4045,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4043,7 +4076,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4070,7 +4103,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4104,7 +4137,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4131,13 +4164,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4154,11 +4187,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4186,7 +4219,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4213,7 +4246,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4297,7 +4330,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -4327,7 +4360,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4363,7 +4396,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4394,7 +4427,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4421,7 +4454,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/CANDIDATE_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4455,7 +4488,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4482,13 +4515,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4505,11 +4538,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4537,7 +4570,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4564,7 +4597,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4662,7 +4695,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -4692,7 +4725,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4728,7 +4761,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4759,7 +4792,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4791,7 +4824,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4818,13 +4851,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4841,11 +4874,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4873,7 +4906,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4900,7 +4933,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4956,6 +4989,39 @@ export interface operations {
                     };
                 };
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -4986,7 +5052,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5013,7 +5079,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5041,7 +5107,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5068,7 +5134,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5125,7 +5191,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -5155,7 +5221,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5191,7 +5257,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5222,7 +5288,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5256,7 +5322,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5283,13 +5349,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5306,11 +5372,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5338,7 +5404,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5365,7 +5431,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5417,6 +5483,39 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -5447,7 +5546,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5474,7 +5573,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5501,7 +5600,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5529,7 +5628,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5556,7 +5655,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5619,7 +5718,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5650,7 +5749,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5677,7 +5776,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5705,7 +5804,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5732,7 +5831,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5786,7 +5885,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -5816,7 +5915,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5852,7 +5951,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5883,7 +5982,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5910,7 +6009,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5937,13 +6036,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5960,11 +6059,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5992,7 +6091,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6019,7 +6118,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6078,7 +6177,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -6108,7 +6207,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6144,7 +6243,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6175,7 +6274,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6202,7 +6301,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6234,7 +6333,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6261,13 +6360,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6284,11 +6383,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6316,7 +6415,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6343,7 +6442,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6425,7 +6524,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6452,7 +6551,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6488,7 +6587,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6515,7 +6614,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6542,7 +6641,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6570,7 +6669,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6597,7 +6696,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6653,7 +6752,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -6683,7 +6782,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6719,7 +6818,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6750,7 +6849,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6777,7 +6876,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/WEBHOOK_ENDPOINT_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6809,7 +6908,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6836,13 +6935,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6859,11 +6958,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6891,7 +6990,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6918,7 +7017,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7009,7 +7108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7036,7 +7135,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7072,7 +7171,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7099,7 +7198,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7127,7 +7226,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7154,7 +7253,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7231,6 +7330,39 @@ export interface operations {
                     "application/json": components["schemas"]["Notification"];
                 };
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -7261,7 +7393,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7288,7 +7420,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7315,7 +7447,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/NOTIFICATION_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7343,7 +7475,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7370,7 +7502,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7427,7 +7559,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -7457,7 +7589,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7493,7 +7625,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7524,7 +7656,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7555,7 +7687,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/NOTIFICATION_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7589,7 +7721,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7616,13 +7748,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7639,11 +7771,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7671,7 +7803,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7698,7 +7830,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7778,7 +7910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7805,7 +7937,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7841,7 +7973,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7868,7 +8000,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7896,7 +8028,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7923,7 +8055,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7984,7 +8116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`. */
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
             400: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8011,7 +8143,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8047,7 +8179,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8074,7 +8206,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8102,7 +8234,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8129,7 +8261,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8182,7 +8314,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -8212,7 +8344,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8248,7 +8380,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8279,7 +8411,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8306,7 +8438,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_LIMIT_REACHED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8333,13 +8465,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8356,11 +8488,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8388,7 +8520,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8415,7 +8547,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8494,7 +8626,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8521,7 +8653,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8548,7 +8680,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8576,7 +8708,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8603,7 +8735,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8657,7 +8789,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -8687,7 +8819,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8723,7 +8855,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8754,7 +8886,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8781,7 +8913,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8808,13 +8940,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8831,11 +8963,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8863,7 +8995,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8890,7 +9022,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8945,7 +9077,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -8975,7 +9107,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9011,7 +9143,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9042,7 +9174,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9069,7 +9201,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9100,7 +9232,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/INVALID_STATE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9127,13 +9259,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9150,11 +9282,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9182,7 +9314,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9209,7 +9341,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9266,7 +9398,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path and a `message`.
+             * @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`.
              *
              *     `INVALID_JSON`: The request body is not valid JSON.
              */
@@ -9296,7 +9428,7 @@ export interface operations {
                      *           }
                      *         ]
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9332,7 +9464,7 @@ export interface operations {
                      *         "status": 401,
                      *         "doc_url": "https://api.example.com/docs/errors/MISSING_API_TOKEN"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9363,7 +9495,7 @@ export interface operations {
                      *         "status": 403,
                      *         "doc_url": "https://api.example.com/docs/errors/PERMISSION_DENIED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9390,7 +9522,7 @@ export interface operations {
                      *         "status": 404,
                      *         "doc_url": "https://api.example.com/docs/errors/API_KEY_NOT_FOUND"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9422,7 +9554,7 @@ export interface operations {
                      *         "status": 409,
                      *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9449,13 +9581,13 @@ export interface operations {
                      *         "status": 413,
                      *         "doc_url": "https://api.example.com/docs/errors/PAYLOAD_TOO_LARGE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`. */
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`). */
             415: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9472,11 +9604,11 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "UNSUPPORTED_MEDIA_TYPE",
-                     *         "message": "The request has a body but its `Content-Type` is not `application/json`.",
+                     *         "message": "The request has a body but its `Content-Type` is not `application/json`, or it is compressed (a `Content-Encoding` other than `identity`).",
                      *         "status": 415,
                      *         "doc_url": "https://api.example.com/docs/errors/UNSUPPORTED_MEDIA_TYPE"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9504,7 +9636,7 @@ export interface operations {
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9531,7 +9663,7 @@ export interface operations {
                      *         "status": 500,
                      *         "doc_url": "https://api.example.com/docs/errors/INTERNAL_ERROR"
                      *       },
-                     *       "request_id": "req_01936f0e8a7b7c4d"
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

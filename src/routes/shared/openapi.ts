@@ -153,7 +153,7 @@ function errorExample(code: ErrorCode, status: number) {
         ? { details: [{ path: "contract.price", message: "must be at most 10^12 (1000000000000)" }] }
         : {}),
     },
-    request_id: "req_01936f0e8a7b7c4d",
+    request_id: "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d", // a random UUID, as every Request-Id is
   };
 }
 

@@ -298,6 +298,21 @@ describe("error messages", () => {
     ]);
   });
 
+  it("refuses a query parameter with no name, where it would otherwise go unseen", async () => {
+    const account = await createAccount();
+    const unnamed = [
+      { path: "", message: "is a query parameter with no name: give every parameter one, as in `limit=10`" },
+    ];
+    for (const url of ["/v1/candidates?=x&limit=1", "/v1/candidates?limit=1&=", "/v1/summary?=", "/v1/schemas?&=1"]) {
+      const res = await call("GET", url, { token: account.token });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details, url).toEqual(unnamed);
+    }
+    // `=` inside a value, or an encoded `&` before it, is no unnamed parameter.
+    expect((await call("GET", "/v1/candidates?customer_uuid==x", { token: account.token })).status).toBe(200);
+    expect((await call("GET", "/v1/candidates?customer_uuid=a%26=b", { token: account.token })).status).toBe(200);
+  });
+
   it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {
     const doc = await openApiDocument();
     let account!: TestAccount;

@@ -7,7 +7,7 @@
  */
 import { createRoute as createOpenApiRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../../errors/api-error";
+import { ApiError, validationError } from "../../errors/api-error";
 import type { Permission } from "../../domain/permissions";
 import type { AppEnv } from "../../app-env";
 import { errorResponses } from "./openapi";
@@ -30,6 +30,19 @@ export const requirePermission = (permission: Permission) =>
     await next();
   });
 
+/**
+ * A query parameter with no name (`?=x`, `&=x`): Hono's parser drops it, so it would be ignored.
+ * In a URL as sent, `&` inside a value is `%26`: a `=` right after `?` or `&` starts an unnamed one.
+ */
+const refuseUnnamedParameter = createMiddleware(async (c, next) => {
+  if (/[?&]=/.test(c.req.url)) {
+    throw validationError([
+      { path: "", message: "is a query parameter with no name: give every parameter one, as in `limit=10`" },
+    ]);
+  }
+  await next();
+});
+
 /** The query of an operation that takes none: any parameter is 400 "is not a known field". */
 const NO_QUERY = z.strictObject({});
 
@@ -50,7 +63,7 @@ export function createRoute<P extends string, R extends Omit<RouteConfig, "path"
     // A query parameter no operation defines is refused like an unknown body field, never ignored:
     // `?limt=1` must not quietly answer everything.
     request: { query: NO_QUERY, ...config.request },
-    middleware: [requirePermission(permission), ...asList(config.middleware)],
+    middleware: [requirePermission(permission), refuseUnnamedParameter, ...asList(config.middleware)],
     description: [
       config.description,
       `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`,

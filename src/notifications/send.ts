@@ -33,10 +33,12 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
     await response.body?.cancel();
   } catch (failure) {
     const name = (failure as Error).name;
+    // The runtime says no more of a failed DNS lookup, connection or TLS handshake than "internal
+    // error; reference = …": the attempt's log says which stage it was, so no one reads it as ours.
     error =
       name === "TimeoutError" || name === "AbortError"
         ? `no response within ${timeoutSeconds} s`
-        : `request failed: ${(failure as Error).message}`;
+        : `request failed before any response (DNS, connection or TLS): ${(failure as Error).message}`;
   }
   return { startedAt, durationMs: Date.now() - startedAt, responseStatus, error };
 }

@@ -429,7 +429,7 @@ describe("a test send", () => {
     expect(refused.body).toMatchObject({
       status: "failed",
       response_status: null,
-      error: expect.stringMatching(/^request failed: /),
+      error: expect.stringMatching(/^request failed before any response \(DNS, connection or TLS\): ./),
     });
   });
 

@@ -8,7 +8,7 @@ import type { Status } from "../domain/timeline";
 import type { NotificationType } from "../notifications/notification";
 import { EVENT_JSON_SQL } from "./record";
 import type { EventView } from "../models";
-import { migrate, schemaVersion, SCHEMA_VERSION } from "./schema";
+import { createCurrentTables, migrate, schemaVersion, SCHEMA_VERSION } from "./schema";
 
 // Types, not interfaces: SQL rows need the implicit index signature of a type literal.
 export type CandidateRow = {
@@ -92,7 +92,7 @@ export class CandidateStore {
 
   /** Creates the tables, at the current version, for a new candidate. */
   createTables() {
-    migrate(this.sql, 0);
+    createCurrentTables(this.sql);
   }
 
   writeCandidate(row: CandidateRow) {

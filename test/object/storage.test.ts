@@ -19,14 +19,18 @@ import {
 import { useClock } from "../support/clock";
 import { inKeyStore } from "../support/key-store";
 import type { CandidateRpc } from "../../src/candidate/rpc";
-import { SCHEMA_VERSION } from "../../src/candidate/schema";
+import { migrate, SCHEMA_VERSION } from "../../src/candidate/schema";
+
+/** The object's own tables: not the runtime's (`_cf_…`) nor SQLite's. */
+const USER_TABLES = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`;
+
+/** Every table a candidate's object has, at the current version. */
+const TABLES = ["candidate", "condition_progress", "events", "outbox", "requests", "schema_version"];
 
 const userTables = (alias: string) =>
   inCandidate(alias, (_instance, state) =>
     state.storage.sql
-      .exec(
-        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`,
-      )
+      .exec(USER_TABLES)
       .toArray()
       .map((r) => r.name),
   );
@@ -63,14 +67,38 @@ describe("an alias with no candidate", () => {
     const account = await createAccount();
     const alias = freshAlias();
     await client(account).post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
-    expect((await userTables(alias)).sort()).toEqual([
-      "candidate",
-      "condition_progress",
-      "events",
-      "outbox",
-      "requests",
-      "schema_version",
-    ]);
+    expect((await userTables(alias)).sort()).toEqual(TABLES);
+  });
+});
+
+/** Every table of the object with its columns and indexes, as SQLite describes them. */
+const tableShapes = (alias: string) =>
+  inCandidate(alias, (_i, state) => {
+    const sql = state.storage.sql;
+    const tables = sql.exec<{ name: string }>(`${USER_TABLES} ORDER BY name`).toArray();
+    return tables.map(({ name }) => ({
+      name,
+      columns: sql.exec(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`, name).toArray(),
+      indexes: sql.exec(`SELECT name, "unique", origin FROM pragma_index_list(?) ORDER BY name`, name).toArray(),
+    }));
+  });
+
+describe("a new candidate's tables", () => {
+  it("are what every migration in turn leaves, column by column, at the current version", async () => {
+    const account = await createAccount();
+    const created = freshAlias("current");
+    await client(account).post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: created,
+      contract: contract(),
+    });
+    const migrated = freshAlias("migrated");
+    await inCandidate(migrated, (_i, state) => state.storage.transactionSync(() => migrate(state.storage.sql, 0)));
+    const shapes = await tableShapes(created);
+    expect(shapes.map((t) => t.name)).toEqual(TABLES);
+    expect(shapes.find((t) => t.name === "candidate")!.columns.map((c) => c.name)).toContain("index_bookmark");
+    expect(shapes).toEqual(await tableShapes(migrated));
+    expect(await schemaVersion(created)).toBe(SCHEMA_VERSION);
   });
 });
 
@@ -105,14 +133,7 @@ describe("an object made by an earlier version", () => {
       const fulfilling = await api.post("/v1/events", { candidate_alias: alias, type: "purchase", value: 150 });
       expectStatus(fulfilling, 201);
       expect(fulfilling.body.candidate.status).toBe("PENDING");
-      expect((await userTables(alias)).sort()).toEqual([
-        "candidate",
-        "condition_progress",
-        "events",
-        "outbox",
-        "requests",
-        "schema_version",
-      ]);
+      expect((await userTables(alias)).sort()).toEqual(TABLES);
       expect(await schemaVersion(alias)).toBe(SCHEMA_VERSION);
 
       const read = okBody(await api.get(`/v1/candidates/${alias}`));

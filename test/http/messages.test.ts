@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { en } from "zod/v4/locales";
-import { call, createAccount, type TestAccount } from "../support/api";
+import { call, contract, createAccount, type TestAccount } from "../support/api";
 import { ERROR_CODES } from "../../src/errors/codes";
 import {
   fillPath,
@@ -311,6 +311,16 @@ describe("error messages", () => {
     // `=` inside a value, or an encoded `&` before it, is no unnamed parameter.
     expect((await call("GET", "/v1/candidates?customer_uuid==x", { token: account.token })).status).toBe(200);
     expect((await call("GET", "/v1/candidates?customer_uuid=a%26=b", { token: account.token })).status).toBe(200);
+    // Nor is `&=` in the path: an alias may hold it.
+    const alias = `odd&=alias-${crypto.randomUUID()}`;
+    const made = await call("POST", "/v1/candidates", {
+      token: account.token,
+      json: { candidate_alias: alias, customer_uuid: "c", contract: contract() },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const read = await call("GET", `/v1/candidates/${alias}?`, { token: account.token });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.candidate_alias).toBe(alias);
   });
 
   it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {

@@ -32,10 +32,12 @@ export const requirePermission = (permission: Permission) =>
 
 /**
  * A query parameter with no name (`?=x`, `&=x`): Hono's parser drops it, so it would be ignored.
- * In a URL as sent, `&` inside a value is `%26`: a `=` right after `?` or `&` starts an unnamed one.
+ * In a query as sent, `&` inside a value is `%26`: a `=` first, or right after `&`, starts an
+ * unnamed one. Only the query is looked at: a path (an alias) may hold `&=` as it is.
  */
 const refuseUnnamedParameter = createMiddleware(async (c, next) => {
-  if (/[?&]=/.test(c.req.url)) {
+  const query = c.req.url.indexOf("?");
+  if (query !== -1 && /(^|&)=/.test(c.req.url.slice(query + 1))) {
     throw validationError([
       { path: "", message: "is a query parameter with no name: give every parameter one, as in `limit=10`" },
     ]);

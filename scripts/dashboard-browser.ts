@@ -419,6 +419,40 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.keyboard.press("Escape");
   await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label")?.startsWith("Delete "));
   assert.equal(await page.locator(".confirm-inline").count(), 0, "the question is gone");
+  // Two rows' deletes, the second confirmed while the first is on its way: both are made.
+  const doomed = ["Doomed one", "Doomed two"];
+  for (const name of doomed) {
+    await call("/v1/schemas", {
+      name,
+      contract: {
+        price: 1,
+        activity_window: 60,
+        review_window: 0,
+        fulfillment_condition: { event: "x" },
+        timeout_outcome: "fail",
+      },
+    });
+  }
+  await page.reload();
+  let sent = 0;
+  await page.route("**/v1/schemas/*", async (route) => {
+    if (route.request().method() !== "DELETE") return route.continue();
+    sent++;
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  for (const name of doomed) await page.getByRole("button", { name: `Delete ${name}` }).click();
+  for (const name of doomed)
+    await page
+      .getByRole("group", { name: new RegExp(`^Delete “${name}”`) })
+      .getByRole("button", { name: "Delete" })
+      .click();
+  const stillThere = async () =>
+    (await call("/v1/schemas")).data.filter((s: { name: string | null }) => doomed.includes(s.name ?? ""));
+  for (let i = 0; i < 50 && (await stillThere()).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  await page.unroute("**/v1/schemas/*");
+  assert.equal(sent, 2, "each confirmed delete is sent");
+  assert.deepEqual(await stillThere(), [], "both schemas are deleted");
 
   // The feed's filter box follows Back.
   await nav(page, "Notifications");

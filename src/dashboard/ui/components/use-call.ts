@@ -12,17 +12,18 @@ export interface CallOptions {
 }
 
 /**
- * `run(call)`: `busy` while the call runs, its failure kept as `error` (for ErrorNote and Field),
- * cleared when the next call starts. A call made while one runs (a double click, Enter pressed
- * twice) is ignored. `setError` shows a form's own objection the same way, with no call.
+ * `run(call)`: `busy` while a call runs, its failure kept as `error` (for ErrorNote and Field),
+ * cleared when the next call starts. Calls may overlap (two rows' deletes, a rotation confirmed
+ * while a test is sent): each runs, and `busy` lasts until the last ends. A button that must not
+ * be pressed twice is disabled while `busy`, or checks it (one left focusable with aria-disabled).
+ * `setError` shows a form's own objection the same way, with no call.
  */
 export function useCall() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const running = useRef(false);
+  const running = useRef(0);
   const run = async (call: () => Promise<unknown>, { leaving = false, asError = (e) => e }: CallOptions = {}) => {
-    if (running.current) return;
-    running.current = true;
+    running.current++;
     setBusy(true);
     setError(null);
     try {
@@ -31,8 +32,7 @@ export function useCall() {
     } catch (failure) {
       setError(asError(failure));
     }
-    running.current = false;
-    setBusy(false);
+    if (--running.current === 0) setBusy(false);
   };
   return { busy, error, setError, run };
 }

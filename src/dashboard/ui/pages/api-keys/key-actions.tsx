@@ -18,6 +18,7 @@ export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () =
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        if (busy) return; // its button stays focusable while busy (aria-disabled)
         void run(
           async () => {
             await client.apiKeys.rename(apiKey.id, name.trim());
@@ -89,6 +90,7 @@ export function Roll({
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        if (busy) return;
         void run(async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret), {
           leaving: true,
           asError: (err) => inFormTerms(err, seconds),
@@ -146,8 +148,9 @@ export function Revoke({
   onCancel: () => void;
 }) {
   const { busy, error, run } = useCall();
-  const revoke = () =>
-    run(
+  const revoke = async () => {
+    if (busy) return;
+    await run(
       async () => {
         await client.apiKeys.revoke(apiKey.id);
         if (!own) return onDone();
@@ -157,6 +160,7 @@ export function Revoke({
       },
       { leaving: true },
     );
+  };
   return (
     <div role="group" aria-label={`Revoke “${apiKey.name}”`}>
       <p>

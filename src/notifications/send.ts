@@ -16,8 +16,9 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
   const headers = await webhookHeaders(secrets, id, Math.floor(startedAt / 1000), body);
   let responseStatus: number | null = null;
   let error: string | null = null;
+  let response: Response | undefined;
   try {
-    const response = await fetch(url, {
+    response = await fetch(url, {
       method: "POST",
       headers: {
         ...headers,
@@ -30,15 +31,17 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
       signal: AbortSignal.timeout(timeoutSeconds * 1000),
     });
     responseStatus = response.status;
-    await response.body?.cancel();
   } catch (failure) {
     const name = (failure as Error).name;
-    // The runtime says no more of a failed DNS lookup, connection or TLS handshake than "internal
-    // error; reference = …": the attempt's log says which stage it was, so no one reads it as ours.
+    // The runtime says little more of a failed DNS lookup, connection, TLS handshake or an answer
+    // that was not HTTP than "internal error; reference = …" or "Network connection lost": the
+    // attempt's log says what stage it was, so no one reads it as the service's own failure.
     error =
       name === "TimeoutError" || name === "AbortError"
         ? `no response within ${timeoutSeconds} s`
-        : `request failed before any response (DNS, connection or TLS): ${(failure as Error).message}`;
+        : `request failed, no HTTP response (DNS, connection, TLS or an answer that was not HTTP): ${(failure as Error).message}`;
   }
+  // The answer's body is not read; a failure to drop it changes nothing of the answer.
+  if (response) await response.body?.cancel().catch(() => undefined);
   return { startedAt, durationMs: Date.now() - startedAt, responseStatus, error };
 }

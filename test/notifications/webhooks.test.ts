@@ -429,7 +429,9 @@ describe("a test send", () => {
     expect(refused.body).toMatchObject({
       status: "failed",
       response_status: null,
-      error: expect.stringMatching(/^request failed before any response \(DNS, connection or TLS\): ./),
+      error: expect.stringMatching(
+        /^request failed, no HTTP response \(DNS, connection, TLS or an answer that was not HTTP\): ./,
+      ),
     });
   });
 

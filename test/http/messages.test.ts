@@ -298,6 +298,16 @@ describe("error messages", () => {
     ]);
   });
 
+  it("documents a 400 VALIDATION_ERROR on every operation: any refuses a query parameter it does not define", async () => {
+    const doc = (await call("GET", "/v1/openapi.json")).body;
+    const undocumented = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => !/VALIDATION_ERROR/.test(op.responses?.["400"]?.description ?? ""))
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(undocumented).toEqual([]);
+  });
+
   it("refuses a query parameter with no name, where it would otherwise go unseen", async () => {
     const account = await createAccount();
     const unnamed = [

@@ -2140,6 +2140,39 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -5688,6 +5721,39 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /**
              * @description `MISSING_API_TOKEN`: The request has no `Authorization` header (and no dashboard session cookie), or its `Authorization` header is not of the form `Bearer <token>`.
              *
@@ -8594,6 +8660,39 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: The request failed validation. `details` lists every problem, each with a dotted `path` into the body, query or path (or the name of the header, such as `Idempotency-Key` or `Bookmark`) and a `message`. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "type": "invalid_request_error",
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "status": 400,
+                     *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
+                     *         "details": [
+                     *           {
+                     *             "path": "contract.price",
+                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /**

@@ -108,9 +108,13 @@ const BOOKMARK_PARAMETER = {
 /** What a read of the account's data through its D1 session declares: the Bookmark parameter. */
 export const READS_ACCOUNT_DATA = { parameters: [BOOKMARK_PARAMETER] };
 
-/** The OpenAPI responses for the error codes a route can answer with, grouped by status. */
+/**
+ * The OpenAPI responses for the error codes a route can answer with, grouped by status. Every
+ * route may answer VALIDATION_ERROR: a query parameter it does not define is refused.
+ */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = [
+  const all = new Set<ErrorCode>([
+    "VALIDATION_ERROR",
     "MISSING_API_TOKEN",
     "INVALID_API_TOKEN",
     "EXPIRED_API_TOKEN",
@@ -118,7 +122,7 @@ export function errorResponses(...codes: ErrorCode[]) {
     "RATE_LIMITED",
     "INTERNAL_ERROR",
     ...codes,
-  ];
+  ]);
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of all)
     byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);

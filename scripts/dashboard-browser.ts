@@ -178,6 +178,18 @@ test("a person's journey through the dashboard", async () => {
   const test = receiver.received("journey")[0];
   new Webhook(secret).verify(test.body, test.headers); // throws unless signed with the secret shown
   await watch.check("webhook");
+  // Editing takes the focus to the form's first field; saving gives it back to Edit.
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  await page.waitForFunction(() => document.activeElement?.id === "edit-endpoint-url");
+  await page.getByLabel("Description (optional)").fill("The journey's receiver");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page
+    .waitForFunction(() => document.activeElement?.textContent?.trim() === "Edit", undefined, { timeout: 5000 })
+    .catch(async () =>
+      assert.fail(
+        `after saving, focus is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`,
+      ),
+    );
 
   // Resend the candidate's confirmation from the feed; it arrives, and its delivery is in the log.
   await nav(page, "Notifications");

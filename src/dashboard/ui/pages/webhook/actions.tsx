@@ -2,11 +2,11 @@
  * What a `webhooks:write` session can do to one endpoint: change it, enable or disable it, send
  * a test, rotate its secret (the new one shown once), delete it. Each shows the API's answer.
  */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
-import { ErrorNote, SecretOnce, StatusBadge, Time } from "../../components/ui";
+import { ErrorNote, SecretOnce, StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { useCall } from "../../components/use-call";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { EndpointForm, type EndpointInput } from "../webhooks/endpoint-form";
@@ -18,6 +18,14 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
   const { route } = useLocation();
   const { busy, error, run } = useCall();
   const [editing, setEditing] = useState(false);
+  // The form takes the focus as it opens (Edit is disabled meanwhile); saved or cancelled, Edit has it back.
+  const editButton = useRef<HTMLButtonElement>(null);
+  const editPanel = useRef<HTMLDivElement>(null);
+  useFocusInPlace(
+    editing,
+    () => editPanel.current?.querySelector("input"),
+    () => editButton.current,
+  );
   const [test, setTest] = useState<TestAttempt | null>(null);
   // The rotated secret: this component's state only, dropped at "Done" or when the page changes.
   const [secret, setSecret] = useState<string | null>(null);
@@ -71,7 +79,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
         <button type="button" class="secondary" disabled={busy} onClick={() => void sendTest()}>
           Send a test
         </button>
-        <button type="button" class="secondary" disabled={editing} onClick={() => setEditing(true)}>
+        <button ref={editButton} type="button" class="secondary" disabled={editing} onClick={() => setEditing(true)}>
           Edit
         </button>
         <ConfirmInline
@@ -109,7 +117,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
       )}
       {test && <TestResult test={test} />}
       {editing && (
-        <div class="subpanel">
+        <div class="subpanel" ref={editPanel}>
           <h3>Edit endpoint</h3>
           <EndpointForm
             idPrefix="edit-endpoint"

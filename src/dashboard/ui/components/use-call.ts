@@ -9,20 +9,29 @@ export interface CallOptions {
   leaving?: boolean;
   /** The failure as this form shows it (say, in its own words, at its own field). */
   asError?: (error: unknown) => unknown;
+  /**
+   * Ignored while a call of this hook runs: for a button left focusable while busy
+   * (aria-disabled, so a refusal keeps the focus on it), which a disabled attribute would not guard.
+   */
+  exclusive?: boolean;
 }
 
 /**
  * `run(call)`: `busy` while a call runs, its failure kept as `error` (for ErrorNote and Field),
  * cleared when the next call starts. Calls may overlap (two rows' deletes, a rotation confirmed
  * while a test is sent): each runs, and `busy` lasts until the last ends. A button that must not
- * be pressed twice is disabled while `busy`, or checks it (one left focusable with aria-disabled).
+ * be pressed twice is disabled while `busy`, or its call is `exclusive`.
  * `setError` shows a form's own objection the same way, with no call.
  */
 export function useCall() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const running = useRef(0);
-  const run = async (call: () => Promise<unknown>, { leaving = false, asError = (e) => e }: CallOptions = {}) => {
+  const run = async (
+    call: () => Promise<unknown>,
+    { leaving = false, asError = (e) => e, exclusive = false }: CallOptions = {},
+  ) => {
+    if (exclusive && running.current > 0) return;
     running.current++;
     setBusy(true);
     setError(null);

@@ -18,13 +18,12 @@ export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () =
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (busy) return; // its button stays focusable while busy (aria-disabled)
         void run(
           async () => {
             await client.apiKeys.rename(apiKey.id, name.trim());
             onDone();
           },
-          { leaving: true },
+          { leaving: true, exclusive: true },
         );
       }}
     >
@@ -90,9 +89,9 @@ export function Roll({
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (busy) return;
         void run(async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret), {
           leaving: true,
+          exclusive: true,
           asError: (err) => inFormTerms(err, seconds),
         });
       }}
@@ -148,9 +147,8 @@ export function Revoke({
   onCancel: () => void;
 }) {
   const { busy, error, run } = useCall();
-  const revoke = async () => {
-    if (busy) return;
-    await run(
+  const revoke = () =>
+    run(
       async () => {
         await client.apiKeys.revoke(apiKey.id);
         if (!own) return onDone();
@@ -158,9 +156,8 @@ export function Revoke({
         await signOut().catch(() => undefined);
         window.dispatchEvent(new Event(SESSION_ENDED));
       },
-      { leaving: true },
+      { leaving: true, exclusive: true },
     );
-  };
   return (
     <div role="group" aria-label={`Revoke “${apiKey.name}”`}>
       <p>

@@ -515,6 +515,26 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await row.getByRole("button", { name: "Roll", exact: true }).waitFor({ state: "detached" });
   await focusReaches("Rename", "after a revoke the row's Rename has the focus");
   assert.ok(await row.getByRole("button", { name: "Rename" }).evaluate((b) => b === document.activeElement));
+  // Under "Active" the revoked key's row leaves the list: a notice says so and takes the focus,
+  // and Dismiss gives it to the page's heading.
+  await page.getByLabel("Status").selectOption({ label: "Active" });
+  await page.waitForURL((url) => url.searchParams.get("status") === "active");
+  const leaving = page.getByRole("row", { name: /^filler 96 / }); // not its panel's row, "Revoke “filler 96”"
+  await leaving.getByRole("button", { name: "Revoke", exact: true }).click();
+  await page.getByRole("button", { name: "Revoke key" }).click();
+  await leaving.waitFor({ state: "detached" });
+  await page.waitForFunction(
+    () =>
+      document.activeElement?.getAttribute("role") === "status" &&
+      document.activeElement.textContent?.includes("“filler 96” is revoked, so it is no longer listed under “Active”."),
+    undefined,
+    { timeout: 5000 },
+  );
+  await watch.check("edges-revoked-under-active");
+  await page.getByRole("button", { name: "Dismiss" }).click();
+  await focusReaches("API keys", "Dismiss gives the focus to the page's heading");
+  await page.goBack(); // the unfiltered list, so Back after signing out still leads where it did
+  await page.waitForURL((url) => !url.searchParams.has("status"));
 
   // Back after signing out goes to sign-in, not a page left loading.
   await page.getByRole("button", { name: "Sign out" }).click();

@@ -61,6 +61,36 @@ export function useFocusInPlace<T>(
 /** Where focus goes when what held it closes (Cancel, Done): the page's heading. */
 export const focusPageHeading = () => document.querySelector<HTMLElement>("main h1")?.focus();
 
+/**
+ * What the last change did, where the control that made it is gone (a form closed, a row left the
+ * list): focused as it appears, so it is read out, and Dismiss hands the focus to the page heading.
+ * `shown` changes with each new notice, which takes the focus again; `children` say more.
+ */
+export function ChangeNotice({
+  text,
+  shown,
+  onClose,
+  children,
+}: {
+  text: string;
+  shown: unknown;
+  onClose: () => void;
+  children?: ComponentChildren;
+}) {
+  const box = useFocusOnShow<HTMLDivElement>([shown]);
+  return (
+    <div class="notice" role="status" tabIndex={-1} ref={box}>
+      <p>
+        {text}{" "}
+        <button type="button" class="secondary small" onClick={() => (onClose(), focusPageHeading())}>
+          Dismiss
+        </button>
+      </p>
+      {children}
+    </div>
+  );
+}
+
 /** What went wrong, as the API said it, with the request id to quote. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;

@@ -9,6 +9,7 @@ import { api, ok, type Models } from "../api";
 import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
 import {
+  ChangeNotice,
   Empty,
   ErrorNote,
   Field,
@@ -29,6 +30,7 @@ const STATUSES: { value: Status; label: string }[] = [
   { value: "expired", label: "Expired" },
   { value: "revoked", label: "Revoked" },
 ];
+const labelOf = (status: Status) => STATUSES.find((s) => s.value === status)!.label;
 const LIMIT = 50;
 
 interface Shown {
@@ -60,6 +62,8 @@ function Keys() {
   const [creating, setCreating] = useState(false);
   // The secret lives only here, in memory, until Done: never in the address or anything kept.
   const [shown, setShown] = useState<Shown | null>(null);
+  /** What a change did that the list no longer shows (a key revoked leaves a list of active ones), and under which filter. */
+  const [notice, setNotice] = useState<{ text: string; status: Status } | null>(null);
   const cursor = useCursor();
   const keys = useLoad(
     () =>
@@ -99,6 +103,7 @@ function Keys() {
           }}
         />
       )}
+      {notice?.status === status && <ChangeNotice text={notice.text} shown={notice} onClose={() => setNotice(null)} />}
       {shown?.signsOut && (
         <p class="notice">This browser signs out when the old key stops working: sign in again with the new secret.</p>
       )}
@@ -168,6 +173,15 @@ function Keys() {
                     own={key.id === session.api_key?.id}
                     canWrite={canWrite}
                     onChanged={keys.reload}
+                    onRevokedAway={
+                      status && status !== "revoked"
+                        ? (name) =>
+                            setNotice({
+                              text: `“${name}” is revoked, so it is no longer listed under “${labelOf(status)}”.`,
+                              status,
+                            })
+                        : undefined
+                    }
                     onSecret={(secret) => {
                       setShown(secret);
                       // Reading the list with a key that has just stopped would end the session before the secret is copied.

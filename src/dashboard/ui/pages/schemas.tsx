@@ -6,7 +6,17 @@ import { isExactNumber } from "../exact-json";
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, ok, type Models } from "../api";
-import { Empty, ErrorNote, Loading, Page, Pager, useCursor, focusPageHeading, useFocusOnShow } from "../components/ui";
+import {
+  ChangeNotice,
+  Empty,
+  ErrorNote,
+  Loading,
+  Page,
+  Pager,
+  useCursor,
+  focusPageHeading,
+  useFocusOnShow,
+} from "../components/ui";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { ContractForm, type SchemaInput } from "./schemas/contract-form";
@@ -146,17 +156,10 @@ function EditPanel({ title, children }: { title: string; children: ComponentChil
   );
 }
 
-/** What the last change did; focused as it appears, since the form that made it is gone. */
+/** What the last change did: for a schema just made, its id and how to use it. */
 function Notice({ notice, onClose }: { notice: { text: string; created?: Schema }; onClose: () => void }) {
-  const box = useFocusOnShow<HTMLDivElement>([notice]);
   return (
-    <div class="notice" role="status" tabIndex={-1} ref={box}>
-      <p>
-        {notice.text}{" "}
-        <button type="button" class="secondary small" onClick={onClose}>
-          Dismiss
-        </button>
-      </p>
+    <ChangeNotice text={notice.text} shown={notice} onClose={onClose}>
       {notice.created && (
         <>
           <p>
@@ -165,7 +168,7 @@ function Notice({ notice, onClose }: { notice: { text: string; created?: Schema 
           <pre class="mono">{candidateCurl(notice.created.id)}</pre>
         </>
       )}
-    </div>
+    </ChangeNotice>
   );
 }
 

@@ -18,11 +18,16 @@ export interface RowProps {
   own: boolean;
   canWrite: boolean;
   onChanged: () => void;
+  /**
+   * Called instead of keeping the focus in the row when a revoked key leaves the list shown (it is
+   * filtered to active or expired keys): the row is about to go, and its buttons with it.
+   */
+  onRevokedAway?: (name: string) => void;
   /** A new secret to show once; `signsOut`: this session ends with the old key. */
   onSecret: (secret: { label: string; secret: string; signsOut: boolean }) => void;
 }
 
-export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps) {
+export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecret }: RowProps) {
   const [action, setAction] = useState<Action>(null);
   const toggles = useRef<Partial<Record<NonNullable<Action>, HTMLButtonElement | null>>>({});
   const panelRef = useRef<HTMLDivElement>(null);
@@ -131,8 +136,9 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onSecret }: RowProps)
                   own={own}
                   onDone={() => {
                     done();
+                    if (onRevokedAway) onRevokedAway(apiKey.name);
                     // The re-read row has no Roll or Revoke: Rename, always there, holds the focus.
-                    toggles.current.rename?.focus();
+                    else toggles.current.rename?.focus();
                   }}
                   onCancel={close}
                 />

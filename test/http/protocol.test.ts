@@ -165,6 +165,28 @@ describe("request bodies", () => {
     expectStatus(ok, 201);
   });
 
+  it("takes every spelling of the JSON media type RFC 9110 allows: case, spaces around `;`, empty parameters", async () => {
+    const { token } = await createAccount();
+    const body = JSON.stringify({ contract: contract() });
+    for (const contentType of [
+      "Application/JSON",
+      "application/json ; charset=utf-8",
+      "application/json\t;charset=UTF-8",
+      "application/json;",
+      "application/json; ;charset=utf-8",
+      'application/json; charset="utf-8"',
+    ]) {
+      const res = await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": contentType } });
+      expectStatus(res, 201, contentType);
+    }
+    // Refused in the service's own words, never a library's.
+    for (const contentType of ["application/jsonx", "application/json-patch+json", "text/json"]) {
+      const res = await call("POST", "/v1/schemas", { token, raw: body, headers: { "Content-Type": contentType } });
+      expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+      expect(res.body.error.message, contentType).toContain("Content-Type: application/json");
+    }
+  });
+
   it("refuses a compressed body with 415 and the codings it accepts, recording nothing", async () => {
     const { token } = await createAccount();
     const body = JSON.stringify({ contract: contract() });

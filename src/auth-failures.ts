@@ -1,11 +1,13 @@
 /**
  * The failed-authentication limit per client address (docs/keys-and-permissions.md): every refused
  * credential (a bearer key, a session cookie, a sign-in link's code, a key pasted to sign in, the
- * operator secret) counts here, and an address past the limit is refused before any lookup.
+ * operator secret) counts here, and an address past the limit is refused before any lookup. A
+ * request with no credential at all guesses nothing: it is not counted, and answered 401 as ever.
+ * Every 401 says in RateLimit headers how many failures the address has left.
  */
 import type { Context } from "hono";
-import type { ApiError } from "./errors/api-error";
-import { rateLimited, secondsToReset, type LimitPolicy } from "./rate-limit";
+import { ApiError } from "./errors/api-error";
+import { rateLimited, rateLimitHeaders, secondsToReset, WindowCounts, type LimitPolicy } from "./rate-limit";
 import type { AppEnv } from "./app-env";
 
 const authFailurePolicy = (env: Env): LimitPolicy => ({
@@ -44,14 +46,34 @@ export function refuseIfBlocked(c: Context<AppEnv>, now: number) {
   blockedAddresses.delete(address);
 }
 
+/** Failures per address in this isolate's window, for the RateLimit headers (rate-limit.ts says why counted here). */
+const failureCounts = new WindowCounts();
+
+/** The 401 with the address's allowance of failures in its RateLimit headers. */
+const withAllowance = (error: ApiError, policy: LimitPolicy, remaining: number, now: number) =>
+  new ApiError(error.code, error.message, error.details, {
+    ...error.headers,
+    ...rateLimitHeaders(policy, remaining, now),
+  });
+
 /** Counts a failed attempt against the address; the error to answer with (429 once over the limit). */
 export async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
   const address = clientAddress(c);
   const { success } = await c.env.AUTH_FAILURE_LIMITER.limit({ key: address });
-  if (success) return error;
   const now = Date.now();
   const policy = authFailurePolicy(c.env);
+  if (success) return withAllowance(error, policy, failureCounts.count(policy, address, now), now);
   if (blockedAddresses.size >= MAX_BLOCKED_ADDRESSES) blockedAddresses.clear();
   blockedAddresses.set(address, now + secondsToReset(policy, now) * 1000);
   return rateLimited(policy, "failed authentication attempts from this address", now);
+}
+
+/**
+ * A request that sent no credential at all: no guess at one, so it neither counts as a failure nor
+ * is refused by an address's block (it costs no lookup); its 401 tells the address's allowance.
+ */
+export function noCredential(c: Context<AppEnv>, error: ApiError): ApiError {
+  const now = Date.now();
+  const policy = authFailurePolicy(c.env);
+  return withAllowance(error, policy, failureCounts.remaining(policy, clientAddress(c), now), now);
 }

@@ -14,7 +14,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { ApiError } from "./errors/api-error";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
-import { failure, refuseIfBlocked } from "./auth-failures";
+import { failure, noCredential, refuseIfBlocked } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken } from "./tokens";
 import { sha256Hex } from "./hash";
@@ -125,8 +125,7 @@ const BEARER = /^Bearer +(\S+) *$/i;
 async function bearerCaller(c: Context<AppEnv>, authorization: string | undefined, now: number): Promise<RequestKey> {
   const token = BEARER.exec(authorization ?? "")?.[1];
   if (token !== undefined) return authenticateKey(c, token, now);
-  refuseIfBlocked(c, now);
-  throw await failure(
+  throw noCredential(
     c,
     new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
       "WWW-Authenticate": "Bearer",

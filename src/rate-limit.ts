@@ -4,8 +4,8 @@
  * older trio).
  *
  * - per account: every authenticated /v1 request, with its allowance on every response;
- * - per client address: failed authentication (see auth.ts), so guessing tokens is slow and a
- *   flood of bad tokens costs no database lookups.
+ * - per client address: failed authentication (auth-failures.ts), so guessing tokens is slow and
+ *   a flood of bad tokens costs no database lookups; every 401 carries what is left of it.
  *
  * The binding answers only allowed or not, so the allowance reported is counted here, per
  * isolate, in the same wall-clock-aligned windows the binding uses. Locally (one isolate) it is
@@ -25,7 +25,7 @@ export interface LimitPolicy {
 const MAX_TRACKED_KEYS = 10_000;
 
 /** Counts of what one policy let through in the current window, per key, in this isolate. */
-class WindowCounts {
+export class WindowCounts {
   private counts = new Map<string, { window: number; count: number }>();
 
   /** Counts one allowed request for `key`; the allowance left in this window. */
@@ -39,6 +39,12 @@ class WindowCounts {
     }
     seen.count++;
     return Math.max(0, policy.limit - seen.count);
+  }
+
+  /** The allowance left for `key` in this window, counting nothing. */
+  remaining(policy: LimitPolicy, key: string, now: number): number {
+    const seen = this.counts.get(key);
+    return seen?.window === windowOf(policy, now) ? Math.max(0, policy.limit - seen.count) : policy.limit;
   }
 }
 

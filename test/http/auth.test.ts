@@ -132,12 +132,21 @@ describe("abuse of authentication", () => {
     const account = await createAccount();
     expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
 
-    const attempts = await Promise.all(
-      Array.from({ length: limit }, (_, i) =>
-        call("GET", "/v1/schemas", { token: i % 3 ? unknownToken() : undefined, headers: attacker }),
-      ),
+    // A request with no credential guesses nothing: not counted, and told the allowance left.
+    const bare = await call("GET", "/v1/schemas", { headers: attacker });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get("RateLimit-Remaining")).toBe(String(limit));
+    const attempts = [];
+    for (let i = 0; i < limit; i++)
+      attempts.push(await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker }));
+    // Each failure's 401 says how many are left, down to none.
+    expect(attempts.map((res) => res.status)).toEqual(Array(limit).fill(401));
+    expect(attempts.map((res) => Number(res.headers.get("RateLimit-Remaining")))).toEqual(
+      Array.from({ length: limit }, (_, i) => limit - 1 - i),
     );
-    for (const res of attempts) expect(res.status).toBe(401);
+    expect(attempts[0].headers.get("RateLimit-Policy")).toBe(
+      `"auth-failures-per-address";q=${limit};w=${env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS}`,
+    );
     const over = await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker });
     expect(over.status).toBe(429);
     expect(over.body.error).toMatchObject({ type: "rate_limit_error", code: "RATE_LIMITED", status: 429 });
@@ -149,7 +158,11 @@ describe("abuse of authentication", () => {
     await withoutTokenTable(async () => {
       // Refused before any lookup (a lookup would fail with the table gone)...
       expect((await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker })).status).toBe(429);
-      expect((await call("GET", "/v1/schemas", { headers: attacker })).status).toBe(429);
+      // ...but for a request with no credential, which costs no lookup: still 401, with none left...
+      const noCredential = await call("GET", "/v1/schemas", { headers: attacker });
+      expect(noCredential.status).toBe(401);
+      expect(noCredential.body.error.code).toBe("MISSING_API_TOKEN");
+      expect(noCredential.headers.get("RateLimit-Remaining")).toBe("0");
       // ...while an authenticated client at that address, and every other address, carry on.
       expect((await call("GET", "/v1/schemas", { token: account.token, headers: attacker })).status).toBe(200);
     });

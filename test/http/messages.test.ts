@@ -333,6 +333,29 @@ describe("error messages", () => {
     expect(read.body.candidate_alias).toBe(alias);
   });
 
+  it("refuses a query escape that is not UTF-8 at its parameter, never reading it as the literal text", async () => {
+    const account = await createAccount();
+    const notUtf8 = "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes";
+    for (const [url, path] of [
+      ["/v1/summary?customer_uuid=%ED%A0%80", "customer_uuid"], // a lone surrogate's bytes
+      ["/v1/candidates?customer_uuid=%FF", "customer_uuid"],
+      ["/v1/candidates/export?metadata%5Bplan%5D=%C3", "metadata[plan]"],
+      ["/v1/notifications?limit=1&candidate_alias=ab%E0%A4", "candidate_alias"],
+      ["/v1/candidates?%FF=1", "%FF"],
+    ]) {
+      const res = await call("GET", url, { token: account.token });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.details, url).toEqual([{ path, message: notUtf8 }]);
+    }
+    // An escaped `%`, `+` for a space and UTF-8 escapes are read as ever.
+    for (const url of [
+      "/v1/candidates?customer_uuid=%25FF",
+      "/v1/candidates?customer_uuid=a+b",
+      "/v1/candidates?customer_uuid=%C3%A9%F0%9F%98%80",
+    ])
+      expect((await call("GET", url, { token: account.token })).status, url).toBe(200);
+  });
+
   it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {
     const doc = await openApiDocument();
     let account!: TestAccount;

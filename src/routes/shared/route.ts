@@ -7,7 +7,7 @@
  */
 import { createRoute as createOpenApiRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ApiError, validationError } from "../../errors/api-error";
+import { ApiError, validationError, type ErrorDetail } from "../../errors/api-error";
 import type { Permission } from "../../domain/permissions";
 import type { AppEnv } from "../../app-env";
 import { errorResponses } from "./openapi";
@@ -30,18 +30,39 @@ export const requirePermission = (permission: Permission) =>
     await next();
   });
 
-/**
- * A query parameter with no name (`?=x`, `&=x`): Hono's parser drops it, so it would be ignored.
- * In a query as sent, `&` inside a value is `%26`: a `=` first, or right after `&`, starts an
- * unnamed one. Only the query is looked at: a path (an alias) may hold `&=` as it is.
- */
-const refuseUnnamedParameter = createMiddleware(async (c, next) => {
-  const query = c.req.url.indexOf("?");
-  if (query !== -1 && /(^|&)=/.test(c.req.url.slice(query + 1))) {
-    throw validationError([
-      { path: "", message: "is a query parameter with no name: give every parameter one, as in `limit=10`" },
-    ]);
+/** A query's name or value as sent, decoded; undefined when its escapes are not UTF-8 (`%FF`, a lone surrogate). */
+function decodeQueryPart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part.replaceAll("+", " "));
+  } catch {
+    return undefined;
   }
+}
+
+/**
+ * What Hono's query parser would hide, refused at its parameter: one with no name (`?=x`, `&=x`),
+ * which it drops, and escapes that are not UTF-8, which it keeps as the literal text `%FF` (so
+ * `%FF` and `%25FF` would be one filter). In a query as sent, `&` inside a value is `%26`. Only
+ * the query is looked at: a path (an alias) may hold `&=` as it is.
+ */
+const refuseMalformedQuery = createMiddleware(async (c, next) => {
+  const query = c.req.url.indexOf("?");
+  if (query === -1) return next();
+  const problems: ErrorDetail[] = [];
+  for (const part of c.req.url.slice(query + 1).split("&")) {
+    const [name, value = ""] = part.split(/=(.*)/s);
+    if (name === "" && part.startsWith("="))
+      problems.push({
+        path: "",
+        message: "is a query parameter with no name: give every parameter one, as in `limit=10`",
+      });
+    else if (decodeQueryPart(name) === undefined || decodeQueryPart(value) === undefined)
+      problems.push({
+        path: decodeQueryPart(name) ?? name,
+        message: "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes",
+      });
+  }
+  if (problems.length > 0) throw validationError(problems);
   await next();
 });
 
@@ -65,7 +86,7 @@ export function createRoute<P extends string, R extends Omit<RouteConfig, "path"
     // A query parameter no operation defines is refused like an unknown body field, never ignored:
     // `?limt=1` must not quietly answer everything.
     request: { query: NO_QUERY, ...config.request },
-    middleware: [requirePermission(permission), refuseUnnamedParameter, ...asList(config.middleware)],
+    middleware: [requirePermission(permission), refuseMalformedQuery, ...asList(config.middleware)],
     description: [
       config.description,
       `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`,

@@ -190,8 +190,15 @@ export const ContractSchema = z
     review_window: z
       .number()
       .min(0, { message: "is in seconds: at least 0" })
+      // Windows are kept to the millisecond: a shorter one would be a review of 0 that says otherwise.
+      .refine((seconds) => seconds <= 0 || seconds >= 0.001, {
+        message: "is in seconds: 0 (no review), or at least 0.001 (one millisecond)",
+      })
       .max(MAX_WINDOW_SECONDS, WINDOW_TOO_LONG)
-      .openapi({ description: "Seconds the candidate stays PENDING before its outcome is final.", example: 3600 }),
+      .openapi({
+        description: "Seconds the candidate stays PENDING before its outcome is final: 0 (none), or at least 0.001.",
+        example: 3600,
+      }),
     fulfillment_condition: ConditionNodeSchema,
     timeout_outcome: TimeoutOutcomeSchema,
   })

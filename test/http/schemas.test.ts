@@ -166,6 +166,16 @@ describe("POST /v1/schemas", () => {
     expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([
       { path: "contract.review_window", message: "is in seconds: at least 0" },
     ]);
+    // Kept to the millisecond: under one, a review would be none while the contract said otherwise.
+    for (const seconds of [0.0004, 1e-4, 0.0009])
+      expect(await refused({ contract: contract({ review_window: seconds }) }), String(seconds)).toEqual([
+        {
+          path: "contract.review_window",
+          message: "is in seconds: 0 (no review), or at least 0.001 (one millisecond)",
+        },
+      ]);
+    for (const seconds of [0, 0.001, 0.0015])
+      expectStatus(await api.raw.post("/v1/schemas", { contract: contract({ review_window: seconds }) }), 201);
     expect(await refused({ contract: contract({ timeout_outcome: undefined }) })).toEqual([
       { path: "contract.timeout_outcome", message: "is required" },
     ]);

@@ -546,7 +546,7 @@ export interface components {
              */
             activity_window: number;
             /**
-             * @description Seconds the candidate stays PENDING before its outcome is final.
+             * @description Seconds the candidate stays PENDING before its outcome is final: 0 (none), or at least 0.001.
              * @example 3600
              */
             review_window: number;

@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 /** A dotenv file `wrangler dev` loads (--env-file), so the secret is on no command line. */
 export const OPERATOR_ENV_FILE = ".wrangler/operator.env";
 const DEV_SERVER_FILE = ".wrangler/dev-server.json";
+/** The script `npm run dev` runs, as its process's command line names it. */
+const DEV_SCRIPT = "dev.ts";
 
 export interface DevServerState {
   pid: number;
@@ -60,13 +62,26 @@ function readDevServerFile(): DevServerState | null {
   }
 }
 
+/**
+ * Whether `pid` is still an `npm run dev` (scripts/dev.ts). Where /proc tells more than a signal
+ * can, a process killed but not yet reaped (a zombie) is gone, and so is one that now holds the
+ * pid of a dev server long gone: either way the file is stale, and the server is not there.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  let stat: string, commandLine: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return true; // no /proc (macOS), or not ours to read: the signal's answer stands
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3); // after "pid (comm) "
+  return state !== "Z" && state !== "X" && commandLine.split("\0").some((arg) => arg.endsWith(DEV_SCRIPT));
 }
 
 /** The running `npm run dev`, or null when none runs (no file, or its process is gone). */

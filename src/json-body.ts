@@ -45,7 +45,7 @@ export const jsonBody = ({
     if (contentType === undefined ? !optional : !JSON_MEDIA_TYPE.test(contentType)) throw unsupportedMediaType();
     const encoding = c.req.header("Content-Encoding")?.trim().toLowerCase();
     if (encoding !== undefined && encoding !== "" && encoding !== "identity") throw unsupportedEncoding();
-    if (contentType !== undefined) asPlainJson(c);
+    if (contentType !== undefined) asPlainJson(c, contentType);
     await next();
   }),
   bodyLimit({
@@ -84,8 +84,8 @@ export const jsonBody = ({
  * may follow it, and refuses in a library's words the other spellings RFC 9110 allows, which this
  * guard took (a space before `;`, an empty parameter): from here on the request says just that.
  */
-function asPlainJson(c: Context<AppEnv>) {
-  if (c.req.header("Content-Type") === "application/json") return;
+function asPlainJson(c: Context<AppEnv>, contentType: string) {
+  if (contentType === "application/json") return;
   const headers = new Headers(c.req.raw.headers);
   headers.set("Content-Type", "application/json");
   c.req.raw = new Request(c.req.raw, { headers });

@@ -50,15 +50,18 @@ const refuseMalformedQuery = createMiddleware(async (c, next) => {
   if (query === -1) return next();
   const problems: ErrorDetail[] = [];
   for (const part of c.req.url.slice(query + 1).split("&")) {
-    const [name, value = ""] = part.split(/=(.*)/s);
-    if (name === "" && part.startsWith("="))
+    if (part.startsWith("=")) {
       problems.push({
         path: "",
         message: "is a query parameter with no name: give every parameter one, as in `limit=10`",
       });
-    else if (decodeQueryPart(name) === undefined || decodeQueryPart(value) === undefined)
+      continue;
+    }
+    const [name, value = ""] = part.split(/=(.*)/s);
+    const decodedName = decodeQueryPart(name);
+    if (decodedName === undefined || decodeQueryPart(value) === undefined)
       problems.push({
-        path: decodeQueryPart(name) ?? name,
+        path: decodedName ?? name,
         message: "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes",
       });
   }

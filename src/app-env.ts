@@ -27,6 +27,8 @@ export interface IdempotentRequest {
 /** The key a request holds: a later takeover of the same key has another `lockedUntil`. */
 export interface HeldKey extends IdempotentRequest {
   lockedUntil: number;
+  /** The route's answer holds a secret: it is stored sealed for the caller (sealed-answers.ts). */
+  sealed?: true;
 }
 
 /** A dashboard session, as the request that it authenticated sees it (session.ts). */

@@ -162,6 +162,16 @@ export async function sessionCaller(c: Context<AppEnv>, value: string, now: numb
 }
 
 /**
+ * The secret the request authenticated with: its API key, or its session cookie's value. Only its
+ * caller knows it (the service keeps each as a hash), so what is sealed with it (sealed-answers.ts)
+ * is the caller's alone. Call only after `requireAccount`.
+ */
+export function callerSecret(c: Context<AppEnv>): string {
+  const authorization = c.req.header("Authorization");
+  return authorization === undefined ? sessionCookie(c)! : BEARER.exec(authorization)![1];
+}
+
+/**
  * Sets the request's `apiKey`, `accountId` and `shard` (where its data lives), or answers 401 (429 once an address fails too
  * often; 403 CROSS_SITE_REQUEST for a cookie sent cross-site). What the caller may do is the
  * route's check (routes/shared/route.ts).

@@ -27,11 +27,17 @@ import { IDEMPOTENCY_KEEP_MS, keyStore, type KeyClaim } from "./idempotency-keys
 import { noteBookmark, responseBookmark } from "./account-db";
 import type { AppEnv, IdempotentRequest } from "./app-env";
 import type { D1 } from "./shards";
+import { callerName, recipientOf, seal, unseal } from "./sealed-answers";
 
 export { IDEMPOTENCY_KEEP_MS, IDEMPOTENCY_LOCK_MS } from "./idempotency-keys";
 
 export const KEY_REUSED_MESSAGE =
   "This Idempotency-Key was already used with a different request. Use a new key for a new request.";
+
+/** IDEMPOTENCY_KEY_REUSED where the answer holds a secret, so the caller is part of the request. */
+const KEY_REUSED_SEALED_MESSAGE =
+  "This Idempotency-Key was already used with a different request. Here a request from another API key or dashboard " +
+  "session is a different request: the answer holds a secret only the caller that made it may see. Use a new key for a new request.";
 
 export const KEY_IN_USE_MESSAGE = "A request with this Idempotency-Key is still in progress. Retry after it completes.";
 
@@ -58,10 +64,15 @@ function errorRequestId(status: number, body: string): string | undefined {
 
 /**
  * What a keyed request asks: its method, path and body, in canonical JSON (RFC 8785), so the same
- * body with its keys in another order, or other whitespace, is the same request.
+ * body with its keys in another order, or other whitespace, is the same request; and, where the
+ * answer holds a secret, who asks (`callerName`).
  */
-export const requestFingerprint = (method: string, path: string, body: unknown) =>
-  sha256Hex(`${method} ${path}\n${canonicalize(body)}`);
+export const requestFingerprint = (method: string, path: string, body: unknown, caller?: string) =>
+  sha256Hex(`${method} ${path}\n${canonicalize(body)}${caller === undefined ? "" : `\n${caller}`}`);
+
+/** 409 IDEMPOTENCY_KEY_REUSED; `sealed`: on a route whose answer holds a secret, where the caller is part of the request. */
+const keyReused = (sealed: boolean | undefined) =>
+  new ApiError("IDEMPOTENCY_KEY_REUSED", sealed ? KEY_REUSED_SEALED_MESSAGE : KEY_REUSED_MESSAGE);
 
 /**
  * A request that arrives while another holds its key is 409 IDEMPOTENCY_KEY_IN_USE, told when to
@@ -82,9 +93,14 @@ export interface IdempotencyOptions {
    * none stored, the holder is still at work (IDEMPOTENCY_KEY_IN_USE).
    */
   candidateKeepsResult?: boolean;
+  /**
+   * The answer holds a secret shown once (an API key's): it is stored sealed for the caller, and
+   * only the caller that made the request gets it replayed (sealed-answers.ts).
+   */
+  answerHoldsSecret?: boolean;
 }
 
-export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions = {}) =>
+export const idempotency = ({ candidateKeepsResult = false, answerHoldsSecret = false }: IdempotencyOptions = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const key = c.req.header("Idempotency-Key");
     if (key === undefined || c.req.method !== "POST") return next();
@@ -97,26 +113,29 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       ]);
     }
     const body: unknown = await c.req.json(); // parsed and cached by the body guards
+    const recipient = answerHoldsSecret ? recipientOf(c, key) : undefined;
     const claim: KeyClaim = {
       accountId: c.get("accountId"),
       key,
-      fingerprint: await requestFingerprint(c.req.method, c.req.path, body),
+      fingerprint: await requestFingerprint(c.req.method, c.req.path, body, recipient && callerName(c)),
       now: Date.now(),
     };
     const store = keyStore(c.env, claim.accountId, key);
     const outcome = await store.claim(claim);
     switch (outcome.kind) {
       case "replay": {
+        const answer = recipient ? await unseal(outcome.body, recipient) : outcome.body;
+        if (answer === null) throw keyReused(true);
         noteBookmark(c, outcome.bookmark); // the first response's: the bookmarks middleware sends it
-        const madeBy = errorRequestId(outcome.status, outcome.body);
+        const madeBy = errorRequestId(outcome.status, answer);
         if (madeBy) c.header("Request-Id", madeBy);
-        return c.body(outcome.body, outcome.status as 200, {
+        return c.body(answer, outcome.status as 200, {
           "Content-Type": "application/json",
           "Idempotent-Replayed": "true",
         });
       }
       case "mismatch":
-        throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
+        throw keyReused(answerHoldsSecret);
       case "in_progress":
         if (!candidateKeepsResult) throw keyInUse(outcome.lockedUntil, claim.now);
         // The key is another request's: nothing to record here, whatever the candidate answers.
@@ -135,6 +154,7 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       fingerprint: claim.fingerprint,
       claimedAt: outcome.claimedAt,
       lockedUntil: outcome.lockedUntil,
+      ...(recipient && { sealed: true }),
     });
     await next();
     // Awaited, so a retry sent as soon as this response arrives replays it from the key's object.
@@ -144,13 +164,14 @@ export const idempotency = ({ candidateKeepsResult = false }: IdempotencyOptions
       if (c.get("idempotencyIncomplete") || failed(c.res.status)) await store.unlock(claim.accountId, held, Date.now());
       // A bookmark is kept here, so a replay carries the first response's (the candidate keeps only its latest).
       else if (c.get("idempotencyKeptByCandidate") && bookmark === null) return;
-      else if (replayable(c.res.status))
+      else if (replayable(c.res.status)) {
+        const answer = await c.res.clone().text();
         await store.complete(claim.accountId, held, {
           status: c.res.status,
-          body: await c.res.clone().text(),
+          body: recipient ? await seal(answer, recipient) : answer,
           bookmark,
         });
-      else await store.release(claim.accountId, held);
+      } else await store.release(claim.accountId, held);
     } catch (error) {
       // The response stands. The key stays claimed until its lock lapses; a retry then takes it
       // over, and the store of the change answers it from its own record of the key.
@@ -191,25 +212,60 @@ export const unlessAnswered = (accountId: string, request: IdempotentRequest | u
  * another store, so two requests may both hold it (the first outlived its lock and a retry took
  * the key over, or the first died after its change): the change is made by the first to reach
  * D1, and the other answers what it answered (a replay), or 409 IDEMPOTENCY_KEY_REUSED if that
- * was another request. Returns the change's result, or the earlier answer (to send with the
- * route's success status: only successes are stored).
+ * was another request. Statements `alongside` the change run after it in the same transaction.
+ * Returns the results of the change and those alongside, or the earlier answer (to send with the
+ * route's success status: only successes are stored). A sealed route's answer must be text.
  */
 export async function changeOnce<T>(
   c: Context<AppEnv>,
   db: D1,
   change: D1PreparedStatement,
   answer: { body: string | SqlFragment; madeIf: SqlFragment },
-): Promise<{ changed: D1Result<T> } | { earlier: string }> {
+  alongside: D1PreparedStatement[] = [],
+): Promise<{ changed: D1Result<T>; alongside: D1Result<T>[] } | { earlier: string }> {
   const request = c.get("idempotency");
-  if (!request) return { changed: (await db.batch<T>([change]))[0] };
-  const [changed, , stored] = await db.batch<T>([
+  if (!request) {
+    const [changed, ...rest] = await db.batch<T>([change, ...alongside]);
+    return { changed, alongside: rest };
+  }
+  const body = request.sealed ? await seal(answer.body as string, recipientOf(c, request.key)) : answer.body;
+  const [changed, , stored, ...rest] = await db.batch<T>([
     change,
-    answerStatement(db, c.get("accountId"), request, answer.body, answer.madeIf),
+    answerStatement(db, c.get("accountId"), request, body, answer.madeIf),
     storedAnswerStatement(db, c.get("accountId"), request, IDEMPOTENCY_KEEP_MS),
+    ...alongside,
   ]);
   const earlier = stored.results[0] as StoredAnswer | undefined;
-  if (changed.meta.changes > 0 || !earlier) return { changed };
-  if (earlier.fingerprint !== request.fingerprint) throw new ApiError("IDEMPOTENCY_KEY_REUSED", KEY_REUSED_MESSAGE);
+  if (changed.meta.changes > 0 || !earlier) return { changed, alongside: rest };
+  return { earlier: await replayOf(c, earlier) };
+}
+
+/**
+ * The answer a change made in D1 alone stored under the request's Idempotency-Key, if any: for a
+ * route whose own checks would refuse what that change left (a rolled key is no longer active).
+ */
+export async function earlierAnswer(c: Context<AppEnv>, db: D1): Promise<string | undefined> {
+  const request = c.get("idempotency");
+  if (!request) return undefined;
+  const stored = await storedAnswerStatement(
+    db,
+    c.get("accountId"),
+    request,
+    IDEMPOTENCY_KEEP_MS,
+  ).first<StoredAnswer>();
+  return stored ? replayOf(c, stored) : undefined;
+}
+
+/** A stored answer of the request's key, sent as a replay; 409 if another request stored it. */
+async function replayOf(c: Context<AppEnv>, stored: StoredAnswer): Promise<string> {
+  const request = c.get("idempotency")!;
+  const body =
+    stored.fingerprint !== request.fingerprint
+      ? null
+      : request.sealed
+        ? await unseal(stored.body, recipientOf(c, request.key))
+        : stored.body;
+  if (body === null) throw keyReused(request.sealed);
   c.header("Idempotent-Replayed", "true");
-  return { earlier: earlier.body };
+  return body;
 }

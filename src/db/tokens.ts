@@ -1,6 +1,9 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
 import type { ShardName } from "../shards.ts";
 
+/** An SQL condition with its parameters (as db/idempotency.ts's SqlFragment; this file stays loadable by Node). */
+type SqlCondition = { sql: string; params: (string | number)[] };
+
 /**
  * At most this many active keys per account. An expired key can never be used again, so only
  * keys neither revoked nor expired count: a key a roll replaces counts until it expires
@@ -68,13 +71,16 @@ export interface NewKey {
   now: number;
 }
 
-/** Inserts the key only while the account has fewer than the maximum of active keys. */
-export function insertKeyStatement(db: D1Database, key: NewKey) {
+/**
+ * Inserts the key only while the account has fewer than the maximum of active keys, and, given
+ * `onlyIf`, only while that holds (no answer of the request's Idempotency-Key stored yet).
+ */
+export function insertKeyStatement(db: D1Database, key: NewKey, onlyIf?: SqlCondition) {
   return db
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10`,
+       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
     .bind(
       key.id,
@@ -87,6 +93,7 @@ export function insertKeyStatement(db: D1Database, key: NewKey) {
       key.expiresAt,
       key.now,
       MAX_KEYS_PER_ACCOUNT,
+      ...(onlyIf?.params ?? []),
     );
 }
 
@@ -155,34 +162,42 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
 }
 
 /**
- * Rolls `oldId`: inserts `key` (its name, permissions and expiry copied from the old key) only
- * while the old key is active and the account stays within its limit (at the limit, only a roll
- * that ends the old key at once), then moves the old key's expiry to `until` (never later than it
- * was). One transaction; null when nothing was made.
+ * The two statements of a roll of `oldId`, to run in one transaction, in order: the first inserts
+ * `key` (the old key's name, permissions and expiry, as read) only while the old key is active and
+ * the account stays within its limit (at the limit, only a roll that ends the old key at once),
+ * and, given `onlyIf`, only while that holds; the second then moves the old key's expiry to
+ * `until` (never later than it was). The roll was made when the first changed a row.
  */
-export async function rollKey(
-  db: D1Database,
-  oldId: string,
-  key: NewKey,
-  until: number,
-): Promise<{ made: KeyRow; old: KeyRow } | null> {
-  const [, old, made] = await db.batch<KeyRow>([
+export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, until: number, onlyIf?: SqlCondition) {
+  return [
     db
       .prepare(
         `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
-         SELECT ?1, account_id, ?3, ?4, ?5, name, permissions, expires_at, ?6 FROM api_tokens
+         SELECT ?1, ?2, ?3, ?4, ?5, ?10, ?11, ?12, ?6 FROM api_tokens
          WHERE id = ?7 AND account_id = ?2 AND ${STATUS_WHERE.active("?6")}
            AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")})
-               < ?8 + (?9 <= ?6)`, // the old key ends as the new one begins (expires_in 0): a swap, not one more
+               < ?8 + (?9 <= ?6)${onlyIf ? ` AND ${onlyIf.sql}` : ""}`, // the old key ends as the new one begins (expires_in 0): a swap, not one more
       )
-      .bind(key.id, key.accountId, key.hash, key.prefix, key.last4, key.now, oldId, MAX_KEYS_PER_ACCOUNT, until),
+      .bind(
+        key.id,
+        key.accountId,
+        key.hash,
+        key.prefix,
+        key.last4,
+        key.now,
+        oldId,
+        MAX_KEYS_PER_ACCOUNT,
+        until,
+        key.name,
+        key.permissions,
+        key.expiresAt,
+        ...(onlyIf?.params ?? []),
+      ),
     db
       .prepare(
         `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2)
-         WHERE id = ?1 AND EXISTS (SELECT 1 FROM api_tokens WHERE id = ?3) RETURNING ${COLUMNS}`,
+         WHERE id = ?1 AND EXISTS (SELECT 1 FROM api_tokens WHERE id = ?3)`,
       )
       .bind(oldId, until, key.id),
-    db.prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE id = ?`).bind(key.id),
-  ]);
-  return made.results[0] && old.results[0] ? { made: made.results[0], old: old.results[0] } : null;
+  ] as const;
 }

@@ -3,11 +3,10 @@
  * "{webhook-id}.{webhook-timestamp}.{body}", base64, as `v1,<signature>`; several secrets (during a
  * rotation) sign side by side, space-separated. Secrets are `whsec_` + base64 of 32 random bytes.
  */
+import { fromBase64, toBase64 } from "../base64";
+
 const SECRET_PREFIX = "whsec_";
 const encoder = new TextEncoder();
-
-const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 export function newWebhookSecret(): string {
   return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));

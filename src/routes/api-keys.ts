@@ -12,15 +12,17 @@ import { escalation, grantOfStored, inOrder, outranks, type Permission } from ".
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
+import { changeOnce, earlierAnswer, unlessAnswered } from "../idempotency";
+import type { JsonText } from "../domain/json";
 import {
   BODY_ERRORS,
   createRouter,
   errorResponses,
   jsonResponse,
   POST_ERRORS,
+  sendJsonText,
   withJsonBody,
   withPostBody,
-  type BodyOptions,
 } from "./shared/openapi";
 import { createRoute } from "./shared/route";
 import {
@@ -34,23 +36,17 @@ import {
   keyStatus,
   keyView,
   ListKeysQuery,
-  noIdempotencyKey,
   RollKeyBody,
   UpdateKeyBody,
 } from "./shared/api-key-models";
 
 const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
 const secretResponse = (description: string) =>
-  jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample);
-const NO_IDEMPOTENCY =
-  "Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. " +
-  "After a lost answer, list the keys and revoke any whose secret you did not receive.";
-
-/** A JSON body and the refusal of Idempotency-Key, for the key POSTs whose answer holds a secret. */
-const keyPostBody = <T extends z.ZodType, R extends object = object>(schema: T, options: BodyOptions<R> = {}) => {
-  const { middleware, request } = withJsonBody(schema, options);
-  return { middleware: [noIdempotencyKey, ...middleware], request };
-};
+  jsonResponse(description, ApiKeyWithSecretSchema, apiKeyWithSecretExample, { replayable: true });
+const SEALED_REPLAY =
+  "With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that " +
+  "sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The " +
+  "same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.";
 
 const create = createRoute("api_keys:write", {
   method: "post",
@@ -60,11 +56,11 @@ const create = createRoute("api_keys:write", {
   summary: "Create an API key (extension)",
   description:
     "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
-    `given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. ${NO_IDEMPOTENCY}`,
-  ...keyPostBody(CreateKeyBody),
+    `given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. ${SEALED_REPLAY}`,
+  ...withPostBody(CreateKeyBody, { answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
-    ...errorResponses(...BODY_ERRORS, "API_KEY_LIMIT_REACHED"),
+    ...errorResponses(...POST_ERRORS, "API_KEY_LIMIT_REACHED"),
   },
 });
 
@@ -119,11 +115,11 @@ const roll = createRoute("api_keys:write", {
   description:
     "A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working " +
     "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
-    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${NO_IDEMPOTENCY}`,
-  ...keyPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true }),
+    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${SEALED_REPLAY} Rolling the calling key itself with \`expires_in\` 0 ends the key a retry would need: roll it with some overlap.`,
+  ...withPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true, answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
-    ...errorResponses(...BODY_ERRORS, "API_KEY_NOT_FOUND", "INVALID_STATE", "API_KEY_LIMIT_REACHED"),
+    ...errorResponses(...POST_ERRORS, "API_KEY_NOT_FOUND", "INVALID_STATE", "API_KEY_LIMIT_REACHED"),
   },
 });
 
@@ -134,8 +130,7 @@ const revoke = createRoute("api_keys:write", {
   tags: ["API keys"],
   summary: "Revoke an API key (extension)",
   description:
-    "The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. " +
-    "Its answer holds no secret, so unlike the other key POSTs it honours `Idempotency-Key`.",
+    "The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed.",
   ...withPostBody(z.strictObject({}).openapi("RevokeApiKeyBody", { description: "Empty, or left out.", example: {} }), {
     request: { params: KeyIdParam },
     optional: true,
@@ -187,6 +182,11 @@ const limitReached = (remedy = "Revoke one you no longer use.") =>
     `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). ${remedy}`,
   );
 
+type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;
+
+/** Holds once the key was made: what a keyed change's answer is stored under (`changeOnce`). */
+const keyExists = (id: string) => ({ sql: "EXISTS (SELECT 1 FROM api_tokens WHERE id = ?)", params: [id] });
+
 async function newKey(accountId: string, fields: Pick<db.NewKey, "name" | "permissions" | "expiresAt">, now: number) {
   const { token, hash, prefix, last4 } = await mintToken();
   return { token, key: { id: uuidv7(), accountId, hash, prefix, last4, now, ...fields } satisfies db.NewKey };
@@ -204,9 +204,14 @@ export const apiKeysRouter = createRouter()
       { name: body.name, permissions: permissions && JSON.stringify(permissions), expiresAt: body.expires_at ?? null },
       now,
     );
-    const { meta } = await db.insertKeyStatement(c.env.DB, key).run();
-    if (meta.changes !== 1) throw limitReached();
-    return c.json({ ...keyView(db.newKeyRow(key), now), secret: token }, 201);
+    const answer = JSON.stringify({ ...keyView(db.newKeyRow(key), now), secret: token }) as JsonText<ApiKeyWithSecret>;
+    // With an Idempotency-Key: made only if no request with the key made one, its answer (sealed
+    // for the caller) stored in the same transaction, so a retry never makes a second key.
+    const insert = db.insertKeyStatement(c.env.DB, key, unlessAnswered(c.get("accountId"), c.get("idempotency")));
+    const done = await changeOnce(c, c.env.DB, insert, { body: answer, madeIf: keyExists(key.id) });
+    if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
+    if (done.changed.meta.changes !== 1) throw limitReached();
+    return sendJsonText(c, answer, 201);
   })
   .openapi(list, async (c) => {
     const { after, limit, status } = c.req.valid("query");
@@ -249,7 +254,12 @@ export const apiKeysRouter = createRouter()
     const { expires_in = 0 } = c.req.valid("json");
     const old = await requireKey(c.env.DB, c.get("accountId"), id);
     const now = Date.now();
-    if (keyStatus(old, now) !== "active") throw notActive(old);
+    if (keyStatus(old, now) !== "active") {
+      // A retry of a roll that ended the key: its answer, if this request's key stored one.
+      const earlier = await earlierAnswer(c, c.env.DB);
+      if (earlier !== undefined) return sendJsonText(c, earlier as JsonText<ApiKeyWithSecret>, 201);
+      throw notActive(old);
+    }
     refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed);
     refuseOutliving(
       c.get("apiKey").expiresAt,
@@ -261,8 +271,17 @@ export const apiKeysRouter = createRouter()
       { name: old.name, permissions: old.permissions, expiresAt: old.expires_at },
       now,
     );
-    const rolled = await db.rollKey(c.env.DB, old.id, key, now + Math.round(expires_in * 1000));
-    if (!rolled) {
+    const answer = JSON.stringify({ ...keyView(db.newKeyRow(key), now), secret: token }) as JsonText<ApiKeyWithSecret>;
+    const [insert, endOld] = db.rollKeyStatements(
+      c.env.DB,
+      old.id,
+      key,
+      now + Math.round(expires_in * 1000),
+      unlessAnswered(c.get("accountId"), c.get("idempotency")),
+    );
+    const done = await changeOnce(c, c.env.DB, insert, { body: answer, madeIf: keyExists(key.id) }, [endOld]);
+    if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
+    if (done.changed.meta.changes !== 1) {
       // Revoked, expired or another key made meanwhile: say which.
       const current = await requireKey(c.env.DB, c.get("accountId"), id);
       throw keyStatus(current, now) !== "active"
@@ -272,7 +291,7 @@ export const apiKeysRouter = createRouter()
           );
     }
     forgetKey(old.id); // this isolate sees the new expiry at once
-    return c.json({ ...keyView(rolled.made, now), secret: token }, 201);
+    return sendJsonText(c, answer, 201);
   })
   .openapi(revoke, async (c) => {
     const { id } = c.req.valid("param");

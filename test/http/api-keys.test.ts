@@ -1,7 +1,10 @@
 /** /v1/api_keys: create, list, get, rename, revoke; bad input; limits; other accounts' keys. */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { addKey, call, client, createAccount, expectStatus, okBody, type TestAccount } from "../support/api";
+import { useClock } from "../support/clock";
+import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
+import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
 import { PERMISSIONS } from "../../src/domain/permissions";
 
 /** The account's keys as stored, but when each was last used (the requests themselves use one). */
@@ -159,17 +162,6 @@ describe("bad input to the keys API", () => {
       expectStatus(res, 400, String(expires_in));
       expect(res.body.error.details[0].path).toBe("expires_in");
     }
-    // A retry of a key POST cannot be replayed (the secret is not kept): refused, not ignored.
-    const keyed = await call("POST", "/v1/api_keys", {
-      token: account.token,
-      json: { name: "k" },
-      headers: { "Idempotency-Key": "k-1" },
-    });
-    expectStatus(keyed, 400);
-    expect(keyed.body.error.details[0]).toMatchObject({
-      path: "Idempotency-Key",
-      message: expect.stringMatching(/^is not taken when creating or rolling an API key/),
-    });
     expect(await keysOf(account)).toEqual(before);
   });
 
@@ -188,6 +180,112 @@ describe("bad input to the keys API", () => {
     expectStatus(other, 409);
     expect(other.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(okBody(await client(account).get(`/v1/api_keys/${second.tokenId}`)).status).toBe("active");
+  });
+
+  it("honours Idempotency-Key on create and roll: the secret replayed to the same key only, stored sealed", async () => {
+    const account = await createAccount();
+    const other = await addKey(account); // full access too
+    const keyed = (who: TestAccount, path: string, json: unknown, k: string) =>
+      call("POST", path, { token: who.token, json, headers: { "Idempotency-Key": k } });
+    const made = await keyed(account, "/v1/api_keys", { name: "ci" }, "create-1");
+    expectStatus(made, 201);
+    expect(made.headers.get("Idempotent-Replayed")).toBeNull();
+    const again = await keyed(account, "/v1/api_keys", { name: "ci" }, "create-1");
+    expectStatus(again, 201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body).toEqual(made.body); // the secret included
+    expect((await client({ ...account, token: made.body.secret }).get("/v1/schemas")).status).toBe(200);
+
+    const before = await keysOf(account);
+    for (const [who, body, message] of [
+      [account, { name: "other" }, /^This Idempotency-Key was already used with a different request\./],
+      [other, { name: "ci" }, /request from another API key or dashboard session is a different request/],
+    ] as const) {
+      const refused = await keyed(who, "/v1/api_keys", body, "create-1");
+      expectStatus(refused, 409);
+      expect(refused.body.error).toMatchObject({
+        code: "IDEMPOTENCY_KEY_REUSED",
+        message: expect.stringMatching(message),
+      });
+      expect(JSON.stringify(refused.body)).not.toContain(made.body.secret);
+    }
+    expect(await keysOf(account)).toEqual(before);
+
+    // A roll that ends the old key at once replays too, though the old key is no longer active.
+    const rolled = await keyed(account, `/v1/api_keys/${made.body.id}/roll`, {}, "roll-1");
+    expectStatus(rolled, 201);
+    const rolledAgain = await keyed(account, `/v1/api_keys/${made.body.id}/roll`, {}, "roll-1");
+    expectStatus(rolledAgain, 201);
+    expect(rolledAgain.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(rolledAgain.body).toEqual(rolled.body);
+    expect((await keysOf(account)).length).toBe(before.length + 1);
+
+    // Neither store of the answers holds a secret readably: the key's object, D1's answers.
+    for (const [k, secret] of [
+      ["create-1", made.body.secret],
+      ["roll-1", rolled.body.secret],
+    ]) {
+      const kept = await inKeyStore(account.id, k, (sql) =>
+        sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, k).one(),
+      );
+      const answer = await env.DB.prepare(`SELECT body FROM idempotent_changes WHERE account_id = ? AND key = ?`)
+        .bind(account.id, k)
+        .first<{ body: string }>();
+      for (const stored of [kept.body, answer!.body]) {
+        expect(stored).toMatch(/^sealed\.v1\.[A-Za-z0-9+/]+=*$/);
+        expect(stored).not.toContain(secret.slice(4, 20));
+      }
+    }
+  });
+
+  it("creates a key once when the request dies after D1 made it, and gives the retry its secret", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const before = (await keysOf(account)).length;
+    const create = () =>
+      call("POST", "/v1/api_keys", {
+        token: account.token,
+        json: { name: "lost" },
+        headers: { "Idempotency-Key": "c" },
+      });
+    await holderDied(account.id, "c");
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const first = await interceptD1Batch(/INSERT INTO api_tokens/, firstAnswerLost, create).finally(async () => {
+      await holderRevived(account.id, "c");
+      errors.mockRestore();
+    });
+    expectStatus(first, 500);
+    clock.advance(31_000); // past the lock: the retry takes the key over and finds D1's answer
+    const retry = await create();
+    expectStatus(retry, 201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect((await keysOf(account)).length).toBe(before + 1);
+    expect((await client({ ...account, token: retry.body.secret }).get("/v1/schemas")).status).toBe(200);
+  });
+
+  it("replays a roll that ended its key from D1's answer when the key's own record was lost", async () => {
+    const account = await createAccount();
+    const clock = useClock();
+    const old = await addKey(account);
+    const keys = (await keysOf(account)).length;
+    const roll = () =>
+      call("POST", `/v1/api_keys/${old.tokenId}/roll`, { token: account.token, headers: { "Idempotency-Key": "r" } });
+    const first = await roll();
+    expectStatus(first, 201);
+    // As a Worker that died after D1 committed the roll: the key's object never got the answer.
+    await inKeyStore(account.id, "r", (sql) =>
+      sql.exec(
+        `UPDATE idempotency_keys SET status = NULL, body = NULL, locked_until = ? WHERE key = ?`,
+        clock.now() - 1,
+        "r",
+      ),
+    );
+    clock.advance(1000);
+    const retry = await roll();
+    expectStatus(retry, 201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(retry.body).toEqual(first.body);
+    expect((await keysOf(account)).length).toBe(keys + 1);
   });
 
   it("answers 404 API_KEY_NOT_FOUND for another account's key, or no key, and changes nothing", async () => {

@@ -280,6 +280,36 @@ describe("the session cookie", () => {
     expectError(await withCookie(cookie, "GET", `/v1/api_keys/${theirs.tokenId}`), 404, "API_KEY_NOT_FOUND");
     expect(await schemaCount(theirs)).toBe(1);
   });
+  it("replays a keyed API key create to the same session only: not to another session, nor a key", async () => {
+    const account = await createAccount();
+    const code = await linkCode(account);
+    const cookie = await session({ code });
+    const create = (headers: Record<string, string>, token?: string) =>
+      token === undefined
+        ? withCookie(cookie, "POST", "/v1/api_keys", { json: { name: "from the dashboard" }, headers })
+        : call("POST", "/v1/api_keys", { token, json: { name: "from the dashboard" }, headers });
+    const made = await create({ "Idempotency-Key": "dash-1" });
+    expectStatus(made, 201);
+    const again = await create({ "Idempotency-Key": "dash-1" });
+    expectStatus(again, 201);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.body.secret).toBe(made.body.secret);
+    // The account's own key, and a second session of the same person, are other callers.
+    const otherSession = await session({ code: await linkCode(account) });
+    for (const refused of [
+      await create({ "Idempotency-Key": "dash-1" }, account.token),
+      await withCookie(otherSession, "POST", "/v1/api_keys", {
+        json: { name: "from the dashboard" },
+        headers: { "Idempotency-Key": "dash-1" },
+      }),
+    ]) {
+      expectStatus(refused, 409);
+      expect(refused.body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+      expect(JSON.stringify(refused.body)).not.toContain(made.body.secret);
+    }
+    const names = okBody(await client(account).get("/v1/api_keys")).data.map((k: { name: string }) => k.name);
+    expect(names.filter((n: string) => n === "from the dashboard")).toHaveLength(1);
+  });
 });
 
 describe("cross-site requests", () => {

@@ -1,20 +1,18 @@
 /**
- * The API keys part of the client (`client.apiKeys`). Create and roll carry no Idempotency-Key (the
- * service refuses one: their answers hold a secret it does not keep), so they are not retried
- * after an answer that may have been lost: list the keys, and revoke any whose secret you lack.
- * Revoke's answer holds no secret: it carries a key and retries like every other POST.
+ * The API keys part of the client (`client.apiKeys`). Its POSTs carry an Idempotency-Key and retry
+ * like every other. Create's and roll's answers hold the new key's secret: the service replays one
+ * only to the API key (or dashboard session) that sent the request, so a retry after a lost answer
+ * gets the secret, and the same Idempotency-Key from another key is 409 IDEMPOTENCY_KEY_REUSED.
  */
 import type { Client } from "openapi-fetch";
 import type { components, paths } from "./generated.ts";
+import type { CallOptions } from "./call-options.ts";
 
 export type ApiKey = components["schemas"]["ApiKey"];
 export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
 export type Permission = ApiKey["permissions"][number];
 export type CreateApiKeyBody = paths["/v1/api_keys"]["post"]["requestBody"]["content"]["application/json"];
 export type ListApiKeysQuery = NonNullable<paths["/v1/api_keys"]["get"]["parameters"]["query"]>;
-
-/** The POSTs that take no Idempotency-Key: creating and rolling a key. */
-export const withoutIdempotencyKey = (url: string) => /\/v1\/api_keys(\/[^/]+\/roll)?$/.test(new URL(url).pathname);
 
 interface Page<T> {
   data: T[];
@@ -25,12 +23,12 @@ export function apiKeysClient(
   api: Client<paths>,
   paginate: <T>(page: (after: string | undefined) => Promise<Page<T>>) => AsyncGenerator<T>,
   data: <T>(result: { data?: T }) => T,
-  init: (options: { signal?: AbortSignal }) => { signal?: AbortSignal },
+  init: (options: CallOptions) => { signal?: AbortSignal; headers?: Record<string, string> },
 ) {
   const path = (id: string) => ({ params: { path: { id } } });
   return {
     /** A new key; its `secret` is in this answer only. Without `permissions`: full access. */
-    create: async (body: CreateApiKeyBody, options: { signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
+    create: async (body: CreateApiKeyBody, options: CallOptions = {}): Promise<ApiKeyWithSecret> =>
       data(await api.POST("/v1/api_keys", { body, ...init(options) })),
     /** Every key of the account (optionally of one status), newest first, across pages. */
     list: (
@@ -45,7 +43,7 @@ export function apiKeysClient(
     rename: async (id: string, name: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
       data(await api.PATCH("/v1/api_keys/{id}", { ...path(id), body: { name }, ...init(options) })),
     /** A new key in its place (its `secret` in this answer only); the old one works `expiresIn` seconds more (default 0). */
-    roll: async (id: string, options: { expiresIn?: number; signal?: AbortSignal } = {}): Promise<ApiKeyWithSecret> =>
+    roll: async (id: string, options: CallOptions & { expiresIn?: number } = {}): Promise<ApiKeyWithSecret> =>
       data(
         await api.POST("/v1/api_keys/{id}/roll", {
           ...path(id),
@@ -54,7 +52,7 @@ export function apiKeysClient(
         }),
       ),
     /** Ends the key for good (within 10 seconds everywhere); revoking a revoked key changes nothing. */
-    revoke: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+    revoke: async (id: string, options: CallOptions = {}): Promise<ApiKey> =>
       data(await api.POST("/v1/api_keys/{id}/revoke", { ...path(id), body: {}, ...init(options) })),
   };
 }

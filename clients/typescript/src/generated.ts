@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (extension)
-         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -470,7 +470,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key (extension)
-         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 `INVALID_STATE`). At 100 active keys only a roll with `expires_in` 0 is made (409 `API_KEY_LIMIT_REACHED`). Takes no `Idempotency-Key` (refused): the answer holds a secret the service does not keep, so it could not be replayed. After a lost answer, list the keys and revoke any whose secret you did not receive.
+         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 `INVALID_STATE`). At 100 active keys only a roll with `expires_in` 0 is made (409 `API_KEY_LIMIT_REACHED`). With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`. Rolling the calling key itself with `expires_in` 0 ends the key a retry would need: roll it with some overlap.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -492,7 +492,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an API key (extension)
-         * @description The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed. Its answer holds no secret, so unlike the other key POSTs it honours `Idempotency-Key`.
+         * @description The key stops working within 10 seconds, for good. Revoking a revoked key changes nothing. No body is needed.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -8338,7 +8338,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8357,6 +8360,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,7 +8487,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created. */
+            /**
+             * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.
+             *
+             *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
+             *
+             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
+             */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8492,6 +8502,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8499,10 +8510,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "type": "invalid_request_error",
-                     *         "code": "API_KEY_LIMIT_REACHED",
-                     *         "message": "The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.",
+                     *         "code": "IDEMPOTENCY_KEY_REUSED",
+                     *         "message": "The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.",
                      *         "status": 409,
-                     *         "doc_url": "https://api.example.com/docs/errors/API_KEY_LIMIT_REACHED"
+                     *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
                      *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }
@@ -9132,7 +9143,10 @@ export interface operations {
     rollApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -9153,6 +9167,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9307,7 +9322,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
+             * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.
+             *
+             *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
+             *
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
              *
              *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
              */
@@ -9319,6 +9338,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9326,10 +9346,10 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "type": "invalid_request_error",
-                     *         "code": "INVALID_STATE",
-                     *         "message": "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.",
+                     *         "code": "IDEMPOTENCY_KEY_REUSED",
+                     *         "message": "The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.",
                      *         "status": 409,
-                     *         "doc_url": "https://api.example.com/docs/errors/INVALID_STATE"
+                     *         "doc_url": "https://api.example.com/docs/errors/IDEMPOTENCY_KEY_REUSED"
                      *       },
                      *       "request_id": "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d"
                      *     }

@@ -14,16 +14,18 @@
  *   (a key without the permission a call needs: `PERMISSION_DENIED`, its message naming the permission);
  * - the newest `Bookmark` the service answered goes back with every later call, so the client reads
  *   its own writes whichever read replica answers;
- * - the API keys calls (`apiKeys`), whose POSTs take no Idempotency-Key and so are retried only after a 429;
+ * - the API keys calls (`apiKeys`): a lost answer of create or roll is replayed, secret included, to
+ *   the same key only;
  * - list helpers iterate every page;
  * - `verifyWebhook` checks a webhook delivery's signature (Standard Webhooks).
  */
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import type { components, paths } from "./generated.ts";
-import { apiKeysClient, withoutIdempotencyKey } from "./api-keys.ts";
+import { apiKeysClient } from "./api-keys.ts";
+import type { CallOptions } from "./call-options.ts";
 
-export type { components, paths };
+export type { components, paths, CallOptions };
 export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, ListApiKeysQuery, Permission } from "./api-keys.ts";
 type Schemas = components["schemas"];
 export type Contract = Schemas["Contract"];
@@ -181,10 +183,10 @@ function retryingFetch(options: ClientOptions): typeof fetch {
   };
 }
 
-/** Every POST that takes one gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
+/** Every POST gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
 const withIdempotencyKey: Middleware = {
   onRequest({ request }) {
-    if (request.method === "POST" && !request.headers.has("Idempotency-Key") && !withoutIdempotencyKey(request.url))
+    if (request.method === "POST" && !request.headers.has("Idempotency-Key"))
       request.headers.set("Idempotency-Key", crypto.randomUUID());
     return request;
   },
@@ -242,12 +244,6 @@ const throwOnError: Middleware = {
     throw await errorFromResponse(response, request.headers.get("Idempotency-Key"));
   },
 };
-
-/** Per call: an `AbortSignal` that stops it (retries and waits included), and for a POST the `Idempotency-Key` to use. */
-export interface CallOptions {
-  idempotencyKey?: string;
-  signal?: AbortSignal;
-}
 
 /** A page of a list: its items, and the cursor of the next page (null on the last). */
 interface Page<T> {

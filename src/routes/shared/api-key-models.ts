@@ -4,13 +4,11 @@
  */
 import { characters } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
-import { ApiError, validationError } from "../../errors/api-error";
+import { ApiError } from "../../errors/api-error";
 import type { KeyRow, KeyStatus } from "../../db/tokens";
 import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
 import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
 import { TOKEN_PREFIX } from "../../tokens";
-import type { AppEnv } from "../../app-env";
 import { DefaultPageLimitSchema } from "./params";
 import { timestamp } from "../../models";
 
@@ -163,21 +161,3 @@ export const KeyIdParam = z.object({
 
 export const keyNotFound = (id: string) =>
   new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
-
-/**
- * The key POSTs take no Idempotency-Key: replaying an answer would mean keeping the secret it
- * shows, which is stored only as a hash. Refused rather than ignored, so no caller retries in the
- * belief that it is safe.
- */
-export const noIdempotencyKey = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.req.header("Idempotency-Key") !== undefined) {
-    throw validationError([
-      {
-        path: "Idempotency-Key",
-        message:
-          "is not taken when creating or rolling an API key: the answer holds a secret the service does not keep. After a lost answer, list your keys and revoke any you did not receive",
-      },
-    ]);
-  }
-  await next();
-});

@@ -1,4 +1,4 @@
-/** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001 and 0010). */
+/** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001, 0010 and 0016). */
 import type { ShardName } from "../shards.ts";
 
 /** An SQL condition with its parameters (as db/idempotency.ts's SqlFragment; this file stays loadable by Node). */
@@ -25,9 +25,12 @@ export interface KeyRow {
   expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** The key a roll replaced it with: a replaced key is not rolled again. */
+  replaced_by: string | null;
 }
 
-const COLUMNS = "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
+export const KEY_COLUMNS =
+  "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at, replaced_by";
 
 export type KeyStatus = "active" | "expired" | "revoked";
 
@@ -108,11 +111,12 @@ export const newKeyRow = (key: NewKey): KeyRow => ({
   expires_at: key.expiresAt,
   last_used_at: null,
   revoked_at: null,
+  replaced_by: null,
 });
 
 export async function getKey(db: D1Database, accountId: string, id: string) {
   return db
-    .prepare(`SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ? AND id = ?`)
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_tokens WHERE account_id = ? AND id = ?`)
     .bind(accountId, id)
     .first<KeyRow>();
 }
@@ -133,7 +137,7 @@ export async function keyPage(
   const status = options.status ? `AND ${STATUS_WHERE[options.status]("?3")}` : "";
   const page = db
     .prepare(
-      `SELECT ${COLUMNS} FROM api_tokens WHERE account_id = ?1 ${after} ${status} ORDER BY created_at DESC, id DESC LIMIT ?4`,
+      `SELECT ${KEY_COLUMNS} FROM api_tokens WHERE account_id = ?1 ${after} ${status} ORDER BY created_at DESC, id DESC LIMIT ?4`,
     )
     .bind(accountId, options.afterId ?? null, options.now, options.limit);
   if (options.afterId === undefined) return (await page.all<KeyRow>()).results;
@@ -146,7 +150,7 @@ export async function keyPage(
 
 export async function renameKey(db: D1Database, accountId: string, id: string, name: string) {
   return db
-    .prepare(`UPDATE api_tokens SET name = ? WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`)
+    .prepare(`UPDATE api_tokens SET name = ? WHERE account_id = ? AND id = ? RETURNING ${KEY_COLUMNS}`)
     .bind(name, accountId, id)
     .first<KeyRow>();
 }
@@ -155,7 +159,7 @@ export async function renameKey(db: D1Database, accountId: string, id: string, n
 export async function revokeKey(db: D1Database, accountId: string, id: string, now: number) {
   return db
     .prepare(
-      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ? AND id = ? RETURNING ${COLUMNS}`,
+      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE account_id = ? AND id = ? RETURNING ${KEY_COLUMNS}`,
     )
     .bind(now, accountId, id)
     .first<KeyRow>();
@@ -164,9 +168,10 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
 /**
  * The two statements of a roll of `oldId`, to run in one transaction, in order: the first inserts
  * `key` (the old key's name, permissions and expiry, as read) only while the old key is active and
- * the account stays within its limit (at the limit, only a roll that ends the old key at once),
- * and, given `onlyIf`, only while that holds; the second then moves the old key's expiry to
- * `until` (never later than it was). The roll was made when the first changed a row.
+ * not yet replaced, and the account stays within its limit (at the limit, only a roll that ends
+ * the old key at once), and, given `onlyIf`, only while that holds; the second then marks the old
+ * key replaced and moves its expiry to `until` (never later than it was). The roll was made when
+ * the first changed a row.
  */
 export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, until: number, onlyIf?: SqlCondition) {
   return [
@@ -174,7 +179,7 @@ export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, un
       .prepare(
         `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
          SELECT ?1, ?2, ?3, ?4, ?5, ?10, ?11, ?12, ?6 FROM api_tokens
-         WHERE id = ?7 AND account_id = ?2 AND ${STATUS_WHERE.active("?6")}
+         WHERE id = ?7 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?6")}
            AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")})
                < ?8 + (?9 <= ?6)${onlyIf ? ` AND ${onlyIf.sql}` : ""}`, // the old key ends as the new one begins (expires_in 0): a swap, not one more
       )
@@ -195,7 +200,7 @@ export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, un
       ),
     db
       .prepare(
-        `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2)
+        `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2), replaced_by = ?3
          WHERE id = ?1 AND EXISTS (SELECT 1 FROM api_tokens WHERE id = ?3)`,
       )
       .bind(oldId, until, key.id),

@@ -11,7 +11,7 @@ import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
 import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
 import { sha256Hex } from "../hash.ts";
-import { MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
+import { KEY_COLUMNS, MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
 import { placeAccount } from "../db/accounts.ts";
 import type { Shards } from "../shards.ts";
 
@@ -92,9 +92,6 @@ const accountNotFound = (accountId: string) =>
   new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
 const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id '${keyId}'.`);
 
-const KEY_COLUMNS =
-  "id, account_id, name, prefix, last4, permissions, created_at, expires_at, last_used_at, revoked_at";
-
 /**
  * The statement inserting a new key for the account, which inserts it only if the account exists
  * and has fewer than the maximum of active keys: one statement, so two concurrent creations
@@ -113,6 +110,7 @@ async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInpu
     expires_at: input.expires_at ? Date.parse(input.expires_at) : null,
     last_used_at: null,
     revoked_at: null,
+    replaced_by: null,
   };
   const statement = db
     .prepare(

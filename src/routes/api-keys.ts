@@ -115,7 +115,7 @@ const roll = createRoute("api_keys:write", {
   description:
     "A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working " +
     "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
-    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled (409 \`INVALID_STATE\`). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${SEALED_REPLAY} Rolling the calling key itself with \`expires_in\` 0 ends the key a retry would need: roll it with some overlap.`,
+    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled, and only once: a key a roll replaced is not rolled again (409 \`INVALID_STATE\`, naming the key that replaced it). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${SEALED_REPLAY} Rolling the calling key itself with \`expires_in\` 0 ends the key a retry would need: roll it with some overlap.`,
   ...withPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true, answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
@@ -168,12 +168,28 @@ function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | nul
   );
 }
 
-function notActive(row: db.KeyRow) {
-  const [status, since] = row.revoked_at !== null ? ["revoked", row.revoked_at] : ["expired", row.expires_at!];
-  return new ApiError(
-    "INVALID_STATE",
-    `The API key '${row.id}' ${status === "revoked" ? "was revoked" : "expired"} at ${isoTime(since)}: only an active key can be rolled. Create a new key instead.`,
-  );
+/** Why the key cannot be rolled at `now` (revoked, expired, or rolled already), or null when it can. */
+function whyNotRollable(row: db.KeyRow, now: number): ApiError | null {
+  const refusal = (what: string, instead: string) =>
+    new ApiError("INVALID_STATE", `The API key '${row.id}' ${what}: ${instead}`);
+  if (row.revoked_at !== null)
+    return refusal(
+      `was revoked at ${isoTime(row.revoked_at)}`,
+      "only an active key can be rolled. Create a new key instead.",
+    );
+  if (row.replaced_by !== null) {
+    const until = `, and it ${keyStatus(row, now) === "active" ? "stops working" : "expired"} at ${isoTime(row.expires_at!)}`;
+    return refusal(
+      `was rolled already`,
+      `the key '${row.replaced_by}' replaced it${until}. A key is rolled once: roll '${row.replaced_by}' instead.`,
+    );
+  }
+  if (keyStatus(row, now) === "expired")
+    return refusal(
+      `expired at ${isoTime(row.expires_at!)}`,
+      "only an active key can be rolled. Create a new key instead.",
+    );
+  return null;
 }
 
 const limitReached = (remedy = "Revoke one you no longer use.") =>
@@ -254,11 +270,12 @@ export const apiKeysRouter = createRouter()
     const { expires_in = 0 } = c.req.valid("json");
     const old = await requireKey(c.env.DB, c.get("accountId"), id);
     const now = Date.now();
-    if (keyStatus(old, now) !== "active") {
-      // A retry of a roll that ended the key: its answer, if this request's key stored one.
+    const refused = whyNotRollable(old, now);
+    if (refused) {
+      // A retry of this very roll: its answer, if this request's Idempotency-Key stored one.
       const earlier = await earlierAnswer(c, c.env.DB);
       if (earlier !== undefined) return sendJsonText(c, earlier as JsonText<ApiKeyWithSecret>, 201);
-      throw notActive(old);
+      throw refused;
     }
     refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed);
     refuseOutliving(
@@ -282,13 +299,14 @@ export const apiKeysRouter = createRouter()
     const done = await changeOnce(c, c.env.DB, insert, { body: answer, madeIf: keyExists(key.id) }, [endOld]);
     if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
     if (done.changed.meta.changes !== 1) {
-      // Revoked, expired or another key made meanwhile: say which.
+      // Revoked, expired or rolled meanwhile, or another key made: say which.
       const current = await requireKey(c.env.DB, c.get("accountId"), id);
-      throw keyStatus(current, now) !== "active"
-        ? notActive(current)
-        : limitReached(
-            "Both keys would be active until the old one expires: roll with `expires_in` 0 to end it at once, or revoke a key you no longer use.",
-          );
+      throw (
+        whyNotRollable(current, now) ??
+        limitReached(
+          "Both keys would be active until the old one expires: roll with `expires_in` 0 to end it at once, or revoke a key you no longer use.",
+        )
+      );
     }
     forgetKey(old.id); // this isolate sees the new expiry at once
     return sendJsonText(c, answer, 201);

@@ -87,6 +87,13 @@ describe("rolling", () => {
     expectStatus(again, 409);
     expect(again.body.error).toMatchObject({
       code: "INVALID_STATE",
+      message: expect.stringMatching(/was rolled already: the key '.*' replaced it, and it expired at /),
+    });
+    const expired = await addKey(account, { expiresAt: Date.now() - 1000 });
+    const lapsed = await api.post(`/v1/api_keys/${expired.tokenId}/roll`);
+    expectStatus(lapsed, 409);
+    expect(lapsed.body.error).toMatchObject({
+      code: "INVALID_STATE",
       message: expect.stringMatching(/expired at .*only an active key can be rolled/),
     });
 
@@ -97,6 +104,44 @@ describe("rolling", () => {
     expectStatus(refused, 409);
     expect(refused.body.error.message).toMatch(/was revoked at .*only an active key can be rolled/);
     expect(okBody(await api.get("/v1/api_keys")).data.length).toBe(before);
+  });
+});
+
+describe("rolling once", () => {
+  it("refuses a second roll of a key, in turn or at once, naming the key that replaced it", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const old = await addKey(account, { name: "deploy" });
+    const rolled = await api.post(`/v1/api_keys/${old.tokenId}/roll`, { expires_in: 3600 });
+    expectStatus(rolled, 201);
+    const keys = okBody(await api.get("/v1/api_keys")).data.length;
+    // Still active for its hour, but replaced: rolling it again would leave two successors.
+    const again = await api.post(`/v1/api_keys/${old.tokenId}/roll`, { expires_in: 60 });
+    expectStatus(again, 409);
+    expect(again.body.error).toMatchObject({
+      code: "INVALID_STATE",
+      message: expect.stringMatching(
+        new RegExp(
+          `was rolled already: the key '${rolled.body.id}' replaced it, and it stops working at .*roll '${rolled.body.id}' instead`,
+        ),
+      ),
+    });
+    expect(okBody(await api.get(`/v1/api_keys/${old.tokenId}`)).status).toBe("active");
+    expect(okBody(await api.get("/v1/api_keys")).data.length).toBe(keys);
+
+    // Two rolls of one key at once: one is made, the other refused the same way.
+    const once = await addKey(account, { name: "racing" });
+    const results = await Promise.all(
+      [60, 120].map((expires_in) => api.post(`/v1/api_keys/${once.tokenId}/roll`, { expires_in })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    const made = results.find((r) => r.status === 201)!.body as { id: string };
+    const refused = results.find((r) => r.status === 409)!.body as { error: { message: string } };
+    expect(refused.error.message).toContain(`the key '${made.id}' replaced it`);
+    const named = okBody(await api.get("/v1/api_keys")).data.filter((k: { name: string }) => k.name === "racing");
+    expect(named.map((k: { id: string }) => k.id).sort()).toEqual([made.id, once.tokenId].sort());
+    // The key that replaced it rolls as any key does.
+    expectStatus(await api.post(`/v1/api_keys/${made.id}/roll`), 201);
   });
 });
 

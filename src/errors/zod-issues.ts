@@ -112,12 +112,19 @@ z.config({ customError: issueMessage });
 
 const dotted = (path: PropertyKey[]) => path.map(String).join(".");
 
-/** Every problem zod found, one detail each; an unknown key is reported at its own path. */
+/**
+ * Every problem zod found, one detail each; an unknown key is reported at its own path. A value of
+ * the wrong type gets that one detail: zod also runs a length check on whatever has a length, so
+ * `["a"]` for a string of 8 or more would add "must have at least 8 items".
+ */
 export function zodDetails(error: ZodError): ErrorDetail[] {
+  const mistyped = new Set(error.issues.filter((i) => i.code === "invalid_type").map((i) => dotted(i.path)));
   return error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys"
       ? issue.keys.map((key) => ({ path: dotted([...issue.path, key]), message: UNKNOWN_FIELD }))
-      : [{ path: dotted(issue.path), message: issue.message }],
+      : issue.code !== "invalid_type" && mistyped.has(dotted(issue.path))
+        ? []
+        : [{ path: dotted(issue.path), message: issue.message }],
   );
 }
 

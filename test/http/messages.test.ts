@@ -356,6 +356,20 @@ describe("error messages", () => {
       expect((await call("GET", url, { token: account.token })).status, url).toBe(200);
   });
 
+  it("says only what is wrong with a value of the wrong type, not what its length would be as that type", async () => {
+    const account = await createAccount();
+    for (const candidate_alias of [["order-2026-0001"], ["a"], { length: 3 }, 12]) {
+      const res = await call("POST", "/v1/candidates", {
+        token: account.token,
+        json: { customer_uuid: "c", candidate_alias, contract: contract() },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details, JSON.stringify(candidate_alias)).toEqual([
+        { path: "candidate_alias", message: expect.stringMatching(/^must be a string; received an? /) },
+      ]);
+    }
+  });
+
   it("refuses a wrong value in every parameter and body field of every operation in the service's own words", async () => {
     const doc = await openApiDocument();
     let account!: TestAccount;

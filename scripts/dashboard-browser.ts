@@ -515,6 +515,17 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await row.getByRole("button", { name: "Roll", exact: true }).waitFor({ state: "detached" });
   await focusReaches("Rename", "after a revoke the row's Rename has the focus");
   assert.ok(await row.getByRole("button", { name: "Rename" }).evaluate((b) => b === document.activeElement));
+  // With room again, a roll keeping the old key for an hour is made; the old key, replaced, says so
+  // and offers no second Roll (the API would refuse it).
+  const rolling = page.getByRole("row", { name: /^filler 95 / });
+  await rolling.getByRole("button", { name: "Roll", exact: true }).click();
+  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByRole("button", { name: "Done" }).click();
+  const replaced = page.getByRole("row", { name: /^filler 95 / }).filter({ hasText: "Replaced by a roll" });
+  await replaced.waitFor();
+  assert.equal(await replaced.getByRole("button", { name: "Roll", exact: true }).count(), 0, "no second roll");
+  assert.equal(await replaced.getByRole("button", { name: "Revoke", exact: true }).count(), 1, "still revocable");
+  await watch.check("edges-replaced-by-roll");
   // Under "Active" the revoked key's row leaves the list: a notice says so and takes the focus,
   // and Dismiss gives it to the page's heading.
   await page.getByLabel("Status").selectOption({ label: "Active" });

@@ -126,7 +126,11 @@ describe("rolling once", () => {
         ),
       ),
     });
-    expect(okBody(await api.get(`/v1/api_keys/${old.tokenId}`)).status).toBe("active");
+    expect(okBody(await api.get(`/v1/api_keys/${old.tokenId}`))).toMatchObject({
+      status: "active",
+      replaced_by: rolled.body.id,
+    });
+    expect(rolled.body.replaced_by).toBeNull();
     expect(okBody(await api.get("/v1/api_keys")).data.length).toBe(keys);
 
     // Two rolls of one key at once: one is made, the other refused the same way.

@@ -30,6 +30,7 @@ describe("API keys", () => {
       expires_at: null,
       last_used_at: null,
       revoked_at: null,
+      replaced_by: null,
       status: "active",
     });
     // Only its hash is stored.

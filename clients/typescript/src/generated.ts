@@ -1221,6 +1221,7 @@ export interface components {
          *       "expires_at": null,
          *       "last_used_at": null,
          *       "revoked_at": null,
+         *       "replaced_by": null,
          *       "status": "active",
          *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
          *     }
@@ -1244,6 +1245,7 @@ export interface components {
          *       "expires_at": null,
          *       "last_used_at": "2026-11-22T10:15:00.000Z",
          *       "revoked_at": null,
+         *       "replaced_by": null,
          *       "status": "active"
          *     }
          */
@@ -1279,6 +1281,12 @@ export interface components {
              * @example 2026-11-22T01:02:03.456Z
              */
             revoked_at: string | null;
+            /**
+             * Format: uuid
+             * @description Extension. The id of the key a roll replaced this one with; null: not rolled. A replaced key works until its `expires_at` and is not rolled again.
+             * @example null
+             */
+            replaced_by: string | null;
             /**
              * @description At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`.
              * @enum {string}
@@ -8170,6 +8178,7 @@ export interface operations {
                      *           "expires_at": null,
                      *           "last_used_at": "2026-11-22T10:15:00.000Z",
                      *           "revoked_at": null,
+                     *           "replaced_by": null,
                      *           "status": "active"
                      *         }
                      *       ],
@@ -8376,6 +8385,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "last_used_at": null,
                      *       "revoked_at": null,
+                     *       "replaced_by": null,
                      *       "status": "active",
                      *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
                      *     }
@@ -8667,6 +8677,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",
                      *       "revoked_at": null,
+                     *       "replaced_by": null,
                      *       "status": "active"
                      *     }
                      */
@@ -8892,6 +8903,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",
                      *       "revoked_at": null,
+                     *       "replaced_by": null,
                      *       "status": "active"
                      *     }
                      */
@@ -9183,6 +9195,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "last_used_at": null,
                      *       "revoked_at": null,
+                     *       "replaced_by": null,
                      *       "status": "active",
                      *       "secret": "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk"
                      *     }
@@ -9510,6 +9523,7 @@ export interface operations {
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",
                      *       "revoked_at": null,
+                     *       "replaced_by": null,
                      *       "status": "active"
                      *     }
                      */

@@ -30,6 +30,7 @@ export const keyView = (row: KeyRow, now: number) => ({
   expires_at: isoTimeOrNull(row.expires_at),
   last_used_at: isoTimeOrNull(row.last_used_at),
   revoked_at: isoTimeOrNull(row.revoked_at),
+  replaced_by: row.replaced_by,
   status: keyStatus(row, now),
 });
 
@@ -42,6 +43,7 @@ export const apiKeyExample = {
   expires_at: null,
   last_used_at: "2026-11-22T10:15:00.000Z",
   revoked_at: null,
+  replaced_by: null,
   status: "active",
 };
 const secretExample = "cct_Xq3vJ0m1b2N4c5D6e7F8g9H0i1J2k3L4m5N6o7x9Qk";
@@ -66,6 +68,11 @@ export const ApiKeySchema = z
       "When the key was last used, to the minute: recorded at its first use, then at most once a minute; null: never used.",
     ).nullable(),
     revoked_at: timestamp("When the key was revoked; null: it was not.").nullable(),
+    replaced_by: z.string().uuid().nullable().openapi({
+      description:
+        "Extension. The id of the key a roll replaced this one with; null: not rolled. A replaced key works until its `expires_at` and is not rolled again.",
+      example: null,
+    }),
     status: z.enum(STATUSES).openapi({
       description: "At the instant of the request: `revoked`, else `expired` from `expires_at` on, else `active`.",
     }),

@@ -62,7 +62,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
               >
                 Rename
               </button>
-              {apiKey.status === "active" && (
+              {apiKey.status === "active" && apiKey.replaced_by === null && (
                 <button
                   type="button"
                   class="secondary small"
@@ -91,6 +91,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
         </th>
         <td>
           <StatusBadge status={apiKey.status} />
+          {apiKey.replaced_by && apiKey.status === "active" && <div class="muted small-text">Replaced by a roll</div>}
           {apiKey.revoked_at && (
             <div class="muted small-text">
               <Time iso={apiKey.revoked_at} />

@@ -75,15 +75,15 @@ export interface NewKey {
 }
 
 /**
- * Inserts the key only while the account has fewer than the maximum of active keys, and, given
- * `onlyIf`, only while that holds (no answer of the request's Idempotency-Key stored yet).
+ * The statement inserting `key` only while `where` holds (SQL with `key`'s values bound as ?1 id,
+ * ?2 account, ?9 its instant, and `params` from ?10 on) and, given `onlyIf`, while that holds too
+ * (no answer of the request's Idempotency-Key stored yet).
  */
-export function insertKeyStatement(db: D1Database, key: NewKey, onlyIf?: SqlCondition) {
+function insertKeyWhere(db: D1Database, key: NewKey, where: string, params: unknown[], onlyIf?: SqlCondition) {
   return db
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-       WHERE (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE ${where}${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
     .bind(
       key.id,
@@ -95,10 +95,17 @@ export function insertKeyStatement(db: D1Database, key: NewKey, onlyIf?: SqlCond
       key.permissions,
       key.expiresAt,
       key.now,
-      MAX_KEYS_PER_ACCOUNT,
+      ...params,
       ...(onlyIf?.params ?? []),
     );
 }
+
+/** How many of the account's keys are active at ?9, below ?10 + ?11 (the limit, and 1 for a swap). */
+const ROOM_FOR_ONE_MORE = `(SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10 + ?11`;
+
+/** Inserts the key only while the account has fewer than the maximum of active keys. */
+export const insertKeyStatement = (db: D1Database, key: NewKey, onlyIf?: SqlCondition) =>
+  insertKeyWhere(db, key, ROOM_FOR_ONE_MORE, [MAX_KEYS_PER_ACCOUNT, 0], onlyIf);
 
 export const newKeyRow = (key: NewKey): KeyRow => ({
   id: key.id,
@@ -169,35 +176,20 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
  * The two statements of a roll of `oldId`, to run in one transaction, in order: the first inserts
  * `key` (the old key's name, permissions and expiry, as read) only while the old key is active and
  * not yet replaced, and the account stays within its limit (at the limit, only a roll that ends
- * the old key at once), and, given `onlyIf`, only while that holds; the second then marks the old
- * key replaced and moves its expiry to `until` (never later than it was). The roll was made when
- * the first changed a row.
+ * the old key at once: a swap, not one more), and, given `onlyIf`, only while that holds; the
+ * second then marks the old key replaced and moves its expiry to `until` (never later than it
+ * was). The roll was made when the first changed a row.
  */
 export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, until: number, onlyIf?: SqlCondition) {
+  const rollable = `EXISTS (SELECT 1 FROM api_tokens WHERE id = ?12 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?9")})`;
   return [
-    db
-      .prepare(
-        `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?10, ?11, ?12, ?6 FROM api_tokens
-         WHERE id = ?7 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?6")}
-           AND (SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?6")})
-               < ?8 + (?9 <= ?6)${onlyIf ? ` AND ${onlyIf.sql}` : ""}`, // the old key ends as the new one begins (expires_in 0): a swap, not one more
-      )
-      .bind(
-        key.id,
-        key.accountId,
-        key.hash,
-        key.prefix,
-        key.last4,
-        key.now,
-        oldId,
-        MAX_KEYS_PER_ACCOUNT,
-        until,
-        key.name,
-        key.permissions,
-        key.expiresAt,
-        ...(onlyIf?.params ?? []),
-      ),
+    insertKeyWhere(
+      db,
+      key,
+      `${rollable} AND ${ROOM_FOR_ONE_MORE}`,
+      [MAX_KEYS_PER_ACCOUNT, until <= key.now ? 1 : 0, oldId],
+      onlyIf,
+    ),
     db
       .prepare(
         `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2), replaced_by = ?3

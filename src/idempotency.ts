@@ -36,8 +36,8 @@ export const KEY_REUSED_MESSAGE =
 
 /** IDEMPOTENCY_KEY_REUSED where the answer holds a secret, so the caller is part of the request. */
 const KEY_REUSED_SEALED_MESSAGE =
-  "This Idempotency-Key was already used with a different request. Here a request from another API key or dashboard " +
-  "session is a different request: the answer holds a secret only the caller that made it may see. Use a new key for a new request.";
+  "This Idempotency-Key was already used with a different request: another body, or (here, where the answer holds a " +
+  "secret only its caller may see) another API key or dashboard session. Use a new key for a new request.";
 
 export const KEY_IN_USE_MESSAGE = "A request with this Idempotency-Key is still in progress. Retry after it completes.";
 

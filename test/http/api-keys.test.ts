@@ -199,8 +199,8 @@ describe("bad input to the keys API", () => {
 
     const before = await keysOf(account);
     for (const [who, body, message] of [
-      [account, { name: "other" }, /^This Idempotency-Key was already used with a different request\./],
-      [other, { name: "ci" }, /request from another API key or dashboard session is a different request/],
+      [account, { name: "other" }, /^This Idempotency-Key was already used with a different request: another body, or/],
+      [other, { name: "ci" }, /another API key or dashboard session\. Use a new key/],
     ] as const) {
       const refused = await keyed(who, "/v1/api_keys", body, "create-1");
       expectStatus(refused, 409);

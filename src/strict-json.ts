@@ -88,6 +88,9 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
   return problems;
 }
 
+/** The advice for a figure a float cannot hold: fields that take any JSON (an event's `value`) take text too. */
+const EXACT_ELSEWHERE = "where the field takes any JSON (an event's `value`), the exact figure as a string";
+
 /** Why a number literal cannot be kept exactly as a 64-bit float, or null. */
 function numberProblem(literal: string): string | null {
   const n = Number(literal);
@@ -95,8 +98,8 @@ function numberProblem(literal: string): string | null {
   // Most literals are already the float's own shortest form.
   if (String(n) === literal || decimalValue(literal) === decimalValue(String(n))) return null;
   if (n === 0)
-    return "is too close to 0 for a JSON number (a 64-bit float): it would be stored as 0; send it as a string";
-  return `has more digits than a JSON number keeps (a 64-bit float): it would be stored as ${JSON.stringify(n)}; send it as a string`;
+    return `is too close to 0 for a JSON number (a 64-bit float), which would store 0: send 0, or, ${EXACT_ELSEWHERE}`;
+  return `has more digits than a JSON number keeps (a 64-bit float), which would store ${JSON.stringify(n)}: send that, or, ${EXACT_ELSEWHERE}`;
 }
 
 /** A number literal's exact decimal value in one canonical form: `[-]0.DIGITSeEXP`, or `0`. */

@@ -60,17 +60,23 @@ export const listedPermissions = (grant: Grant): Permission[] => [...(grant.list
 export const inOrder = (permissions: readonly Permission[]) => PERMISSIONS.filter((p) => permissions.includes(p));
 
 /**
- * The first permission `wanted` (null: full access) has that `holder` lacks; for full access
- * asked by a restricted key that lacks none, the sentence says why it is refused anyway. Null
- * when the holder may give it: a key never makes a key that can do more than itself.
+ * Why `holder` may not make (or, `rolling`, roll into being) a key with `wanted` (null: full
+ * access), naming the first permission it lacks; null when it may: a key never makes a key that
+ * can do more than itself, and only a full-access key makes a full-access one.
  */
-export function escalation(holder: Grant, wanted: readonly Permission[] | null): string | null {
+export function escalation(holder: Grant, wanted: readonly Permission[] | null, rolling = false): string | null {
   if (holder.listed === null) return null;
   const missing = (wanted ?? PERMISSIONS).find((p) => !holder.allows.has(p));
-  if (missing) return `This API key lacks \`${missing}\`, so it cannot give it to a key.`;
+  const lacks = missing && `this API key lacks \`${missing}\``;
+  if (rolling)
+    return wanted === null
+      ? `Only a full-access key can roll a full-access key${lacks ? `, and ${lacks}` : ""}.`
+      : lacks
+        ? `Only a key holding every permission of a key can roll it, and ${lacks}.`
+        : null;
   if (wanted === null)
-    return "Only a full-access key can make a full-access key (one without `permissions`); list the permissions the key needs.";
-  return null;
+    return `Only a full-access key can make a full-access key (one without \`permissions\`)${lacks ? `, and ${lacks}` : ""}; list the permissions the key needs.`;
+  return lacks ? `This API key lacks \`${missing}\`, so it cannot give it to a key.` : null;
 }
 
 const PermissionSchema = z.enum(PERMISSIONS);

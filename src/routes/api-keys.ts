@@ -145,8 +145,12 @@ async function requireKey(database: D1Database, accountId: string, id: string) {
   return row;
 }
 
-function refuseEscalation(holder: Parameters<typeof escalation>[0], wanted: readonly Permission[] | null) {
-  const denied = escalation(holder, wanted);
+function refuseEscalation(
+  holder: Parameters<typeof escalation>[0],
+  wanted: readonly Permission[] | null,
+  rolling = false,
+) {
+  const denied = escalation(holder, wanted, rolling);
   if (denied) throw new ApiError("PERMISSION_DENIED", denied);
 }
 
@@ -277,7 +281,7 @@ export const apiKeysRouter = createRouter()
       if (earlier !== undefined) return sendJsonText(c, earlier as JsonText<ApiKeyWithSecret>, 201);
       throw refused;
     }
-    refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed);
+    refuseEscalation(c.get("apiKey").grant, grantOfStored(old.permissions).listed, true);
     refuseOutliving(
       c.get("apiKey").expiresAt,
       old.expires_at,

@@ -159,7 +159,10 @@ describe("no escalation", () => {
         { name: "more", permissions: ["events:write", "billing:read", "webhooks:read"] },
         "This API key lacks `webhooks:read`, so it cannot give it to a key.",
       ],
-      [{ name: "all" }, "This API key lacks `candidates:read`, so it cannot give it to a key."],
+      [
+        { name: "all" },
+        "Only a full-access key can make a full-access key (one without `permissions`), and this API key lacks `candidates:read`; list the permissions the key needs.",
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await api.post("/v1/api_keys", body);
@@ -171,12 +174,20 @@ describe("no escalation", () => {
     const full = await addKey(account);
     const refused = await api.post(`/v1/api_keys/${full.tokenId}/roll`);
     expectStatus(refused, 403);
-    expect(refused.body.error.message).toBe("This API key lacks `candidates:read`, so it cannot give it to a key.");
+    expect(refused.body.error.message).toBe(
+      "Only a full-access key can roll a full-access key, and this API key lacks `candidates:read`.",
+    );
+    const listedKey = await addKey(account, { permissions: ["schemas:read", "billing:read"] });
+    const notHeld = await api.post(`/v1/api_keys/${listedKey.tokenId}/roll`);
+    expectStatus(notHeld, 403);
+    expect(notHeld.body.error.message).toBe(
+      "Only a key holding every permission of a key can roll it, and this API key lacks `billing:read`.",
+    );
     expect((await client(full).get("/v1/schemas")).status).toBe(200); // the refused roll changed nothing
     // What it holds it may give, `write` including `read`.
     const given = await api.post("/v1/api_keys", { name: "reader", permissions: ["schemas:read", "events:write"] });
     expectStatus(given, 201);
-    expect(okBody(await client(account).get("/v1/api_keys")).data.length).toBe(4);
+    expect(okBody(await client(account).get("/v1/api_keys")).data.length).toBe(5);
   });
 
   it("keeps full access to full-access keys, even from a key that lists every permission", async () => {

@@ -1595,7 +1595,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3065,7 +3065,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3960,7 +3960,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4299,7 +4299,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4650,7 +4650,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5187,7 +5187,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6204,7 +6204,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6782,7 +6782,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7588,7 +7588,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8348,7 +8348,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9156,7 +9156,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9485,7 +9485,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {

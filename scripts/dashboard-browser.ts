@@ -101,8 +101,8 @@ test("a person's journey through the dashboard", async () => {
   // A number is sent as typed: the API refuses one a float would change, never the form rounding it.
   await page.getByLabel("Price").fill("49.999999999999999999");
   await page.getByRole("button", { name: "Create schema" }).click();
-  await priceError.filter({ hasText: "would be stored as 50" }).waitFor();
-  assert.match(await priceError.innerText(), /would be stored as 50/, "the price is refused as typed, not rounded");
+  await priceError.filter({ hasText: "which would store 50" }).waitFor();
+  assert.match(await priceError.innerText(), /which would store 50/, "the price is refused as typed, not rounded");
   await page.getByLabel("Price").fill("49.5");
   await page.getByRole("button", { name: "Create schema" }).click();
   await page.getByRole("cell", { name: "Journey: signup, then a purchase of 100 or more" }).first().waitFor();
@@ -125,7 +125,8 @@ test("a person's journey through the dashboard", async () => {
   await page.getByLabel("Value (JSON, optional)").fill('{"total": 99.99999999999999999}');
   await page.getByRole("button", { name: "Send event" }).click();
   const valueError = page.locator(".field.invalid", { has: page.getByLabel("Value (JSON, optional)") });
-  await valueError.locator(".field-error").filter({ hasText: "would be stored as 100" }).waitFor();
+  await valueError.locator(".field-error").filter({ hasText: "which would store 100" }).waitFor();
+  await watch.check("candidate-value-refused");
   for (const [type, value] of [
     ["signup", ""],
     ["purchase", '{"total": 50}'],

@@ -394,6 +394,15 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await watch.check("edges-bad-cursor");
   await page.getByRole("button", { name: "← First page" }).click();
   await shows(page, first);
+  // A metadata filter the API refuses (a key over 40 characters) is shown at the Metadata field,
+  // named by its key.
+  const longKey = "k".repeat(41);
+  await page.goto(`${dev.url}/dashboard/candidates?metadata[${longKey}]=x`);
+  const metadataError = page.locator(".field.invalid", { has: page.getByLabel("Metadata") }).locator(".field-error");
+  await metadataError.filter({ hasText: `${longKey}: ` }).waitFor();
+  await watch.check("edges-metadata-filter-refused");
+  await page.goto(`${dev.url}/dashboard/candidates`);
+  await shows(page, first);
 
   // A "to" day before the "from" day is refused at the field in the form's words, not the API's.
   await page.getByLabel("Status since, from (UTC day)").fill("2026-11-10");

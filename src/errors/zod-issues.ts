@@ -141,6 +141,8 @@ export function validationHook(result: { success: boolean; error?: ZodError; tar
   const once = details.flatMap((detail) => {
     // An unknown parameter stays unknown, however often it is given.
     if ((given[detail.path]?.length ?? 0) > 1 && detail.message !== UNKNOWN_FIELD) detail.message = GIVEN_TWICE;
+    // A metadata filter, folded into one object to validate, is named as it was sent: `metadata[KEY]`.
+    detail.path = detail.path.replace(/^metadata\.(.*)$/s, "metadata[$1]");
     const key = `${detail.path}\n${detail.message}`;
     return said.has(key) ? [] : (said.add(key), [detail]);
   });

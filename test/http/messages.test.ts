@@ -283,10 +283,10 @@ describe("error messages", () => {
     };
     const twice = "is given more than once; give it once";
     expect(await details("/v1/candidates?metadata[a]=1&metadata[a]=2")).toEqual([
-      { path: "metadata.a", message: twice },
+      { path: "metadata[a]", message: twice },
     ]);
     expect(await details("/v1/candidates/export?metadata[a]=1&metadata[a]=1")).toEqual([
-      { path: "metadata.a", message: twice },
+      { path: "metadata[a]", message: twice },
     ]);
     expect(await details("/v1/notifications?candidate_alias=abcdefghij&candidate_alias=abcdefghij")).toEqual([
       { path: "candidate_alias", message: twice },

@@ -201,10 +201,11 @@ describe("candidate metadata", () => {
   it("refuses bad filters with the parameter's path", async () => {
     const account = await createAccount();
     const refused: [string, string][] = [
-      ["metadata[]=x", "metadata."],
-      [`metadata[${"k".repeat(41)}]=x`, `metadata.${"k".repeat(41)}`],
-      ["metadata[a]=", "metadata.a"],
-      ["metadata[a]=1&metadata[a]=2", "metadata.a"],
+      ["metadata[]=x", "metadata[]"],
+      [`metadata[${"k".repeat(41)}]=x`, `metadata[${"k".repeat(41)}]`],
+      ["metadata[a]=", "metadata[a]"],
+      ["metadata[a]=1&metadata[a]=2", "metadata[a]"],
+      ["metadata[a.b]=", "metadata[a.b]"],
       [Array.from({ length: 11 }, (_, i) => `metadata[k${i}]=v`).join("&"), "metadata"],
       ["metadata=x", "metadata"],
       ["metadatum[a]=x", "metadatum[a]"],

@@ -197,12 +197,24 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
   );
 }
 
-/** The messages a VALIDATION_ERROR gave for `path` (and below it), for the field that holds it. */
+/**
+ * Where a detail's path sits under a field's `path`: "" for the path itself, the KEY of something
+ * below it (`path.KEY` in a body, `path[KEY]` for a query's metadata filter), else null.
+ */
+export function belowPath(detailPath: string, path: string): string | null {
+  if (detailPath === path) return "";
+  if (!detailPath.startsWith(path)) return null;
+  const below = /^(?:\.(.*)|\[(.*)\])$/s.exec(detailPath.slice(path.length));
+  return below ? (below[1] ?? below[2]) : null;
+}
+
+/** The messages a VALIDATION_ERROR gave for `path` (and below it, each named by its KEY), for the field that holds it. */
 export function fieldMessages(error: unknown, path: string): string[] {
   if (!(error instanceof CandidateContractError)) return [];
-  return error.details
-    .filter((d) => d.path === path || d.path.startsWith(`${path}.`))
-    .map((d) => (d.path === path ? d.message : `${d.path.slice(path.length + 1)}: ${d.message}`));
+  return error.details.flatMap((d) => {
+    const key = belowPath(d.path, path);
+    return key === null ? [] : [key === "" ? d.message : `${key}: ${d.message}`];
+  });
 }
 
 /** A labelled field with the API's errors for it below, tied to the input for screen readers. */

@@ -3,12 +3,12 @@
  * so here only a count of them and any detail no field of this form shows; any other error whole.
  */
 import { CandidateContractError } from "../../api";
-import { ErrorNote } from "../../components/ui";
+import { belowPath, ErrorNote } from "../../components/ui";
 
 export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
   if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0)
     return <ErrorNote error={error} />;
-  const shown = (path: string) => paths.some((p) => path === p || path.startsWith(`${p}.`));
+  const shown = (path: string) => paths.some((p) => belowPath(path, p) !== null);
   const elsewhere = error.details.filter((d) => !shown(d.path));
   const atFields = error.details.length - elsewhere.length;
   return (

@@ -556,6 +556,14 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await focusReaches("API keys", "Dismiss gives the focus to the page's heading");
   await page.goBack(); // the unfiltered list, so Back after signing out still leads where it did
   await page.waitForURL((url) => !url.searchParams.has("status"));
+  // A key given every permission by name is not a full-access key: its row lists them instead.
+  const every = (await call("/v1/api_keys?limit=1")).data[0].permissions as string[];
+  const byNameKey = await call("/v1/api_keys", { name: "every permission, by name", permissions: every });
+  await page.reload();
+  const byName = page.getByRole("row", { name: /^every permission, by name / });
+  await byName.getByText("api_keys:write").waitFor();
+  assert.equal(await byName.getByText("Full access").count(), 0, "not called full access");
+  await call(`/v1/api_keys/${byNameKey.id}/revoke`, {}); // room for the keys made below
 
   // Back after signing out goes to sign-in, not a page left loading.
   await page.getByRole("button", { name: "Sign out" }).click();

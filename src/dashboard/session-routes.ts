@@ -41,6 +41,8 @@ export function sessionView(session: Session) {
     signed_in_with: session.key ? "api_key" : "sign_in_link",
     api_key: session.key && { id: session.key.id, name: session.key.name, redacted: session.key.redacted },
     permissions: listedPermissions(session.grant),
+    /** Signed in with a full-access key or a sign-in link: only such a session makes a full-access key. */
+    full_access: session.grant.listed === null,
     created_at: isoTime(session.createdAt),
     /** The earlier of 7 days after sign-in and the signing key's own expiry (12 hours idle aside). */
     expires_at: isoTime(keyExpiry === null ? session.expiresAt : Math.min(session.expiresAt, keyExpiry)),

@@ -194,6 +194,8 @@ describe("no escalation", () => {
     const account = await createAccount();
     const { PERMISSIONS } = await import("../../src/domain/permissions");
     const listed = await addKey(account, { permissions: [...PERMISSIONS] });
+    // Every permission by name, yet not a full-access key: it says so.
+    expect(okBody(await client(account).get(`/v1/api_keys/${listed.tokenId}`)).full_access).toBe(false);
     const res = await client(listed).post("/v1/api_keys", { name: "all" });
     expectStatus(res, 403);
     expect(res.body.error.message).toMatch(/Only a full-access key can make a full-access key/);

@@ -26,6 +26,7 @@ describe("API keys", () => {
       name: "Checkout events",
       redacted: `cct_…${secret.slice(-4)}`,
       permissions: ["events:write"],
+      full_access: false,
       created_at: expect.any(String),
       expires_at: null,
       last_used_at: null,
@@ -60,7 +61,7 @@ describe("API keys", () => {
     // The document names expires_at a string; null, for no expiry, is accepted too.
     const res = await client(account).raw.post("/v1/api_keys", { name: "Everything", expires_at: null });
     expectStatus(res, 201);
-    expect(res.body.permissions).toEqual([...PERMISSIONS]);
+    expect(res.body).toMatchObject({ permissions: [...PERMISSIONS], full_access: true });
     expect(okBody(await client(account).get(`/v1/api_keys/${account.tokenId}`)).permissions).toEqual([...PERMISSIONS]);
   });
 

@@ -160,6 +160,7 @@ describe("sign-in with a pasted API key", () => {
       signed_in_with: "api_key",
       api_key: { id: events.tokenId, name: "Checkout events", redacted: `cct_…${events.token.slice(-4)}` },
       permissions: ["events:write"],
+      full_access: false,
     });
     const cookie = cookieOf(res).pair;
     const denied = expectError(await withCookie(cookie, "GET", "/v1/summary"), 403, "PERMISSION_DENIED");
@@ -571,6 +572,7 @@ describe("GET /dashboard/session", () => {
       signed_in_with: "sign_in_link",
       api_key: null,
       permissions: [...PERMISSIONS],
+      full_access: true,
       created_at: iso(clock.now()),
       expires_at: iso(clock.now() + 7 * 24 * HOUR),
     });

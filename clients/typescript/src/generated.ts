@@ -1217,6 +1217,7 @@ export interface components {
          *       "permissions": [
          *         "events:write"
          *       ],
+         *       "full_access": false,
          *       "created_at": "2026-11-22T09:00:00.000Z",
          *       "expires_at": null,
          *       "last_used_at": null,
@@ -1241,6 +1242,7 @@ export interface components {
          *       "permissions": [
          *         "events:write"
          *       ],
+         *       "full_access": false,
          *       "created_at": "2026-11-22T09:00:00.000Z",
          *       "expires_at": null,
          *       "last_used_at": "2026-11-22T10:15:00.000Z",
@@ -1257,6 +1259,8 @@ export interface components {
             redacted: string;
             /** @description What the key may do; a full-access key lists every permission (and gains any added later). */
             permissions: ("schemas:read" | "schemas:write" | "candidates:read" | "candidates:write" | "events:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "billing:read" | "api_keys:read" | "api_keys:write")[];
+            /** @description Extension. True for a key made without `permissions`: it has every permission, including any added later, and only such a key makes or rolls a full-access key. A key given every permission by name is not one. */
+            full_access: boolean;
             /**
              * Format: date-time
              * @description When the key was created.
@@ -8174,6 +8178,7 @@ export interface operations {
                      *           "permissions": [
                      *             "events:write"
                      *           ],
+                     *           "full_access": false,
                      *           "created_at": "2026-11-22T09:00:00.000Z",
                      *           "expires_at": null,
                      *           "last_used_at": "2026-11-22T10:15:00.000Z",
@@ -8381,6 +8386,7 @@ export interface operations {
                      *       "permissions": [
                      *         "events:write"
                      *       ],
+                     *       "full_access": false,
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "expires_at": null,
                      *       "last_used_at": null,
@@ -8673,6 +8679,7 @@ export interface operations {
                      *       "permissions": [
                      *         "events:write"
                      *       ],
+                     *       "full_access": false,
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",
@@ -8899,6 +8906,7 @@ export interface operations {
                      *       "permissions": [
                      *         "events:write"
                      *       ],
+                     *       "full_access": false,
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",
@@ -9191,6 +9199,7 @@ export interface operations {
                      *       "permissions": [
                      *         "events:write"
                      *       ],
+                     *       "full_access": false,
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "expires_at": null,
                      *       "last_used_at": null,
@@ -9519,6 +9528,7 @@ export interface operations {
                      *       "permissions": [
                      *         "events:write"
                      *       ],
+                     *       "full_access": false,
                      *       "created_at": "2026-11-22T09:00:00.000Z",
                      *       "expires_at": null,
                      *       "last_used_at": "2026-11-22T10:15:00.000Z",

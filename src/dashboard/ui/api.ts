@@ -62,6 +62,7 @@ export interface Session {
   signed_in_with: "api_key" | "sign_in_link";
   api_key: { id: string; name: string; redacted: string } | null;
   permissions: Models["ApiKey"]["permissions"];
+  full_access: boolean;
   created_at: string;
   expires_at: string;
 }

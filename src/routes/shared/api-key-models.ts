@@ -26,6 +26,7 @@ export const keyView = (row: KeyRow, now: number) => ({
   // Keys from before 0010 kept only their first characters.
   redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
   permissions: listedPermissions(grantOfStored(row.permissions)),
+  full_access: row.permissions === null,
   created_at: isoTime(row.created_at),
   expires_at: isoTimeOrNull(row.expires_at),
   last_used_at: isoTimeOrNull(row.last_used_at),
@@ -39,6 +40,7 @@ export const apiKeyExample = {
   name: "Checkout events",
   redacted: "cct_…x9Qk",
   permissions: ["events:write"],
+  full_access: false,
   created_at: "2026-11-22T09:00:00.000Z",
   expires_at: null,
   last_used_at: "2026-11-22T10:15:00.000Z",
@@ -61,6 +63,11 @@ export const ApiKeySchema = z
     }),
     permissions: z.array(PermissionSchema).openapi({
       description: "What the key may do; a full-access key lists every permission (and gains any added later).",
+    }),
+    full_access: z.boolean().openapi({
+      description:
+        "Extension. True for a key made without `permissions`: it has every permission, including any added later, and " +
+        "only such a key makes or rolls a full-access key. A key given every permission by name is not one.",
     }),
     created_at: timestamp("When the key was created."),
     expires_at: timestamp("When the key stops working; null: never.").nullable(),

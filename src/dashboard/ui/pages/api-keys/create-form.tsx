@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks";
 import { client, type Models } from "../../api";
 import { described, ErrorNote, Field, fieldMessages, useFocusOnShow } from "../../components/ui";
-import { useCan, type Permission } from "../../session";
+import { useCan, useSession, type Permission } from "../../session";
 import { ALL_PERMISSIONS, levelOf, readOf, RESOURCES } from "./permissions";
 import { useCall } from "../../components/use-call";
 
@@ -42,7 +42,8 @@ export function CreateKeyForm({
   const [expiry, setExpiry] = useState<Expiry>("never");
   const [date, setDate] = useState("");
   const { busy, error, run } = useCall();
-  const mayGiveAll = ALL_PERMISSIONS.every(can);
+  // Holding every permission by name is not enough: only a full-access session makes a full-access key.
+  const mayGiveAll = useSession().full_access;
   // A write includes its read: the read is shown checked (and fixed) and not sent twice.
   const included = (p: Permission) => chosen.some((q) => readOf(q) === p);
   const toggle = (p: Permission, on: boolean) => setChosen((c) => (on ? [...c, p] : c.filter((q) => q !== p)));

@@ -6,7 +6,7 @@ import { useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { StatusBadge, Time, useFocusInPlace } from "../../components/ui";
 import { Rename, Revoke, Roll } from "./key-actions";
-import { compact, isFullAccess } from "./permissions";
+import { compact } from "./permissions";
 
 type Key = Models["ApiKey"];
 type Action = "rename" | "roll" | "revoke" | null;
@@ -99,7 +99,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
           )}
         </td>
         <td>
-          {isFullAccess(apiKey.permissions) ? (
+          {apiKey.full_access ? (
             <span class="full-access-text">Full access</span>
           ) : (
             compact(apiKey.permissions).map((p) => (

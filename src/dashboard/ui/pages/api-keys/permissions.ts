@@ -26,10 +26,6 @@ export const readOf = (permission: Permission): Permission | null => {
   return read !== permission && (ALL_PERMISSIONS as string[]).includes(read) ? (read as Permission) : null;
 };
 
-/** A key holding every permission: how the API lists a full-access key. */
-export const isFullAccess = (permissions: readonly Permission[]) =>
-  ALL_PERMISSIONS.every((p) => permissions.includes(p));
-
 /** A key's permissions without the reads its writes include. */
 export function compact(permissions: readonly Permission[]): Permission[] {
   return ALL_PERMISSIONS.filter((p) => permissions.includes(p) && !permissions.some((q) => readOf(q) === p));

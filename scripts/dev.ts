@@ -122,7 +122,8 @@ async function main() {
   // Starting: the accounts CLI waits for the server rather than open the database beside it.
   writeDevServer({ pid: process.pid, origin: null });
   process.on("exit", () => removeDevServer(process.pid));
-  await migrateLocal();
+  const databases = await migrateLocal();
+  console.log(`D1 migrations applied to every local database: ${databases.join(", ")}.`);
   buildDashboard();
   // Webhooks to a receiver on this machine (http://127.0.0.1:...) are accepted locally.
   const wrangler = spawnWrangler(

@@ -86,7 +86,10 @@ export function stopOnSignals() {
  * Applies pending migrations to every local D1 database (the primary and each shard: what `npm run
  * dev` serves), one after another.
  */
-export async function migrateLocal(): Promise<void> {
+/** Applies every migration to every local database; answers their bindings. */
+export async function migrateLocal(): Promise<string[]> {
+  const bindings = d1Bindings().map((d) => d.binding);
   // One after another: wranglers run at once on a fresh local state can die while making it.
-  for (const { binding } of d1Bindings()) await runWrangler(["d1", "migrations", "apply", binding, "--local"]);
+  for (const binding of bindings) await runWrangler(["d1", "migrations", "apply", binding, "--local"]);
+  return bindings;
 }

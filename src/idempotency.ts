@@ -113,13 +113,14 @@ export const idempotency = ({ candidateKeepsResult = false, answerHoldsSecret = 
       ]);
     }
     const body: unknown = await c.req.json(); // parsed and cached by the body guards
-    const recipient = answerHoldsSecret ? recipientOf(c, key) : undefined;
-    const claim: KeyClaim = {
-      accountId: c.get("accountId"),
-      key,
-      fingerprint: await requestFingerprint(c.req.method, c.req.path, body, recipient && callerName(c)),
-      now: Date.now(),
-    };
+    const fingerprint = await requestFingerprint(
+      c.req.method,
+      c.req.path,
+      body,
+      answerHoldsSecret ? callerName(c) : undefined,
+    );
+    const recipient = answerHoldsSecret ? recipientOf(c, key, fingerprint) : undefined;
+    const claim: KeyClaim = { accountId: c.get("accountId"), key, fingerprint, now: Date.now() };
     const store = keyStore(c.env, claim.accountId, key);
     const outcome = await store.claim(claim);
     switch (outcome.kind) {
@@ -213,7 +214,7 @@ export const unlessAnswered = (accountId: string, request: IdempotentRequest | u
  * the key over, or the first died after its change): the change is made by the first to reach
  * D1, and the other answers what it answered (a replay), or 409 IDEMPOTENCY_KEY_REUSED if that
  * was another request. Statements `alongside` the change run after it in the same transaction.
- * Returns the results of the change and those alongside, or the earlier answer (to send with the
+ * Returns the change's result, or the earlier answer (to send with the
  * route's success status: only successes are stored). A sealed route's answer must be text.
  */
 export async function changeOnce<T>(
@@ -222,21 +223,22 @@ export async function changeOnce<T>(
   change: D1PreparedStatement,
   answer: { body: string | SqlFragment; madeIf: SqlFragment },
   alongside: D1PreparedStatement[] = [],
-): Promise<{ changed: D1Result<T>; alongside: D1Result<T>[] } | { earlier: string }> {
+): Promise<{ changed: D1Result<T> } | { earlier: string }> {
   const request = c.get("idempotency");
-  if (!request) {
-    const [changed, ...rest] = await db.batch<T>([change, ...alongside]);
-    return { changed, alongside: rest };
-  }
-  const body = request.sealed ? await seal(answer.body as string, recipientOf(c, request.key)) : answer.body;
-  const [changed, , stored, ...rest] = await db.batch<T>([
+  if (!request) return { changed: (await db.batch<T>([change, ...alongside]))[0] };
+  if (request.sealed && typeof answer.body !== "string")
+    throw new Error("a sealed answer is made in JavaScript, not SQL");
+  const body = request.sealed
+    ? await seal(answer.body as string, recipientOf(c, request.key, request.fingerprint))
+    : answer.body;
+  const [changed, , stored] = await db.batch<T>([
     change,
     answerStatement(db, c.get("accountId"), request, body, answer.madeIf),
     storedAnswerStatement(db, c.get("accountId"), request, IDEMPOTENCY_KEEP_MS),
     ...alongside,
   ]);
   const earlier = stored.results[0] as StoredAnswer | undefined;
-  if (changed.meta.changes > 0 || !earlier) return { changed, alongside: rest };
+  if (changed.meta.changes > 0 || !earlier) return { changed };
   return { earlier: await replayOf(c, earlier) };
 }
 
@@ -263,7 +265,7 @@ async function replayOf(c: Context<AppEnv>, stored: StoredAnswer): Promise<strin
     stored.fingerprint !== request.fingerprint
       ? null
       : request.sealed
-        ? await unseal(stored.body, recipientOf(c, request.key))
+        ? await unseal(stored.body, recipientOf(c, request.key, request.fingerprint))
         : stored.body;
   if (body === null) throw keyReused(request.sealed);
   c.header("Idempotent-Replayed", "true");

@@ -17,18 +17,23 @@ const IV_BYTES = 12;
 const encoder = new TextEncoder();
 const SALT = encoder.encode("candidate-contract-service idempotent answer v1");
 
-/** Whom a sealed answer is for: the caller's credential, its account and the Idempotency-Key. */
+/**
+ * Whom a sealed answer is for: the caller's credential, its account and the Idempotency-Key (which
+ * derive the key), and the request's fingerprint (bound as associated data: it opens for that request only).
+ */
 export interface Recipient {
   credential: string;
   accountId: string;
   key: string;
+  fingerprint: string;
 }
 
 /** The recipient of this request's answer under its Idempotency-Key. */
-export const recipientOf = (c: Context<AppEnv>, key: string): Recipient => ({
+export const recipientOf = (c: Context<AppEnv>, key: string, fingerprint: string): Recipient => ({
   credential: callerSecret(c),
   accountId: c.get("accountId"),
   key,
+  fingerprint,
 });
 
 /** Who made a request, as its fingerprint names them: the API key, or the dashboard session. */
@@ -52,7 +57,7 @@ async function sealingKey({ credential, accountId, key }: Recipient) {
 export async function seal(text: string, recipient: Recipient): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const sealed = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv },
+    { name: "AES-GCM", iv, additionalData: encoder.encode(recipient.fingerprint) },
     await sealingKey(recipient),
     encoder.encode(text),
   );
@@ -68,7 +73,7 @@ export async function unseal(stored: string, recipient: Recipient): Promise<stri
   try {
     const bytes = fromBase64(stored.slice(SEALED.length));
     const text = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES) },
+      { name: "AES-GCM", iv: bytes.subarray(0, IV_BYTES), additionalData: encoder.encode(recipient.fingerprint) },
       await sealingKey(recipient),
       bytes.subarray(IV_BYTES),
     );

@@ -84,9 +84,8 @@ export function stopOnSignals() {
 
 /**
  * Applies pending migrations to every local D1 database (the primary and each shard: what `npm run
- * dev` serves), one after another.
+ * dev` serves), one after another; answers their bindings.
  */
-/** Applies every migration to every local database; answers their bindings. */
 export async function migrateLocal(): Promise<string[]> {
   const bindings = d1Bindings().map((d) => d.binding);
   // One after another: wranglers run at once on a fresh local state can die while making it.

@@ -1,7 +1,11 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001, 0010 and 0016). */
 import type { ShardName } from "../shards.ts";
 
-/** An SQL condition with its parameters (as db/idempotency.ts's SqlFragment; this file stays loadable by Node). */
+/**
+ * An SQL condition with its parameters, bare `?` each (db/idempotency.ts's SqlFragment, restated:
+ * the scripts' type check, which reads this file for the accounts CLI, would reach that file's
+ * imports without extensions).
+ */
 type SqlCondition = { sql: string; params: (string | number)[] };
 
 /**
@@ -80,10 +84,13 @@ export interface NewKey {
  * (no answer of the request's Idempotency-Key stored yet).
  */
 function insertKeyWhere(db: D1Database, key: NewKey, where: string, params: unknown[], onlyIf?: SqlCondition) {
+  // `onlyIf`'s bare `?` numbered after `params`, whichever of those `where` names.
+  let next = 10 + params.length;
+  const condition = onlyIf ? ` AND ${onlyIf.sql.replace(/\?/g, () => `?${next++}`)}` : "";
   return db
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE ${where}${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE ${where}${condition}`,
     )
     .bind(
       key.id,
@@ -178,7 +185,8 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
  * not yet replaced, and the account stays within its limit (at the limit, only a roll that ends
  * the old key at once: a swap, not one more), and, given `onlyIf`, only while that holds; the
  * second then marks the old key replaced and moves its expiry to `until` (never later than it
- * was). The roll was made when the first changed a row.
+ * was). The roll was made when the first changed a row. The name is the one read before: a rename
+ * landing between that read and the roll renames the old key only.
  */
 export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, until: number, onlyIf?: SqlCondition) {
   const rollable = `EXISTS (SELECT 1 FROM api_tokens WHERE id = ?12 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?9")})`;

@@ -56,7 +56,7 @@ const create = createRoute("api_keys:write", {
   summary: "Create an API key (extension)",
   description:
     "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
-    `given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. ${SEALED_REPLAY}`,
+    `given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out \`permissions\`. At most 100 active keys per account. A key that expires makes only keys that expire no later. ${SEALED_REPLAY}`,
   ...withPostBody(CreateKeyBody, { answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),

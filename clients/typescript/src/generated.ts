@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (extension)
-         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks). At most 100 active keys per account. A key that expires makes only keys that expire no later. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.
+         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out `permissions`. At most 100 active keys per account. A key that expires makes only keys that expire no later. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.
          *
          *     Needs the `api_keys:write` permission.
          */

@@ -214,8 +214,8 @@ export const unlessAnswered = (accountId: string, request: IdempotentRequest | u
  * the key over, or the first died after its change): the change is made by the first to reach
  * D1, and the other answers what it answered (a replay), or 409 IDEMPOTENCY_KEY_REUSED if that
  * was another request. Statements `alongside` the change run after it in the same transaction.
- * Returns the change's result, or the earlier answer (to send with the
- * route's success status: only successes are stored). A sealed route's answer must be text.
+ * Returns the change's result, or the earlier answer (to send with the route's success status:
+ * only successes are stored). A sealed route's answer must be text.
  */
 export async function changeOnce<T>(
   c: Context<AppEnv>,

@@ -5,10 +5,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import { uuidv7 } from "uuidv7";
-import { ApiError, validationError } from "../errors/api-error";
+import { validationError } from "../errors/api-error";
 import { forgetKey } from "../auth";
 import * as db from "../db/tokens";
-import { escalation, grantOfStored, inOrder, outranks, type Permission } from "../domain/permissions";
+import { grantOfStored, inOrder } from "../domain/permissions";
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { mintToken } from "../tokens";
@@ -26,6 +26,13 @@ import {
 } from "./shared/openapi";
 import { createRoute } from "./shared/route";
 import {
+  limitReached,
+  refuseEscalation,
+  refuseOutliving,
+  refuseOutranked,
+  whyNotRollable,
+} from "./shared/api-key-rules";
+import {
   apiKeyExample,
   apiKeyWithSecretExample,
   ApiKeySchema,
@@ -33,7 +40,6 @@ import {
   CreateKeyBody,
   KeyIdParam,
   keyNotFound,
-  keyStatus,
   keyView,
   ListKeysQuery,
   RollKeyBody,
@@ -144,63 +150,6 @@ async function requireKey(database: D1Database, accountId: string, id: string) {
   if (!row) throw keyNotFound(id);
   return row;
 }
-
-function refuseEscalation(
-  holder: Parameters<typeof escalation>[0],
-  wanted: readonly Permission[] | null,
-  rolling = false,
-) {
-  const denied = escalation(holder, wanted, rolling);
-  if (denied) throw new ApiError("PERMISSION_DENIED", denied);
-}
-
-/** A key manages only keys that can do no more than it. */
-function refuseOutranked(holder: Parameters<typeof outranks>[0], target: db.KeyRow) {
-  const denied = outranks(holder, grantOfStored(target.permissions).listed);
-  if (denied) throw new ApiError("PERMISSION_DENIED", denied);
-}
-
-/**
- * A key that expires never makes a key that outlives it (`expiresAt` null: never expires). `how`
- * ends the refusal: what the caller can do, in the operation's own fields.
- */
-function refuseOutliving(holderExpiresAt: number | null, expiresAt: number | null, how: string) {
-  if (holderExpiresAt === null || (expiresAt !== null && expiresAt <= holderExpiresAt)) return;
-  throw new ApiError(
-    "PERMISSION_DENIED",
-    `This API key expires at ${isoTime(holderExpiresAt)}: a key it makes must expire no later. ${how}`,
-  );
-}
-
-/** Why the key cannot be rolled at `now` (revoked, expired, or rolled already), or null when it can. */
-function whyNotRollable(row: db.KeyRow, now: number): ApiError | null {
-  const refusal = (what: string, instead: string) =>
-    new ApiError("INVALID_STATE", `The API key '${row.id}' ${what}: ${instead}`);
-  if (row.revoked_at !== null)
-    return refusal(
-      `was revoked at ${isoTime(row.revoked_at)}`,
-      "only an active key can be rolled. Create a new key instead.",
-    );
-  if (row.replaced_by !== null) {
-    const until = `, and it ${keyStatus(row, now) === "active" ? "stops working" : "expired"} at ${isoTime(row.expires_at!)}`;
-    return refusal(
-      `was rolled already`,
-      `the key '${row.replaced_by}' replaced it${until}. A key is rolled once: roll '${row.replaced_by}' instead.`,
-    );
-  }
-  if (keyStatus(row, now) === "expired")
-    return refusal(
-      `expired at ${isoTime(row.expires_at!)}`,
-      "only an active key can be rolled. Create a new key instead.",
-    );
-  return null;
-}
-
-const limitReached = (remedy = "Revoke one you no longer use.") =>
-  new ApiError(
-    "API_KEY_LIMIT_REACHED",
-    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). ${remedy}`,
-  );
 
 type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;
 

@@ -58,36 +58,15 @@ export class CandidateStore {
    * The stored candidate with its event count and whether notifications wait in the outbox, or
    * undefined when there is none. Tables are created with the candidate, never before (an object
    * asked about an alias that has no candidate must store nothing); an object made by an earlier
-   * version of this code gets the migrations it lacks here, in one transaction.
+   * version of this code gets the migrations it lacks here, in one transaction. The tables are
+   * looked up before the candidate is read: a statement naming a table that does not exist throws,
+   * and on a new candidate's object (every create asks) that failure cost more than the look.
    */
   candidate(): StoredCandidateRow | undefined {
-    const current = this.currentCandidate();
-    if (current) return current;
     const version = schemaVersion(this.sql);
     if (version === null) return undefined;
     if (version < SCHEMA_VERSION) this.storage.transactionSync(() => migrate(this.sql, version));
     return this.sql.exec<StoredCandidateRow>(`SELECT ${STORED_CANDIDATE_COLUMNS} FROM candidate`).toArray()[0];
-  }
-
-  /**
-   * The candidate in one statement, when the object's tables are at the current version: what
-   * almost every load finds. Undefined otherwise: no candidate, or tables to check and upgrade
-   * (SQLite refuses the statement when a table it names does not exist yet).
-   */
-  private currentCandidate(): StoredCandidateRow | undefined {
-    let row: (StoredCandidateRow & { schema_version: number | null }) | undefined;
-    try {
-      row = this.sql
-        .exec<StoredCandidateRow & { schema_version: number | null }>(
-          `SELECT ${STORED_CANDIDATE_COLUMNS}, (SELECT version FROM schema_version) AS schema_version FROM candidate`,
-        )
-        .toArray()[0];
-    } catch {
-      return undefined;
-    }
-    if (row?.schema_version !== SCHEMA_VERSION) return undefined;
-    const { schema_version: _version, ...candidate } = row;
-    return candidate;
   }
 
   /** Creates the tables, at the current version, for a new candidate. */

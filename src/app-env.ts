@@ -80,9 +80,10 @@ export interface AppEnv {
     /** Set when a POST carries an Idempotency-Key: it holds the key, or (`heldElsewhere`) may only replay. */
     idempotency?: HeldKey;
     /**
-     * Set when part of the work failed (a batch item answered 500): the response is not kept
-     * under the key, so the same request sent again does what failed (what succeeded replays
-     * from its object); another request with the key is still refused.
+     * Set when part of the work failed (a batch item answered 500) or the work could not be done
+     * yet (a rotation that met a changing endpoint): the response is not kept under the key, so
+     * the same request sent again does what is left (what succeeded replays from its object);
+     * another request with the key is still refused.
      */
     idempotencyIncomplete?: boolean;
     /**

@@ -94,8 +94,9 @@ export interface IdempotencyOptions {
    */
   candidateKeepsResult?: boolean;
   /**
-   * The answer holds a secret shown once (an API key's): it is stored sealed for the caller, and
-   * only the caller that made the request gets it replayed (sealed-answers.ts).
+   * The answer holds a secret shown once (an API key's, a webhook endpoint's signing secret): it
+   * is stored sealed for the caller, and only the caller that made the request gets it replayed
+   * (sealed-answers.ts).
    */
   answerHoldsSecret?: boolean;
 }

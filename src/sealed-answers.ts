@@ -1,11 +1,13 @@
 /**
- * Keyed answers that hold a secret (an API key's, shown once when it is made or rolled) are kept
- * under their Idempotency-Key sealed: AES-GCM, under a key derived (HKDF-SHA-256) from the secret
- * the caller authenticated with and the Idempotency-Key. The service keeps that credential only as
- * a hash, so neither store of a key's answer (its Durable Object, D1's `idempotent_changes`) holds
- * the secret readably, and only the caller that made the request can have it replayed: the
- * request's fingerprint names that caller too (`callerName`), so another credential of the account
- * sending the same key is 409 IDEMPOTENCY_KEY_REUSED (docs/idempotency.md).
+ * Keyed answers that hold a secret (an API key's, shown once when it is made or rolled; a webhook
+ * endpoint's signing secret, at its creation and rotation) are kept under their Idempotency-Key
+ * sealed: AES-GCM, under a key derived (HKDF-SHA-256) from the secret the caller authenticated
+ * with and the Idempotency-Key. The service keeps that credential only as a hash, so neither store
+ * of a key's answer (its Durable Object, D1's `idempotent_changes`) holds the secret readably, and
+ * only the caller that made the request can have it replayed: the request's fingerprint names that
+ * caller too (`callerName`), so another credential of the account sending the same key is 409
+ * IDEMPOTENCY_KEY_REUSED (docs/idempotency.md). (A webhook secret is also kept readable where it
+ * must be, in its endpoint's row, which signs every delivery; no read of the API shows it.)
  */
 import type { Context } from "hono";
 import { callerSecret } from "./auth";

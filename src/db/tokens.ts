@@ -1,5 +1,6 @@
 /** Typed D1 queries for API keys (the `api_tokens` table: migrations 0001, 0010 and 0016). */
 import type { ShardName } from "../shards.ts";
+import { numbered } from "./sql-params.ts";
 
 /**
  * An SQL condition with its parameters, bare `?` each (db/idempotency.ts's SqlFragment, restated:
@@ -85,8 +86,7 @@ export interface NewKey {
  */
 function insertKeyWhere(db: D1Database, key: NewKey, where: string, params: unknown[], onlyIf?: SqlCondition) {
   // `onlyIf`'s bare `?` numbered after `params`, whichever of those `where` names.
-  let next = 10 + params.length;
-  const condition = onlyIf ? ` AND ${onlyIf.sql.replace(/\?/g, () => `?${next++}`)}` : "";
+  const condition = onlyIf ? ` AND ${numbered(onlyIf.sql, 10 + params.length)}` : "";
   return db
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, expires_at, created_at)

@@ -1,6 +1,7 @@
 /** Typed D1 queries for webhook endpoints (migrations/0004, 0006); their attempts are in webhook-deliveries.ts. */
 import type { NotificationType } from "../notifications/notification";
 import type { SqlFragment } from "./idempotency";
+import { numbered } from "./sql-params";
 import type { D1 } from "../shards";
 
 export const MAX_WEBHOOK_ENDPOINTS = 16;
@@ -139,17 +140,20 @@ export async function deleteEndpoint(db: D1, accountId: string, id: string): Pro
 }
 
 /**
- * The statement that rotates an endpoint's secret, as one UPDATE of the row as it is when it
- * runs: the new secret signs from `now` on, the one it replaces keeps signing until
- * `retireUntil`, beside those retired earlier and still in their overlap (the newest
- * MAX_RETIRED_SECRETS of them, oldest first). Rotations arriving
- * together each apply in turn, none lost. Given `onlyIf`, only while that holds (no answer of
- * the request's Idempotency-Key stored yet). Returns the rotated row (none: no such endpoint, or
- * the key's earlier request rotated it).
+ * The statement that rotates an endpoint's secret, as one UPDATE of the row, only while what its
+ * answer shows besides the secret (url, description, enabled_events, status) is as `endpoint` was
+ * read: the answer, with the new secret, is made from that read before the UPDATE runs, so it can
+ * be stored sealed (sealed-answers.ts) in the same transaction. The new secret signs from `now`
+ * on, the one it replaces keeps signing until `retireUntil`, beside those retired earlier and
+ * still in their overlap (the newest MAX_RETIRED_SECRETS of them, oldest first). Rotations
+ * arriving together each apply in turn, none lost. Given `onlyIf`, only while that holds too (no
+ * answer of the request's Idempotency-Key stored yet). Changes no row when there is no such
+ * endpoint, when it changed since the read (a PATCH, a disabling), or when the key's earlier
+ * request rotated it.
  */
 export function rotateSecretStatement(
   db: D1,
-  endpoint: { account_id: string; id: string },
+  endpoint: EndpointRow,
   secret: string,
   retireUntil: number,
   now: number,
@@ -167,28 +171,22 @@ export function rotateSecretStatement(
                                 json_array_length(webhook_endpoints.retired_secrets)
                ORDER BY position DESC LIMIT ${MAX_RETIRED_SECRETS})
              ORDER BY position))
-       WHERE account_id = ?4 AND id = ?5${onlyIf ? ` AND ${onlyIf.sql}` : ""}
-       RETURNING *`,
+       WHERE account_id = ?4 AND id = ?5 AND url = ?6 AND description IS ?7 AND enabled_events = ?8
+         AND status = ?9${onlyIf ? ` AND ${numbered(onlyIf.sql, 10)}` : ""}`,
     )
-    .bind(secret, now, retireUntil, endpoint.account_id, endpoint.id, ...(onlyIf?.params ?? []));
+    .bind(
+      secret,
+      now,
+      retireUntil,
+      endpoint.account_id,
+      endpoint.id,
+      endpoint.url,
+      endpoint.description,
+      endpoint.enabled_events,
+      endpoint.status,
+      ...(onlyIf?.params ?? []),
+    );
 }
-
-/**
- * The endpoint with its secret as the API shows it, as SQL over the row with this id and secret
- * (the answer to a rotation, recorded with it). Its instants are given: they are not the row's
- * epoch milliseconds but their ISO text.
- */
-export const endpointWithSecretJson = (
-  id: string,
-  secret: string,
-  createdAt: string,
-  updatedAt: string,
-): SqlFragment => ({
-  sql: `(SELECT json_object('id', id, 'url', url, 'description', description, 'enabled_events', json(enabled_events), 'status', status,
-                            'created_at', ?, 'updated_at', ?, 'secret', secret)
-         FROM webhook_endpoints WHERE id = ? AND secret = ?)`,
-  params: [createdAt, updatedAt, id, secret],
-});
 
 /** The account's enabled endpoints that take notifications of this type. */
 export async function subscribedEndpoints(db: D1, accountId: string, type: NotificationType) {

@@ -31,6 +31,8 @@ import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+/** Reads of an endpoint that a rotation makes before giving up on one that keeps changing. */
+const ROTATION_ATTEMPTS = 3;
 const MAX_URL_LENGTH = 2048;
 
 const EventTypesSchema = z
@@ -129,7 +131,7 @@ const create = createRoute("webhooks:write", {
   summary: "Create a webhook endpoint (extension)",
   description:
     "At most 16 per account. The answer holds the endpoint's signing `secret`, shown only here and at rotation.",
-  ...withPostBody(CreateBody),
+  ...withPostBody(CreateBody, { answerHoldsSecret: true }),
   responses: {
     201: withSecretResponse("The new endpoint, with its secret."),
     ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_LIMIT_REACHED"),
@@ -202,14 +204,16 @@ const rotate = createRoute("webhooks:write", {
   tags: ["Webhooks"],
   summary: "Rotate a webhook endpoint's secret (extension)",
   description:
-    "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.",
+    "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed. " +
+    "An endpoint changed while it is rotated is read again; one that keeps changing is 409 `INVALID_STATE`, nothing rotated: send the request again.",
   ...withPostBody(z.strictObject({}).openapi("RotateSecretBody", { description: "Empty, or left out.", example: {} }), {
     request: { params: EndpointIdParam },
     optional: true,
+    answerHoldsSecret: true,
   }),
   responses: {
     200: withSecretResponse("The endpoint, with its new secret."),
-    ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND"),
+    ...errorResponses(...POST_ERRORS, "WEBHOOK_ENDPOINT_NOT_FOUND", "INVALID_STATE"),
   },
 });
 
@@ -284,27 +288,37 @@ export const webhooksRouter = createRouter()
   })
   .openapi(rotate, async (c) => {
     const { id } = c.req.valid("param");
-    const endpoint = await requireEndpoint(c, id);
-    const now = Date.now();
-    const secret = newWebhookSecret();
-    const rotate = db.rotateSecretStatement(
-      accountDb(c),
-      endpoint,
-      secret,
-      now + ROTATION_OVERLAP_MS,
-      now,
-      unlessAnswered(c.get("accountId"), c.get("idempotency")),
+    // The answer is made from the endpoint as read, and the rotation applies only while what the
+    // answer shows is still so; an endpoint changed in between (not by another rotation, whose
+    // secret this one replaces) is read again.
+    for (let attempt = 1; attempt <= ROTATION_ATTEMPTS; attempt++) {
+      const endpoint = await requireEndpoint(c, id);
+      const now = Date.now();
+      const rotated = { ...endpoint, secret: newWebhookSecret(), updated_at: now };
+      const answer = JSON.stringify(withSecret(rotated)) as JsonText<z.infer<typeof WithSecretSchema>>;
+      const rotate = db.rotateSecretStatement(
+        accountDb(c),
+        endpoint,
+        rotated.secret,
+        now + ROTATION_OVERLAP_MS,
+        now,
+        unlessAnswered(c.get("accountId"), c.get("idempotency")),
+      );
+      // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
+      // transaction, sealed for its caller: a retry replays it, never rotates twice.
+      const done = await changeOnce(c, accountDb(c), rotate, {
+        body: answer,
+        madeIf: {
+          sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)",
+          params: [id, rotated.secret],
+        },
+      });
+      if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 200);
+      if (done.changed.meta.changes === 1) return sendJsonText(c, answer, 200);
+    }
+    c.set("idempotencyIncomplete", true); // not an answer to replay: the same request may try again
+    throw new ApiError(
+      "INVALID_STATE",
+      `The webhook endpoint '${id}' kept changing while its secret was being rotated. Send the request again.`,
     );
-    // With an Idempotency-Key, the answer (the new secret, shown once) is stored in the same
-    // transaction as the rotation, made of the row it left: a retry replays it, never rotates twice.
-    const answer = db.endpointWithSecretJson(endpoint.id, secret, isoTime(endpoint.created_at), isoTime(now));
-    const madeIf = {
-      sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)",
-      params: [endpoint.id, secret],
-    };
-    const done = await changeOnce<db.EndpointRow>(c, accountDb(c), rotate, { body: answer, madeIf });
-    if ("earlier" in done) return sendJsonText(c, done.earlier as JsonText<z.infer<typeof WithSecretSchema>>, 200);
-    const row = done.changed.results[0];
-    if (!row) throw endpointNotFound(id); // deleted meanwhile
-    return c.json(withSecret(row), 200);
   });

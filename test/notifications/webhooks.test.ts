@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createExecutionContext, env } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import worker from "../../src/index";
-import { call, client, createAccount, dbOf, expectStatus, okBody } from "../support/api";
+import { addKey, call, client, createAccount, dbOf, expectStatus, okBody, type TestAccount } from "../support/api";
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { MAX_RETIRED_SECRETS } from "../../src/db/webhooks";
-import { holderDied, holderRevived } from "../support/key-store";
+import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
 import {
   attempts,
   deliveryOf,
@@ -363,6 +363,133 @@ describe("deliveries", () => {
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(2);
     for (const secret of [hook.secret, first.body.secret])
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
+  });
+});
+
+describe("a webhook secret under an Idempotency-Key", () => {
+  const keyed = (who: TestAccount, path: string, k: string, json?: unknown) =>
+    call("POST", path, {
+      token: who.token,
+      headers: { "Idempotency-Key": k },
+      ...(json === undefined ? {} : { json }),
+    });
+
+  it("is replayed to the same API key only, and kept sealed: at creation and at rotation", async () => {
+    const account = await createAccount();
+    const other = await addKey(account); // full access too
+    const body = { url: "https://example.com/hooks/sealed" };
+    const made = await keyed(account, "/v1/webhook_endpoints", "hook-1", body);
+    expectStatus(made, 201);
+    const rotated = await keyed(account, `/v1/webhook_endpoints/${made.body.id}/rotate_secret`, "rotate-1");
+    expectStatus(rotated, 200);
+    expect(rotated.body).toMatchObject({ id: made.body.id, url: body.url, status: "enabled" });
+
+    for (const [path, k, json, first] of [
+      ["/v1/webhook_endpoints", "hook-1", body, made],
+      [`/v1/webhook_endpoints/${made.body.id}/rotate_secret`, "rotate-1", undefined, rotated],
+    ] as const) {
+      const again = await keyed(account, path, k, json);
+      expectStatus(again, first.status);
+      expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+      expect(again.body).toEqual(first.body); // the secret included
+      const refused = await keyed(other, path, k, json);
+      expectStatus(refused, 409);
+      expect(refused.body.error).toMatchObject({
+        code: "IDEMPOTENCY_KEY_REUSED",
+        message: expect.stringMatching(/another API key or dashboard session\. Use a new key/),
+      });
+      expect(JSON.stringify(refused.body)).not.toContain("whsec_");
+    }
+    // One endpoint, rotated once: its first secret and the rotated one sign, and no other.
+    const endpoints = okBody(await client(account).get("/v1/webhook_endpoints")).data;
+    expect(endpoints.map((e: { id: string }) => e.id)).toEqual([made.body.id]);
+    const row = await dbOf(account)
+      .prepare(`SELECT secret, retired_secrets FROM webhook_endpoints WHERE id = ?`)
+      .bind(made.body.id)
+      .first<{ secret: string; retired_secrets: string }>();
+    expect(row!.secret).toBe(rotated.body.secret);
+    expect(JSON.parse(row!.retired_secrets).map((r: { secret: string }) => r.secret)).toEqual([made.body.secret]);
+
+    // Neither store of the answers holds the secret readably: the key's object, D1's answers.
+    for (const [k, secret] of [
+      ["hook-1", made.body.secret],
+      ["rotate-1", rotated.body.secret],
+    ]) {
+      const kept = await inKeyStore(account.id, k, (sql) =>
+        sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, k).one(),
+      );
+      const answer = await dbOf(account)
+        .prepare(`SELECT body FROM idempotent_changes WHERE account_id = ? AND key = ?`)
+        .bind(account.id, k)
+        .first<{ body: string }>();
+      for (const stored of [kept.body, answer!.body]) {
+        expect(stored).toMatch(/^sealed\.v1\.[A-Za-z0-9+/]+=*$/);
+        expect(stored).not.toContain(secret.slice(6, 22));
+      }
+    }
+  });
+
+  it("is answered with the endpoint as rotated when a change lands between the rotation's read and its write", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200");
+    const rotated = await interceptD1Batch(
+      /UPDATE webhook_endpoints SET secret/,
+      async (run, nth) => {
+        if (nth === 0) {
+          // A PATCH made after the rotation read the endpoint: this write no longer applies.
+          await dbOf(account)
+            .prepare(`UPDATE webhook_endpoints SET description = 'changed meanwhile', status = 'disabled' WHERE id = ?`)
+            .bind(hook.id)
+            .run();
+        }
+        return run();
+      },
+      () => keyed(account, `/v1/webhook_endpoints/${hook.id}/rotate_secret`, "rotate-raced"),
+    );
+    expectStatus(rotated, 200);
+    expect(rotated.body).toMatchObject({ description: "changed meanwhile", status: "disabled" });
+    const { secret: _secret, updated_at: _at, ...shown } = rotated.body;
+    const { updated_at: _now, ...stored } = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
+    expect(shown).toEqual(stored);
+    const row = await dbOf(account)
+      .prepare(`SELECT secret, retired_secrets FROM webhook_endpoints WHERE id = ?`)
+      .bind(hook.id)
+      .first<{ secret: string; retired_secrets: string }>();
+    expect(row!.secret).toBe(rotated.body.secret);
+    expect(JSON.parse(row!.retired_secrets)).toHaveLength(1); // rotated once
+    const again = await keyed(account, `/v1/webhook_endpoints/${hook.id}/rotate_secret`, "rotate-raced");
+    expect(again.body).toEqual(rotated.body);
+  });
+  it("is refused with 409 INVALID_STATE, nothing rotated, when the endpoint keeps changing under the rotation", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200");
+    let changes = 0;
+    const refused = await interceptD1Batch(
+      /UPDATE webhook_endpoints SET secret/,
+      async (run) => {
+        await dbOf(account)
+          .prepare(`UPDATE webhook_endpoints SET description = ? WHERE id = ?`)
+          .bind(`change ${++changes}`, hook.id)
+          .run();
+        return run();
+      },
+      () => keyed(account, `/v1/webhook_endpoints/${hook.id}/rotate_secret`, "rotate-contended"),
+    );
+    expectStatus(refused, 409);
+    expect(refused.body.error).toMatchObject({
+      code: "INVALID_STATE",
+      message: `The webhook endpoint '${hook.id}' kept changing while its secret was being rotated. Send the request again.`,
+    });
+    expect(changes).toBe(3);
+    const row = await dbOf(account)
+      .prepare(`SELECT secret, retired_secrets FROM webhook_endpoints WHERE id = ?`)
+      .bind(hook.id)
+      .first<{ secret: string; retired_secrets: string }>();
+    expect(row).toEqual({ secret: hook.secret, retired_secrets: "[]" });
+    // The key was freed with nothing done: the same request now rotates.
+    const retried = await keyed(account, `/v1/webhook_endpoints/${hook.id}/rotate_secret`, "rotate-contended");
+    expectStatus(retried, 200);
+    expect(retried.body).toMatchObject({ description: "change 3" });
   });
 });
 

@@ -266,7 +266,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret (extension)
-         * @description A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed.
+         * @description A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed. An endpoint changed while it is rotated is read again; one that keeps changing is 409 `INVALID_STATE`, nothing rotated: send the request again.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -1599,7 +1599,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3069,7 +3069,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3964,7 +3964,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4159,7 +4159,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
              */
             409: {
                 headers: {
@@ -4303,7 +4303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4654,7 +4654,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5191,7 +5191,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6208,7 +6208,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6389,6 +6389,8 @@ export interface operations {
              * @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used by your account, within the last 24 hours, for a request with another method, path or body.
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
+             *
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
              */
             409: {
                 headers: {
@@ -6786,7 +6788,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7592,7 +7594,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7776,7 +7778,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
              */
             409: {
                 headers: {
@@ -8353,7 +8355,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9164,7 +9166,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9348,7 +9350,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
              *
              *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
              */
@@ -9494,7 +9496,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key), only to the same API key or dashboard session. */
+                /** @description Retry-safe requests: the same key and body within 24 hours replays the first response (with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -197,7 +197,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   description:
     "Retry-safe requests: the same key and body within 24 hours replays the first response " +
     "(with `Idempotent-Replayed: true`) and changes nothing again. Where the answer shows a secret (creating or " +
-    "rolling an API key), only to the same API key or dashboard session.",
+    "rolling an API key, creating a webhook endpoint or rotating its secret), only to the same API key or dashboard session.",
 } as const;
 
 /** A POST with a JSON body: the body guards, then Idempotency-Key handling. */

@@ -7,10 +7,9 @@ import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
 import { ApiError, validationError } from "../errors/api-error";
 import * as db from "../db/webhooks";
-import { NOTIFICATION_TYPES, type NotificationType } from "../notifications/notification";
+import { NOTIFICATION_TYPES } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
 import type { JsonText } from "../domain/json";
-import { isoTime } from "../domain/iso-time";
 import { changeOnce, unlessAnswered } from "../idempotency";
 import { webhookUrlProblem } from "../notifications/webhook-url";
 import {
@@ -24,100 +23,24 @@ import {
   withPostBody,
   READS_ACCOUNT_DATA,
 } from "./shared/openapi";
-import { timestamp } from "../models";
 import { webhookEndpointExample } from "./shared/examples";
 import { EndpointIdParam, endpointNotFound, requireEndpoint } from "./shared/endpoint-lookup";
+import {
+  CreateBody,
+  endpointResponse,
+  endpointView,
+  UpdateBody,
+  WebhookEndpointSchema,
+  withSecret,
+  WithSecretSchema,
+  withSecretResponse,
+} from "./shared/webhook-endpoint-models";
 import { accountDb } from "../account-db";
 
 /** The old secret keeps signing beside the new one this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 /** Reads of an endpoint that a rotation makes before giving up on one that keeps changing. */
 const ROTATION_ATTEMPTS = 3;
-const MAX_URL_LENGTH = 2048;
-
-const EventTypesSchema = z
-  .array(z.enum(NOTIFICATION_TYPES))
-  .min(1)
-  .refine((types) => new Set(types).size === types.length, { message: "must not name a type twice" })
-  .openapi({ description: "The notification types delivered to this endpoint.", example: ["candidate.confirmed"] });
-
-const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
-  description:
-    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).",
-  example: "https://example.com/webhooks/candidates",
-});
-const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });
-
-export const WebhookEndpointSchema = z
-  .object({
-    id: z.string().uuid(),
-    url: z.string(),
-    description: z.string().nullable(),
-    enabled_events: z.array(z.enum(NOTIFICATION_TYPES)),
-    status: z
-      .enum(["enabled", "disabled"])
-      .openapi({ description: "`disabled` by the caller, by a `410 Gone`, or after 5 days of failures." }),
-    created_at: timestamp("When the endpoint was created."),
-    updated_at: timestamp("When it last changed."),
-  })
-  .openapi("WebhookEndpoint");
-
-const WithSecretSchema = WebhookEndpointSchema.extend({
-  secret: z.string().openapi({
-    description: "The signing secret (`whsec_...`): shown only at creation and rotation.",
-    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  }),
-}).openapi("WebhookEndpointWithSecret");
-
-const CreateBody = z
-  .strictObject({
-    url: UrlSchema,
-    description: DescriptionSchema.optional(),
-    enabled_events: EventTypesSchema.optional(),
-  })
-  .openapi("CreateWebhookEndpointBody", {
-    example: {
-      url: "https://billing.example.com/hooks/candidates",
-      description: "Billing system",
-      enabled_events: ["candidate.confirmed", "candidate.failed"],
-    },
-  });
-const UpdateBody = z
-  .strictObject({
-    url: UrlSchema.optional(),
-    description: DescriptionSchema.optional(),
-    enabled_events: EventTypesSchema.optional(),
-    status: z
-      .enum(["enabled", "disabled"])
-      .optional()
-      .openapi({ description: "`enabled` also clears the failure streak." }),
-  })
-  .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
-  .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
-const endpointResponse = (description: string) =>
-  jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });
-const withSecretResponse = (description: string) =>
-  jsonResponse(
-    description,
-    WithSecretSchema,
-    { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" },
-    { replayable: true, bookmark: true },
-  );
-
-function endpointView(row: db.EndpointRow) {
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    enabled_events: JSON.parse(row.enabled_events) as NotificationType[],
-    status: row.status,
-    created_at: isoTime(row.created_at),
-    updated_at: isoTime(row.updated_at),
-  };
-}
-
-const withSecret = (row: db.EndpointRow) => ({ ...endpointView(row), secret: row.secret });
-
 function checkUrl(env: Env, url: string | undefined) {
   const problem = url === undefined ? null : webhookUrlProblem(url, env.WEBHOOK_ALLOW_LOOPBACK === "true");
   if (problem) throw validationError([{ path: "url", message: problem }]);

@@ -1,0 +1,96 @@
+/**
+ * The shapes of /v1/webhook_endpoints (docs/notifications.md): the endpoint as the API shows it,
+ * with and without its secret, and the bodies that make and change one.
+ */
+import { z } from "@hono/zod-openapi";
+import type * as db from "../../db/webhooks";
+import { NOTIFICATION_TYPES, type NotificationType } from "../../notifications/notification";
+import { isoTime } from "../../domain/iso-time";
+import { jsonResponse } from "./openapi";
+import { timestamp } from "../../models";
+import { webhookEndpointExample } from "./examples";
+
+const MAX_URL_LENGTH = 2048;
+
+const EventTypesSchema = z
+  .array(z.enum(NOTIFICATION_TYPES))
+  .min(1)
+  .refine((types) => new Set(types).size === types.length, { message: "must not name a type twice" })
+  .openapi({ description: "The notification types delivered to this endpoint.", example: ["candidate.confirmed"] });
+
+const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
+  description:
+    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development).",
+  example: "https://example.com/webhooks/candidates",
+});
+const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });
+
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string().uuid(),
+    url: z.string(),
+    description: z.string().nullable(),
+    enabled_events: z.array(z.enum(NOTIFICATION_TYPES)),
+    status: z
+      .enum(["enabled", "disabled"])
+      .openapi({ description: "`disabled` by the caller, by a `410 Gone`, or after 5 days of failures." }),
+    created_at: timestamp("When the endpoint was created."),
+    updated_at: timestamp("When it last changed."),
+  })
+  .openapi("WebhookEndpoint");
+
+export const WithSecretSchema = WebhookEndpointSchema.extend({
+  secret: z.string().openapi({
+    description: "The signing secret (`whsec_...`): shown only at creation and rotation.",
+    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+  }),
+}).openapi("WebhookEndpointWithSecret");
+
+export const CreateBody = z
+  .strictObject({
+    url: UrlSchema,
+    description: DescriptionSchema.optional(),
+    enabled_events: EventTypesSchema.optional(),
+  })
+  .openapi("CreateWebhookEndpointBody", {
+    example: {
+      url: "https://billing.example.com/hooks/candidates",
+      description: "Billing system",
+      enabled_events: ["candidate.confirmed", "candidate.failed"],
+    },
+  });
+export const UpdateBody = z
+  .strictObject({
+    url: UrlSchema.optional(),
+    description: DescriptionSchema.optional(),
+    enabled_events: EventTypesSchema.optional(),
+    status: z
+      .enum(["enabled", "disabled"])
+      .optional()
+      .openapi({ description: "`enabled` also clears the failure streak." }),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
+  .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
+export const endpointResponse = (description: string) =>
+  jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });
+export const withSecretResponse = (description: string) =>
+  jsonResponse(
+    description,
+    WithSecretSchema,
+    { ...webhookEndpointExample, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwjPTlBmcHdkA=" },
+    { replayable: true, bookmark: true },
+  );
+
+export function endpointView(row: db.EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    enabled_events: JSON.parse(row.enabled_events) as NotificationType[],
+    status: row.status,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+  };
+}
+
+export const withSecret = (row: db.EndpointRow) => ({ ...endpointView(row), secret: row.secret });

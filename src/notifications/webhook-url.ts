@@ -30,6 +30,10 @@ function addressRange(host: string): string | null {
  * deliveries must not reach into the network the service runs in.
  */
 export function webhookUrlProblem(text: string, allowLoopback: boolean): string | null {
+  // The URL parser drops these (around the URL, and tabs and newlines within) or encodes them: the
+  // URL stored and shown would not be the one delivered to.
+  if ([...text].some((ch) => ch <= " " || ch === "\u007f"))
+    return "must not contain spaces or control characters (percent-encode them in a path, like %20)";
   let url: URL;
   try {
     url = new URL(text);

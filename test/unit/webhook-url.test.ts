@@ -25,9 +25,27 @@ describe("webhookUrlProblem", () => {
   });
 
   it("refuses what is not an absolute URL", () => {
-    for (const url of ["", "not a url", "/webhooks", "example.com/webhooks", "https://[fe80::1%25eth0]/"]) {
+    for (const url of ["", "not-a-url", "/webhooks", "example.com/webhooks", "https://[fe80::1%25eth0]/"]) {
       expect(judged(url), url).toEqual(everywhere("must be an absolute URL, like https://example.com/webhooks"));
     }
+  });
+
+  it("refuses spaces and control characters, which the parser would drop or encode, so the URL kept is the one used", () => {
+    for (const url of [
+      " https://example.com/x",
+      "https://example.com/x ",
+      "https://example.com/x\ny",
+      "https://exam\tple.com/",
+      "https://example.com/a b",
+      "https://example.com/\u0000",
+      "https://example.com/\u007f",
+      "http://user@localhost/ x",
+    ]) {
+      expect(judged(url), JSON.stringify(url)).toEqual(
+        everywhere("must not contain spaces or control characters (percent-encode them in a path, like %20)"),
+      );
+    }
+    expect(judged("https://example.com/a%20b")).toEqual(everywhere(null));
   });
 
   it("refuses credentials in the URL, before anything else, loopback allowed or not", () => {

@@ -31,6 +31,23 @@ export class ApiError extends Error {
   }
 }
 
+/** Longer values sent are quoted by their start and their length. */
+const QUOTED_IN_FULL = 64;
+
+/**
+ * A value the caller sent (an id), quoted for a message: in full up to 64 characters, else its
+ * first 32 and its length, so an answer never grows with what was sent.
+ */
+export const quoted = (value: string): string =>
+  value.length <= QUOTED_IN_FULL ? `'${value}'` : `'${start(value)}…' (${value.length} characters)`;
+
+/** A path the caller sent, for a message: as `quoted`, without quotes. */
+export const shortened = (value: string): string =>
+  value.length <= QUOTED_IN_FULL ? value : `${start(value)}… (${value.length} characters)`;
+
+/** The first 32 characters, never half a surrogate pair. */
+const start = (value: string) => value.slice(0, /[\uD800-\uDBFF]/.test(value[31]) ? 31 : 32);
+
 /** VALIDATION_ERROR for the problems found, each with its dotted path: its message lists them all. */
 export function validationError(details: ErrorDetail[]): ApiError {
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");

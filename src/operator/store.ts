@@ -6,7 +6,7 @@
  */
 import { uuidv7 } from "uuidv7";
 import { z } from "zod";
-import { ApiError } from "../errors/api-error.ts";
+import { ApiError, quoted } from "../errors/api-error.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
 import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
@@ -90,7 +90,7 @@ function keyView(row: KeyRow, now: number): KeyView {
 
 const accountNotFound = (accountId: string) =>
   new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
-const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id '${keyId}'.`);
+const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id ${quoted(keyId)}.`);
 
 /**
  * The statement inserting a new key for the account, which inserts it only if the account exists

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import type { JsonText } from "../domain/json";
-import { ApiError } from "../errors/api-error";
+import { ApiError, quoted } from "../errors/api-error";
 import { feedEntry, feedPage } from "../db/notifications";
 import { deliveryMessage } from "../notifications/fanout";
 import { NOTIFICATION_TYPES, type Notification } from "../notifications/notification";
@@ -81,7 +81,7 @@ const ResendBody = z
   .openapi("ResendBody", { example: { webhook_endpoint_id: webhookEndpointExample.id } });
 
 const notificationNotFound = (id: string) =>
-  new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id '${id}' exists in this account.`);
+  new ApiError("NOTIFICATION_NOT_FOUND", `No notification with id ${quoted(id)} exists in this account.`);
 
 const list = createRoute("notifications:read", {
   method: "get",

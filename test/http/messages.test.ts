@@ -356,6 +356,28 @@ describe("error messages", () => {
       expect((await call("GET", url, { token: account.token })).status, url).toBe(200);
   });
 
+  it("quotes a long id or path it could not find by its start and length, so the answer never grows with it", async () => {
+    const account = await createAccount();
+    const id = `${"x".repeat(31)}😀${"y".repeat(4000)}`; // the cut falls inside the emoji: kept whole or left out
+    const shown = `'${"x".repeat(31)}…' (${id.length} characters)`;
+    for (const [path, message] of [
+      [`/v1/schemas/${id}`, `No schema with id ${shown} exists in this account.`],
+      [`/v1/api_keys/${id}`, `No API key with id ${shown} exists in this account.`],
+      [`/v1/webhook_endpoints/${id}`, `No webhook endpoint with id ${shown} exists in this account.`],
+      [`/v1/${id}`, `No endpoint exists at GET /v1/${"x".repeat(28)}… (${id.length + 4} characters).`],
+    ]) {
+      const res = await call("GET", path, { token: account.token });
+      expect(res.status, path.slice(0, 40)).toBe(404);
+      expect(res.body.error.message).toBe(message);
+      expect(JSON.stringify(res.body).length).toBeLessThan(1000);
+    }
+    // Up to 64 characters, an id is quoted whole.
+    const short = "z".repeat(64);
+    expect((await call("GET", `/v1/schemas/${short}`, { token: account.token })).body.error.message).toBe(
+      `No schema with id '${short}' exists in this account.`,
+    );
+  });
+
   it("says only what is wrong with a value of the wrong type, not what its length would be as that type", async () => {
     const account = await createAccount();
     for (const candidate_alias of [["order-2026-0001"], ["a"], { length: 3 }, 12]) {

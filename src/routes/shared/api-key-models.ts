@@ -4,7 +4,7 @@
  */
 import { characters } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../../errors/api-error";
+import { ApiError, quoted } from "../../errors/api-error";
 import type { KeyRow, KeyStatus } from "../../db/tokens";
 import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
 import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
@@ -174,4 +174,4 @@ export const KeyIdParam = z.object({
 });
 
 export const keyNotFound = (id: string) =>
-  new ApiError("API_KEY_NOT_FOUND", `No API key with id '${id}' exists in this account.`);
+  new ApiError("API_KEY_NOT_FOUND", `No API key with id ${quoted(id)} exists in this account.`);

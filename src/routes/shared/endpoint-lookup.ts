@@ -1,6 +1,6 @@
 /** What the webhook routes share: the endpoint id parameter and the lookup of the account's endpoint by it. */
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../../errors/api-error";
+import { ApiError, quoted } from "../../errors/api-error";
 import { getEndpoint } from "../../db/webhooks";
 import { isUuid } from "../../domain/uuid";
 import { webhookEndpointExample } from "./examples";
@@ -13,7 +13,7 @@ export const EndpointIdParam = z.object({
 });
 
 export const endpointNotFound = (id: string) =>
-  new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id '${id}' exists in this account.`);
+  new ApiError("WEBHOOK_ENDPOINT_NOT_FOUND", `No webhook endpoint with id ${quoted(id)} exists in this account.`);
 
 /** The account's endpoint with this id, or WEBHOOK_ENDPOINT_NOT_FOUND (also for another account's, or a malformed id). */
 export async function requireEndpoint(c: Context<AppEnv>, id: string) {

@@ -1,5 +1,5 @@
 /** Finding one of the account's schemas by the id a request names: for the schema routes and a candidate's create. */
-import { ApiError } from "../../errors/api-error";
+import { ApiError, quoted } from "../../errors/api-error";
 import * as db from "../../db/schemas";
 import { isUuid } from "../../domain/uuid";
 import type { Context } from "hono";
@@ -7,7 +7,7 @@ import { readOrAskPrimary } from "../../account-db";
 import type { AppEnv } from "../../app-env";
 
 export function schemaNotFound(id: string) {
-  return new ApiError("SCHEMA_NOT_FOUND", `No schema with id '${id}' exists in this account.`);
+  return new ApiError("SCHEMA_NOT_FOUND", `No schema with id ${quoted(id)} exists in this account.`);
 }
 
 /** The stored form of a schema id; an id that is not a UUID names no schema (404, not 400). */

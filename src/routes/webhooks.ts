@@ -233,7 +233,7 @@ export const webhooksRouter = createRouter()
         body: answer,
         madeIf: {
           sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND secret = ?)",
-          params: [id, rotated.secret],
+          params: [rotated.id, rotated.secret],
         },
       });
       if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 200);

@@ -410,10 +410,17 @@ describe("a webhook secret under an Idempotency-Key", () => {
     expect(row!.secret).toBe(rotated.body.secret);
     expect(JSON.parse(row!.retired_secrets).map((r: { secret: string }) => r.secret)).toEqual([made.body.secret]);
 
+    // An id sent in capitals names the same endpoint: its answer is kept in D1 all the same (the
+    // copy a retry finds once the key's own record is lost).
+    const upper = await keyed(account, `/v1/webhook_endpoints/${made.body.id.toUpperCase()}/rotate_secret`, "rotate-2");
+    expectStatus(upper, 200);
+    expect(upper.body.id).toBe(made.body.id);
+
     // Neither store of the answers holds the secret readably: the key's object, D1's answers.
     for (const [k, secret] of [
       ["hook-1", made.body.secret],
       ["rotate-1", rotated.body.secret],
+      ["rotate-2", upper.body.secret],
     ]) {
       const kept = await inKeyStore(account.id, k, (sql) =>
         sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, k).one(),

@@ -30,10 +30,12 @@ function addressRange(host: string): string | null {
  * deliveries must not reach into the network the service runs in.
  */
 export function webhookUrlProblem(text: string, allowLoopback: boolean): string | null {
-  // The URL parser drops these (around the URL, and tabs and newlines within) or encodes them: the
-  // URL stored and shown would not be the one delivered to.
-  if ([...text].some((ch) => ch <= " " || ch === "\u007f"))
-    return "must not contain spaces or control characters (percent-encode them in a path, like %20)";
+  // The URL parser drops these (spaces and controls around the URL, tabs and newlines within,
+  // invisible ones such as U+200B in a host) or encodes them: the URL stored and shown would not
+  // be the one delivered to. Separators (\p{Z}) and controls, format, private-use and unassigned
+  // code points (\p{C}).
+  if (/[\p{Z}\p{C}]/u.test(text))
+    return "must not contain spaces, control or invisible characters (percent-encode them in a path, like %20)";
   let url: URL;
   try {
     url = new URL(text);

@@ -30,7 +30,7 @@ describe("webhookUrlProblem", () => {
     }
   });
 
-  it("refuses spaces and control characters, which the parser would drop or encode, so the URL kept is the one used", () => {
+  it("refuses spaces, control and invisible characters, which the parser would drop or encode, so the URL kept is the one used", () => {
     for (const url of [
       " https://example.com/x",
       "https://example.com/x ",
@@ -40,12 +40,24 @@ describe("webhookUrlProblem", () => {
       "https://example.com/\u0000",
       "https://example.com/\u007f",
       "http://user@localhost/ x",
+      "https://exa\u200bmple.com/", // zero-width space: the host parser drops it
+      "https://exa\u00admple.com/", // soft hyphen, the same
+      "https://example.com\ufeff/",
+      "https://example.com/a\u00a0b",
+      "https://example.com/a\u3000b",
+      "https://example.com/\u2028",
+      "https://example.com/\u0085",
+      "https://example.com/\u202e",
+      "https://example.com/\ue000", // private use
     ]) {
       expect(judged(url), JSON.stringify(url)).toEqual(
-        everywhere("must not contain spaces or control characters (percent-encode them in a path, like %20)"),
+        everywhere(
+          "must not contain spaces, control or invisible characters (percent-encode them in a path, like %20)",
+        ),
       );
     }
     expect(judged("https://example.com/a%20b")).toEqual(everywhere(null));
+    expect(judged("https://exämple.com/ü")).toEqual(everywhere(null)); // letters are not refused
   });
 
   it("refuses credentials in the URL, before anything else, loopback allowed or not", () => {

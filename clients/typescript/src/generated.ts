@@ -948,7 +948,7 @@ export interface components {
          */
         CreateWebhookEndpointBody: {
             /**
-             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces and control characters are refused (percent-encode them): the URL kept is the one delivered to.
+             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.
              * @example https://example.com/webhooks/candidates
              */
             url: string;
@@ -969,7 +969,7 @@ export interface components {
          */
         UpdateWebhookEndpointBody: {
             /**
-             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces and control characters are refused (percent-encode them): the URL kept is the one delivered to.
+             * @description Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.
              * @example https://example.com/webhooks/candidates
              */
             url?: string;

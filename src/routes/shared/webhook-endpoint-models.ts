@@ -20,7 +20,7 @@ const EventTypesSchema = z
 
 const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
   description:
-    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces and control characters are refused (percent-encode them): the URL kept is the one delivered to.",
+    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.",
   example: "https://example.com/webhooks/candidates",
 });
 const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { requireAccount } from "./auth";
 import { bookmarks } from "./account-db";
 import { rateLimit } from "./rate-limit";
-import { ApiError, docsBaseUrl, errorBody, shortened } from "./errors/api-error";
+import { ApiError, docsBaseUrl, errorBody, noEndpointAt, shortened } from "./errors/api-error";
 import type { ErrorCode } from "./errors/codes";
 import { validationHook } from "./errors/zod-issues";
 import type { AppEnv } from "./app-env";
@@ -149,10 +149,7 @@ export function createApp() {
         new ApiError("METHOD_NOT_ALLOWED", `${c.req.method} is not allowed on ${shortened(c.req.path)}.`),
       );
     }
-    return errorResponse(
-      c,
-      new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${shortened(c.req.path)}.`),
-    );
+    return errorResponse(c, noEndpointAt(c.req.method, c.req.path));
   });
   app.onError((err, c) => errorResponse(c, toApiError(err, c.get("requestId"))));
   return app;

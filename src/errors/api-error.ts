@@ -48,6 +48,10 @@ export const shortened = (value: string): string =>
 /** The first 32 characters, never half a surrogate pair. */
 const start = (value: string) => value.slice(0, /[\uD800-\uDBFF]/.test(value[31]) ? 31 : 32);
 
+/** NOT_FOUND for a path nothing serves: the app's answer, and the operator routes' where they are off. */
+export const noEndpointAt = (method: string, path: string) =>
+  new ApiError("NOT_FOUND", `No endpoint exists at ${method} ${shortened(path)}.`);
+
 /** VALIDATION_ERROR for the problems found, each with its dotted path: its message lists them all. */
 export function validationError(details: ErrorDetail[]): ApiError {
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");

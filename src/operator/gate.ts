@@ -4,7 +4,7 @@
  * per client address on the same limit as failed API-key authentication (429 past it).
  */
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors/api-error";
+import { ApiError, noEndpointAt } from "../errors/api-error";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import type { AppEnv } from "../app-env";
 
@@ -24,7 +24,7 @@ export async function isOperatorSecret(given: string, secret: string): Promise<b
 export const operatorGate = createMiddleware<AppEnv>(async (c, next) => {
   const secret = c.env.OPERATOR_SECRET;
   // The same answer as the app's own for a path nothing serves (app.ts): nothing tells it exists.
-  if (!secret) throw new ApiError("NOT_FOUND", `No endpoint exists at ${c.req.method} ${c.req.path}.`);
+  if (!secret) throw noEndpointAt(c.req.method, c.req.path);
   refuseIfBlocked(c, Date.now());
   const given = BEARER.exec(c.req.header("Authorization") ?? "")?.[1];
   if (given === undefined) {

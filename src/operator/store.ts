@@ -89,7 +89,7 @@ function keyView(row: KeyRow, now: number): KeyView {
 }
 
 const accountNotFound = (accountId: string) =>
-  new ApiError("ACCOUNT_NOT_FOUND", `No account has the id '${accountId}'.`);
+  new ApiError("ACCOUNT_NOT_FOUND", `No account has the id ${quoted(accountId)}.`);
 const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API key has the id ${quoted(keyId)}.`);
 
 /**

@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { html, raw } from "hono/html";
 import { Scalar } from "@scalar/hono-api-reference";
 import { ERROR_CODES, isErrorCode } from "../errors/codes";
-import { ApiError } from "../errors/api-error";
+import { ApiError, quoted } from "../errors/api-error";
 import type { AppEnv } from "../app-env";
 
 export const OPENAPI_PATH = "/v1/openapi.json";
@@ -64,7 +64,7 @@ export const docsRouter = new Hono<AppEnv>()
   )
   .get("/errors/:code", (c) => {
     const code = c.req.param("code");
-    if (!isErrorCode(code)) throw new ApiError("NOT_FOUND", `No documentation page exists for '${code}'.`);
+    if (!isErrorCode(code)) throw new ApiError("NOT_FOUND", `No documentation page exists for ${quoted(code)}.`);
     const info = ERROR_CODES[code];
     return c.html(
       page(

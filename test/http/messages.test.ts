@@ -371,6 +371,9 @@ describe("error messages", () => {
       expect(res.body.error.message).toBe(message);
       expect(JSON.stringify(res.body).length).toBeLessThan(1000);
     }
+    const page = await call("GET", `/docs/errors/${"x".repeat(5000)}`);
+    expect(page.status).toBe(404);
+    expect(page.body.error.message).toBe(`No documentation page exists for '${"x".repeat(32)}…' (5000 characters).`);
     // Up to 64 characters, an id is quoted whole.
     const short = "z".repeat(64);
     expect((await call("GET", `/v1/schemas/${short}`, { token: account.token })).body.error.message).toBe(

@@ -141,6 +141,7 @@ describe("bad input to the keys API", () => {
       [{ name: "k", expires_at: "9999-12-31T23:59:59-23:59" }, "expires_at", /no later than 9999-12-31/],
       [{ name: "k", expires_at: 1893456000000 }, "expires_at", /ISO 8601/],
       [{ name: "" }, "name", /1 to 100 characters/],
+      [{ name: "   " }, "name", /^must not be only spaces: say what the key is for$/],
       [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],
       [{}, "name", /is required/],
       [{ name: "k", scopes: ["events:write"] }, "scopes", /not a known field/],
@@ -154,6 +155,11 @@ describe("bad input to the keys API", () => {
         message: expect.stringMatching(message),
       });
     }
+    const blank = await api.patch(`/v1/api_keys/${account.tokenId}`, { name: "\u00a0" });
+    expectStatus(blank, 400);
+    expect(blank.body.error.details).toEqual([
+      { path: "name", message: "must not be only spaces: say what the key is for" },
+    ]);
     const patched = await api.patch(`/v1/api_keys/${account.tokenId}`, { name: "x".repeat(101) });
     expectStatus(patched, 400);
     expect(patched.body.error.details).toEqual([

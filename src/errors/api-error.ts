@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES, type ErrorCode } from "./codes.ts";
 import type { ErrorBody } from "./error-body.ts";
+import { characters } from "../domain/text.ts";
 
 export interface ErrorDetail {
   path: string;
@@ -35,15 +36,16 @@ export class ApiError extends Error {
 const QUOTED_IN_FULL = 64;
 
 /**
- * A value the caller sent (an id), quoted for a message: in full up to 64 characters, else its
- * first 32 and its length, so an answer never grows with what was sent.
+ * A value the caller sent (an id), quoted for a message: in full up to 64 UTF-16 units, else its
+ * first 32 and its length (in characters, as every limit of the API counts them), so an answer
+ * never grows with what was sent.
  */
 export const quoted = (value: string): string =>
-  value.length <= QUOTED_IN_FULL ? `'${value}'` : `'${start(value)}…' (${value.length} characters)`;
+  value.length <= QUOTED_IN_FULL ? `'${value}'` : `'${start(value)}…' (${characters(value)} characters)`;
 
 /** A path the caller sent, for a message: as `quoted`, without quotes. */
 export const shortened = (value: string): string =>
-  value.length <= QUOTED_IN_FULL ? value : `${start(value)}… (${value.length} characters)`;
+  value.length <= QUOTED_IN_FULL ? value : `${start(value)}… (${characters(value)} characters)`;
 
 /** The first 32 characters, never half a surrogate pair. */
 const start = (value: string) => value.slice(0, /[\uD800-\uDBFF]/.test(value[31]) ? 31 : 32);

@@ -216,22 +216,18 @@ export const unlessAnswered = (accountId: string, request: IdempotentRequest | u
  * D1, and the other answers what it answered (a replay), or 409 IDEMPOTENCY_KEY_REUSED if that
  * was another request. Statements `alongside` the change run after it in the same transaction.
  * Returns the change's result, or the earlier answer (to send with the route's success status:
- * only successes are stored). A sealed route's answer must be text.
+ * only successes are stored).
  */
 export async function changeOnce<T>(
   c: Context<AppEnv>,
   db: D1,
   change: D1PreparedStatement,
-  answer: { body: string | SqlFragment; madeIf: SqlFragment },
+  answer: { body: string; madeIf: SqlFragment },
   alongside: D1PreparedStatement[] = [],
 ): Promise<{ changed: D1Result<T> } | { earlier: string }> {
   const request = c.get("idempotency");
   if (!request) return { changed: (await db.batch<T>([change, ...alongside]))[0] };
-  if (request.sealed && typeof answer.body !== "string")
-    throw new Error("a sealed answer is made in JavaScript, not SQL");
-  const body = request.sealed
-    ? await seal(answer.body as string, recipientOf(c, request.key, request.fingerprint))
-    : answer.body;
+  const body = request.sealed ? await seal(answer.body, recipientOf(c, request.key, request.fingerprint)) : answer.body;
   const [changed, , stored] = await db.batch<T>([
     change,
     answerStatement(db, c.get("accountId"), request, body, answer.madeIf),

@@ -34,25 +34,23 @@ export const noAnswerYet = (accountId: string, request: IdempotentRequest, keepM
 
 /**
  * The statement that stores the change's answer under the key, dated by the key's claim, if the
- * change was made (`madeIf`); an expired answer of the key gives way. `body` may be SQL, for an
- * answer made of the row the change left.
+ * change was made (`madeIf`); an expired answer of the key gives way.
  */
 export function answerStatement(
   db: D1,
   accountId: string,
   request: IdempotentRequest,
-  body: string | SqlFragment,
+  body: string,
   madeIf: SqlFragment,
 ) {
-  const bodySql = typeof body === "string" ? { sql: "?", params: [body] } : body;
   return db
     .prepare(
       `INSERT INTO idempotent_changes (account_id, key, fingerprint, created_at, body)
-       SELECT ?, ?, ?, ?, ${bodySql.sql} WHERE ${madeIf.sql}
+       SELECT ?, ?, ?, ?, ? WHERE ${madeIf.sql}
        ON CONFLICT (account_id, key) DO UPDATE SET
          fingerprint = excluded.fingerprint, created_at = excluded.created_at, body = excluded.body`,
     )
-    .bind(accountId, request.key, request.fingerprint, request.claimedAt, ...bodySql.params, ...madeIf.params);
+    .bind(accountId, request.key, request.fingerprint, request.claimedAt, body, ...madeIf.params);
 }
 
 export type StoredAnswer = { fingerprint: string; body: string };

@@ -18,8 +18,9 @@
  * printed and written to bench/results.json. Options: BENCH_SECONDS (4), BENCH_ROUNDS (5),
  * BENCH_CONNECTIONS (10),
  * BENCH_ONLY (run only scenarios whose name contains it, and skip the growth figures),
- * BENCH_PROFILE=1 (unminified bundles; a CPU profile of the service per scenario, written to
- * bench/.build/profiles/ for Chrome DevTools, with its top functions printed; results not saved).
+ * BENCH_PROFILE=1 (unminified bundles; CPU profiles of the service and the floor per scenario,
+ * written to bench/.build/profiles/ for Chrome DevTools, with their top functions printed; results
+ * not saved).
  *
  * Its parts, one job each, are in lib/bench/: options (the settings above), workers (built, served,
  * migrated), seed (the data every scenario reads), scenarios (the requests each makes), load

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startCpuProfile, topSelfTime } from "../cpu-profile.ts";
 import { load, medianRatio, medianRun, type Measurement } from "./load.ts";
-import { BUILD, INSPECTOR_PORT, PROFILE, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
+import { BUILD, FLOOR_INSPECTOR_PORT, INSPECTOR_PORT, PROFILE, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
 import type { Scenario } from "./scenarios.ts";
 import type { Workers } from "./workers.ts";
 
@@ -43,7 +43,12 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
     (v) => ({ ...v, runs: [] as Measurement[] }),
   );
   for (const t of [measured, reference, ...versus, ...others]) await load(t.url, t.shape, WARMUP_SECONDS);
-  const profiler = PROFILE ? await startCpuProfile(INSPECTOR_PORT, "service") : undefined;
+  const profilers = PROFILE
+    ? {
+        service: await startCpuProfile(INSPECTOR_PORT, "service"),
+        floor: await startCpuProfile(FLOOR_INSPECTOR_PORT, "floor"),
+      }
+    : undefined;
   for (let round = 1; round <= ROUNDS; round++) {
     process.stdout.write(`, round ${round}`);
     const compared = [measured, reference, ...versus];
@@ -51,7 +56,10 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
       t.runs.push(await load(t.url, t.shape, SECONDS));
   }
   process.stdout.write("\n");
-  if (profiler) saveProfile(s.name, await profiler.stop());
+  if (profilers) {
+    saveProfile(s.name, "service", await profilers.service.stop());
+    saveProfile(s.name, "floor", await profilers.floor.stop());
+  }
   const [mfl, bar] = others;
   return {
     scenario: s.name,
@@ -82,12 +90,13 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
 
 function saveProfile(
   scenario: string,
+  worker: "service" | "floor",
   profile: Awaited<ReturnType<Awaited<ReturnType<typeof startCpuProfile>>["stop"]>>,
 ) {
-  const path = `${BUILD}/profiles/${scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.cpuprofile`;
+  const path = `${BUILD}/profiles/${scenario.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "")}.${worker}.cpuprofile`;
   mkdirSync(`${BUILD}/profiles`, { recursive: true });
   writeFileSync(path, JSON.stringify(profile));
-  console.log(`  service CPU profile: ${path}; busy time by function:`);
+  console.log(`  ${worker} CPU profile: ${path}; busy time by function:`);
   for (const { share, frame } of topSelfTime(profile, 12))
     console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${frame}`);
 }

@@ -10,7 +10,7 @@ import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { PRIMARY, type ShardName } from "../../../src/shards.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "../miniflare.ts";
 import { d1Bindings } from "../d1-bindings.ts";
-import { BUILD, INSPECTOR_PORT, PROFILE, STORAGE_BASE } from "./options.ts";
+import { BUILD, FLOOR_INSPECTOR_PORT, INSPECTOR_PORT, PROFILE, STORAGE_BASE } from "./options.ts";
 
 type Target = "service" | "service-miniflare-limiter" | "service-one-shard" | "floor" | "bare";
 
@@ -104,7 +104,10 @@ export async function startWorkers(): Promise<Workers> {
       }),
     }),
   );
-  const floor = await serveWorker(await workerFor("floor", "bench/workers/floor.toml"));
+  const floor = await serveWorker(
+    await workerFor("floor", "bench/workers/floor.toml"),
+    PROFILE ? FLOOR_INSPECTOR_PORT : undefined,
+  );
   const bare = await serveWorker(await workerFor("bare", "bench/workers/bare.toml"));
   const allDatabases = d1Bindings().map((d) => d.binding);
   return {

@@ -4,7 +4,8 @@
  * its D1 has the service's migrations, so the same rows are written and read.
  */
 import { DurableObject } from "cloudflare:workers";
-import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import { listPageQuery } from "../../src/db/candidates";
+import { bindNamed } from "../../src/db/sql-params";
 import type { Status } from "../../src/domain/timeline";
 
 interface FloorEnv {

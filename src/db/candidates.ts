@@ -11,6 +11,8 @@ import type { Contract } from "../domain/contract";
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { Metadata } from "../domain/metadata";
 import type { D1 } from "../shards";
+import { bindNamed, type Params } from "./sql-params";
+import { SETTLED_AT_NOW_SQL, STATUS_AT_SQL, STATUS_SINCE_AT_SQL, unsettledSelects } from "./status-at-sql";
 
 /** The columns a list page reads. */
 interface ListedRow {
@@ -47,14 +49,6 @@ const fromRow = (row: ListedRow): ListedCandidate => ({
   metadata: JSON.parse(row.metadata) as Metadata,
 });
 
-/**
- * The SQL twins of `statusAt` in domain/timeline.ts, over the timeline columns: the status at
- * instant ?now and when it began. Only lagging rows (settle_due_at <= now) need them: every other
- * row is in its settled status, since its settled_since.
- */
-const STATUS_AT_SQL = `iif(open_until > :now, 'OPEN', iif(pending_until > :now, 'PENDING', final_status))`;
-const STATUS_SINCE_AT_SQL = `iif(open_until > :now, created_at, iif(pending_until > :now, open_until, pending_until))`;
-
 /** An instant range, either side open. */
 export interface InstantRange {
   gte?: number;
@@ -84,31 +78,6 @@ export interface CandidatePage {
   nextCursor: string | null;
   /** False when `after` is not the id of one of the account's candidates. */
   cursorValid: boolean;
-}
-
-/** Named parameters of a list query (D1 binds `?N`; see `bindNamed`). */
-type Params = Record<string, string | number>;
-
-/** Rows in their settled status at :now: not lagging behind it, not settled ahead of it. */
-export const SETTLED_AT_NOW_SQL = "(settle_due_at IS NULL OR settle_due_at > :now) AND settled_since <= :now";
-
-/**
- * The rows NOT in their settled status at :now, whose status is computed: those lagging behind
- * it (their boundary passed since they settled; the sweep settles them within a minute) and those
- * settled ahead of it (an alarm wrote a later status after the request took its instant). Few,
- * each kind found on its own index: two selects of `columns`, each with the extra conditions.
- */
-export function unsettledSelects(columns: string, where: string[], customer: boolean): [string, string] {
-  const billing = customer ? "candidates_customer_billing" : "candidates_billing";
-  return [
-    `SELECT ${columns} FROM candidates INDEXED BY candidates_lagging WHERE ${[...where, "settle_due_at <= :now"].join(" AND ")}`,
-    `SELECT ${columns} FROM candidates INDEXED BY ${billing} WHERE ${[
-      ...where,
-      "settled_status IN ('OPEN', 'PENDING', 'CONFIRMED', 'FAILED')",
-      "settled_since > :now",
-      "(settle_due_at IS NULL OR settle_due_at > :now)",
-    ].join(" AND ")}`,
-  ];
 }
 
 /** The smallest UUIDv7 of instant `ms`: ids (made at creation) compare as their creation instants. */
@@ -243,17 +212,6 @@ export function prefixUpperBound(prefix: string): string | null {
 }
 
 const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
-
-/** Binds named parameters (`:name`) as D1's numbered ones: each name used, once, in order. */
-export function bindNamed(db: D1, sql: string, params: Params): D1PreparedStatement {
-  const used: string[] = [];
-  const numbered = sql.replace(/:([a-z][a-z0-9]*)/g, (_, name: string) => {
-    if (!(name in params)) throw new Error(`no parameter :${name}`);
-    if (!used.includes(name)) used.push(name);
-    return `?${used.indexOf(name) + 1}`;
-  });
-  return db.prepare(numbered).bind(...used.map((name) => params[name]));
-}
 
 /**
  * A prefix that matches at most this many of the account's candidates has them sorted for a page;

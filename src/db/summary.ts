@@ -5,7 +5,8 @@
  */
 import type { FinalStatus, Status } from "../domain/timeline";
 import type { InstantRange } from "./candidates";
-import { bindNamed, SETTLED_AT_NOW_SQL, unsettledSelects } from "./candidates";
+import { bindNamed } from "./sql-params";
+import { SETTLED_AT_NOW_SQL, unsettledSelects } from "./status-at-sql";
 import type { D1 } from "../shards";
 
 /** Candidates in one settled status and scheduled outcome, with their prices summed at one scale. */

@@ -5,13 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import {
-  bindNamed,
-  listCandidates,
-  listPageQuery,
-  PREFIX_SORT_LIMIT,
-  type CandidateListQuery,
-} from "../../src/db/candidates";
+import { listCandidates, listPageQuery, PREFIX_SORT_LIMIT, type CandidateListQuery } from "../../src/db/candidates";
+import { bindNamed } from "../../src/db/sql-params";
 import { seedIndex } from "../../scripts/lib/seed-index";
 import { createAccount } from "../support/api";
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { bindNamed, listPageQuery } from "../../src/db/candidates";
+import { listPageQuery } from "../../src/db/candidates";
+import { bindNamed } from "../../src/db/sql-params";
 import { SCHEMA_PAGE_SQL } from "../../src/db/schemas";
 import { summaryQueries } from "../../src/db/summary";
 import { PURGE_NOTIFICATIONS_SQL } from "../../src/db/notifications";

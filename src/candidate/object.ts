@@ -15,24 +15,19 @@
 import { DurableObject } from "cloudflare:workers";
 import { newestBookmark } from "../account-db";
 import { uuidv7 } from "uuidv7";
-import { leavesGained, type SubmittedEvent } from "../domain/condition";
+import type { SubmittedEvent } from "../domain/condition";
 import { MAX_METADATA_KEYS, mergeMetadata, type Metadata } from "../domain/metadata";
 import { resolvedAt, statusAt, timelineAtCreation, type FinalStatus } from "../domain/timeline";
 import type { IdempotentRequest } from "../idempotency";
 import type { Cause } from "../notifications/notification";
-import { planBatch, type BatchPlan } from "./batch-plan";
+import { planBatch } from "./batch-plan";
+import { writePlanned } from "./batch-write";
 import { Downstream } from "./downstream";
 import { KEY_IN_USE, KeyedResults } from "./keyed-results";
 import { nextAlarm } from "./next-alarm";
-import {
-  candidateJson,
-  candidateWithEventsJson,
-  conditionProgress,
-  recordedEventJson,
-  type CandidateRecord,
-} from "./record";
+import { candidateJson, candidateWithEventsJson, conditionProgress, type CandidateRecord } from "./record";
 import type { CandidateView } from "../models";
-import type { Answer, CandidateRpc, EventItem, EventResult, NewCandidate, NotResolvable } from "./rpc";
+import type { Answer, CandidateRpc, EventItem, NewCandidate, NotResolvable } from "./rpc";
 import { satisfiers } from "./satisfiers";
 import { settle, versioned } from "./settle";
 import { rowOfState, stateOf, stateOfRow, type StoredState } from "./state";
@@ -138,7 +133,7 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
     const plan = planBatch(state, items, now, (key) => this.keyed.storedItem(accountId, key, now));
     const moved = plan.final.satisfiedMask !== state.satisfiedMask || plan.final.record !== state.record;
     const write = () => {
-      const results = this.recordPlanned(accountId, state, items, plan, now);
+      const results = writePlanned(this.store, this.keyed, accountId, state, items, plan, now);
       // Most events change nothing but the event log: the candidate row is rewritten only when
       // the condition's progress or the timeline moved.
       if (moved)
@@ -177,40 +172,6 @@ export class CandidateObject extends DurableObject<Env> implements CandidateRpc 
   private keptBookmark(): string | null {
     const state = this.load()!;
     return state.indexedVersion >= state.record.version ? state.indexBookmark : null;
-  }
-
-  /** Writes what the plan records (each event, the leaves it satisfied first, its item key's result); answers every item's result. */
-  private recordPlanned(
-    accountId: string,
-    state: StoredState,
-    items: EventItem[],
-    { plans }: BatchPlan,
-    now: number,
-  ): EventResult[] {
-    const results: EventResult[] = [];
-    let mask = state.satisfiedMask;
-    for (const [i, plan] of plans.entries()) {
-      if (plan.kind === "done") results.push(plan.result);
-      else if (plan.kind === "same-as") results.push(results[plan.index]);
-      else {
-        const event = this.store.insertEvent(
-          plan.id,
-          plan.event.type,
-          plan.event.hasValue ? JSON.stringify(plan.event.value) : null,
-          now,
-          plan.matched,
-        );
-        this.store.recordProgress(leavesGained(mask, plan.after.satisfiedMask), plan.id, now);
-        mask = plan.after.satisfiedMask;
-        results.push({
-          ok: true,
-          body: recordedEventJson(event, candidateJson(plan.after.record, plan.after.contractJson, now)),
-        });
-        const key = items[i].key;
-        if (key) this.keyed.rememberItem(accountId, key, now, results[i]);
-      }
-    }
-    return results;
   }
 
   /**

@@ -6,3 +6,16 @@ export const characters = (text: string): number => [...text].length;
 
 /** Whether a name says something: not made only of white space (an empty one is refused on its own). */
 export const notBlank = (text: string): boolean => text.length === 0 || text.trim() !== "";
+
+/**
+ * Control characters (a line break, a tab, NUL) and the bidirectional formatting ones (overrides
+ * and isolates), which would make a name shown in a list, a log line or the dashboard break its
+ * line or read as something else.
+ */
+const HIDDEN_FORMATTING = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+
+/** Whether a name or description is one plain line: no HIDDEN_FORMATTING. */
+export const plainLine = (text: string): boolean => !HIDDEN_FORMATTING.test(text);
+
+export const PLAIN_LINE_MESSAGE =
+  "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters";

@@ -1,5 +1,5 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
-import { characters, notBlank } from "../domain/text";
+import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../domain/text";
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
@@ -115,7 +115,8 @@ const NameSchema = z
       `must be a string of 1 to ${MAX_SCHEMA_NAME} characters, or null; received ${jsonKind(issue.input)}`,
   })
   .min(1, { error: "must not be empty: send null for no name" })
-  .refine(notBlank, { error: "must not be only spaces: send null for no name" })
+  .refine(notBlank, { error: "must not be only spaces: send null for no name", abort: true })
+  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
   .refine((name) => characters(name) <= MAX_SCHEMA_NAME, {
     error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${characters(issue.input as string)}`,
   })

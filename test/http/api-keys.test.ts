@@ -142,6 +142,8 @@ describe("bad input to the keys API", () => {
       [{ name: "k", expires_at: 1893456000000 }, "expires_at", /ISO 8601/],
       [{ name: "" }, "name", /1 to 100 characters/],
       [{ name: "   " }, "name", /^must not be only spaces: say what the key is for$/],
+      [{ name: "ops\nkey" }, "name", /^must not contain control characters \(such as a line break/],
+      [{ name: "ops\u2066key" }, "name", /bidirectional formatting characters$/],
       [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],
       [{}, "name", /is required/],
       [{ name: "k", scopes: ["events:write"] }, "scopes", /not a known field/],

@@ -41,6 +41,10 @@ describe("POST /v1/schemas", () => {
   it.each([
     ["", "must not be empty: send null for no name"],
     [" \t\u3000", "must not be only spaces: send null for no name"],
+    [
+      "Purchase\r\n100",
+      "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
+    ],
     ["n".repeat(101), "must be at most 100 characters; received 101"],
     ["\u{1F9FE}".repeat(101), "must be at most 100 characters; received 101"],
     [42, "must be a string of 1 to 100 characters, or null; received a number"],

@@ -157,6 +157,43 @@ describe("webhook endpoints", () => {
     expect((await api.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {})).status).toBe(400);
   });
 
+  it("take a description of one line, up to 1,024 characters counted as code points", async () => {
+    const api = client(await createAccount());
+    const url = "https://example.com/hooks";
+    const refused: [unknown, string][] = [
+      [
+        "Billing\nsystem",
+        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
+      ],
+      [
+        "Billing\u0000",
+        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
+      ],
+      [
+        "\u202Emetsys gnillib",
+        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
+      ],
+      ["d".repeat(1025), "must be at most 1024 characters; received 1025"],
+      ["\u{1F9FE}".repeat(1025), "must be at most 1024 characters; received 1025"],
+      [42, expect.any(String)],
+    ];
+    for (const [description, message] of refused) {
+      const res = await api.raw.post("/v1/webhook_endpoints", { url, description });
+      expectStatus(res, 400, JSON.stringify(description).slice(0, 40));
+      expect(res.body.error.details).toEqual([{ path: "description", message }]);
+    }
+    expect(okBody(await api.get("/v1/webhook_endpoints")).data).toEqual([]);
+    // An emoji is one character: 1,024 of them (2,048 UTF-16 units) fit.
+    const long = "\u{1F9FE}".repeat(1024);
+    const made = await api.post("/v1/webhook_endpoints", { url, description: long });
+    expectStatus(made, 201);
+    expect(made.body.description).toBe(long);
+    const patched = await api.raw.patch(`/v1/webhook_endpoints/${made.body.id}`, { description: "a\tb" });
+    expectStatus(patched, 400);
+    expect(patched.body.error.details[0].path).toBe("description");
+    expect(okBody(await api.get(`/v1/webhook_endpoints/${made.body.id}`)).description).toBe(long);
+  });
+
   it("are at most 16 per account: 409 WEBHOOK_ENDPOINT_LIMIT_REACHED", async () => {
     const account = await createAccount();
     for (let i = 0; i < 16; i++)

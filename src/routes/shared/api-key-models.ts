@@ -2,7 +2,7 @@
  * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
  * and queries.
  */
-import { characters, notBlank } from "../../domain/text";
+import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
 import { ApiError, quoted } from "../../errors/api-error";
 import type { KeyRow, KeyStatus } from "../../db/tokens";
@@ -102,7 +102,8 @@ const NameSchema = z
         : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
   })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
-  .refine(notBlank, { error: "must not be only spaces: say what the key is for" })
+  .refine(notBlank, { error: "must not be only spaces: say what the key is for", abort: true })
+  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
   .refine((name) => characters(name) <= MAX_KEY_NAME, {
     error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${characters(issue.input as string)}`,
   })

@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type * as db from "../../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../../notifications/notification";
 import { isoTime } from "../../domain/iso-time";
+import { characters, PLAIN_LINE_MESSAGE, plainLine } from "../../domain/text";
 import { jsonResponse } from "./openapi";
 import { timestamp } from "../../models";
 import { webhookEndpointExample } from "./examples";
@@ -23,7 +24,16 @@ const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
     "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.",
   example: "https://example.com/webhooks/candidates",
 });
-const DescriptionSchema = z.string().max(1024).nullable().openapi({ example: "Billing system" });
+const MAX_DESCRIPTION = 1024;
+/** Up to 1,024 characters, counted as Unicode code points (as every limit of the API counts them), on one line. */
+const DescriptionSchema = z
+  .string()
+  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
+  .refine((text) => characters(text) <= MAX_DESCRIPTION, {
+    error: (issue) => `must be at most ${MAX_DESCRIPTION} characters; received ${characters(issue.input as string)}`,
+  })
+  .nullable()
+  .openapi({ maxLength: MAX_DESCRIPTION, example: "Billing system" });
 
 export const WebhookEndpointSchema = z
   .object({

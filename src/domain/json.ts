@@ -31,3 +31,14 @@ declare const encodes: unique symbol;
 export type JsonText<T> = string & { readonly [encodes]: T };
 /** JSON text of a `T`, streamed. */
 export type JsonStream<T> = ReadableStream<Uint8Array> & { readonly [encodes]: T };
+
+/** What sort of JSON value something is, as an error message names it ("an array", "null", "a boolean"). */
+export function jsonKind(input: unknown): string {
+  if (input === undefined) return "nothing";
+  if (input === null) return "null";
+  if (Array.isArray(input)) return input.length === 0 ? "an empty array" : "an array";
+  if (typeof input === "number") return Number.isFinite(input) ? "a number" : String(input);
+  if (typeof input === "boolean") return "a boolean";
+  if (typeof input === "object") return "an object";
+  return `a ${typeof input}`;
+}

@@ -5,7 +5,7 @@
  */
 import { characters } from "./text";
 import { z } from "@hono/zod-openapi";
-import { isJsonObject } from "./json";
+import { isJsonObject, jsonKind } from "./json";
 
 export const MAX_METADATA_KEYS = 50;
 export const MAX_METADATA_KEY_LENGTH = 40;
@@ -17,9 +17,7 @@ export type Metadata = Record<string, string>;
 export function describeValue(value: unknown): string {
   if (typeof value === "string")
     return value === "" ? "an empty string" : `a string of ${characters(value)} characters`;
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+  return jsonKind(value);
 }
 
 /** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */

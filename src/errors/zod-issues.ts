@@ -2,6 +2,7 @@
  * Bad input in the API's words: zod's issues become VALIDATION_ERROR details, each a sentence
  * naming what was expected and what was received. Importing this module sets zod's messages.
  */
+import { jsonKind } from "../domain/json";
 import { characters } from "../domain/text";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -18,18 +19,7 @@ export function received(input: unknown): string {
     const chars = [...input];
     return input === "" ? "an empty string" : `\`${chars.length > 64 ? `${chars.slice(0, 64).join("")}...` : input}\``;
   }
-  return typeof input === "number" && Number.isFinite(input) ? String(input) : kind(input);
-}
-
-/** What sort of JSON value something is, as a message names it. */
-function kind(input: unknown): string {
-  if (input === undefined) return "nothing";
-  if (input === null) return "null";
-  if (Array.isArray(input)) return input.length === 0 ? "an empty array" : "an array";
-  if (typeof input === "number") return Number.isFinite(input) ? "a number" : String(input);
-  if (typeof input === "boolean") return "a boolean";
-  if (typeof input === "object") return "an object";
-  return `a ${typeof input}`;
+  return typeof input === "number" && Number.isFinite(input) ? String(input) : jsonKind(input);
 }
 
 const EXPECTED_TYPE: Record<string, string> = {
@@ -68,7 +58,7 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
     case "invalid_type":
       if (issue.input === undefined) return "is required";
       // A fraction where a whole number belongs is quoted; otherwise the kind of value is what is wrong.
-      return `must be ${EXPECTED_TYPE[issue.expected] ?? `a ${issue.expected}`}; received ${issue.expected === "int" ? received(issue.input) : kind(issue.input)}`;
+      return `must be ${EXPECTED_TYPE[issue.expected] ?? `a ${issue.expected}`}; received ${issue.expected === "int" ? received(issue.input) : jsonKind(issue.input)}`;
     case "invalid_value":
       if (issue.input === undefined) return "is required";
       return `must be ${issue.values.length === 1 ? "" : "one of "}${listed(issue.values)}; ${got}`;
@@ -82,7 +72,7 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
         const unit = issue.origin === "string" ? "character" : "item";
         if (small && Number(bound) === 1) return `must not be empty; ${got}`;
         const wanted = issue.exact ? "exactly" : small ? "at least" : "at most";
-        return `must have ${wanted} ${plural(bound, unit)}; received ${size === undefined ? kind(input) : plural(size, unit)}`;
+        return `must have ${wanted} ${plural(bound, unit)}; received ${size === undefined ? jsonKind(input) : plural(size, unit)}`;
       }
       const wanted =
         issue.inclusive === false ? (small ? "greater than" : "less than") : small ? "at least" : "at most";
@@ -102,7 +92,7 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
     case "invalid_element":
       return `is not an allowed value: ${issue.issues.map((i) => i.message).join("; ")}`;
     case "invalid_union":
-      return `matches none of the accepted forms; received ${kind(issue.input)}`;
+      return `matches none of the accepted forms; received ${jsonKind(issue.input)}`;
     default:
       return `is not accepted; ${got}`;
   }

@@ -3,7 +3,7 @@ import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../domain/t
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
-import type { JsonStream, JsonText } from "../domain/json";
+import { jsonKind, type JsonStream, type JsonText } from "../domain/json";
 import { isoTime } from "../domain/iso-time";
 import { isUuid } from "../domain/uuid";
 import { ApiError } from "../errors/api-error";
@@ -95,16 +95,6 @@ async function schemaPageStream(
 }
 
 const MAX_SCHEMA_NAME = 100;
-/** What a JSON value is, in the API's words, for a message about a value of the wrong type. */
-const jsonKind = (value: unknown) =>
-  value === null
-    ? "null"
-    : Array.isArray(value)
-      ? "an array"
-      : typeof value === "object"
-        ? "an object"
-        : `a ${typeof value}`;
-
 /**
  * A schema's name: 1 to 100 characters, counted as Unicode code points (as JSON Schema's
  * `maxLength` counts them, so an emoji is one), or null for none.

@@ -143,6 +143,8 @@ describe("bad input to the keys API", () => {
       [{ name: "" }, "name", /1 to 100 characters/],
       [{ name: "   " }, "name", /^must not be only spaces: say what the key is for$/],
       [{ name: "ops\nkey" }, "name", /^must not contain control characters \(such as a line break/],
+      [{ name: 42 }, "name", /^must be a string of 1 to 100 characters; received a number$/],
+      [{ name: null }, "name", /^must be a string of 1 to 100 characters; received null$/],
       [{ name: "ops\u2066key" }, "name", /bidirectional formatting characters$/],
       [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],
       [{}, "name", /is required/],

@@ -2,6 +2,7 @@
  * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
  * and queries.
  */
+import { jsonKind } from "../../domain/json";
 import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../../domain/text";
 import { z } from "@hono/zod-openapi";
 import { ApiError, quoted } from "../../errors/api-error";
@@ -99,7 +100,7 @@ const NameSchema = z
     error: (issue) =>
       issue.input === undefined
         ? "is required"
-        : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${issue.input === null ? "null" : typeof issue.input}`,
+        : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${jsonKind(issue.input)}`,
   })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
   .refine(notBlank, { error: "must not be only spaces: say what the key is for", abort: true })

@@ -9,9 +9,6 @@ export const WARMUP_SECONDS = 2;
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 export const ONLY = process.env.BENCH_ONLY;
 export const PROFILE = Boolean(process.env.BENCH_PROFILE);
-export const INSPECTOR_PORT = 9229;
-/** The floor is profiled too, on its own inspector, so the two profiles can be compared function by function. */
-export const FLOOR_INSPECTOR_PORT = 9230;
 /** Where the workers' bundles (and CPU profiles) are written. */
 export const BUILD = "bench/.build";
 /** A partial or profiled run does not replace the results of a full one. */

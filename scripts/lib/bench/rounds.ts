@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { startCpuProfile, topSelfTime } from "../cpu-profile.ts";
 import { load, medianRatio, medianRun, type Measurement } from "./load.ts";
-import { BUILD, FLOOR_INSPECTOR_PORT, INSPECTOR_PORT, PROFILE, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
+import { BUILD, PROFILE, ROUNDS, SECONDS, WARMUP_SECONDS } from "./options.ts";
 import type { Scenario } from "./scenarios.ts";
 import type { Workers } from "./workers.ts";
 
@@ -45,8 +45,8 @@ export async function runScenario(s: Scenario, workers: Workers): Promise<Row> {
   for (const t of [measured, reference, ...versus, ...others]) await load(t.url, t.shape, WARMUP_SECONDS);
   const profilers = PROFILE
     ? {
-        service: await startCpuProfile(INSPECTOR_PORT, "service"),
-        floor: await startCpuProfile(FLOOR_INSPECTOR_PORT, "floor"),
+        service: await startCpuProfile(workers.service.inspectorPort!, "service"),
+        floor: await startCpuProfile(workers.floor.inspectorPort!, "floor"),
       }
     : undefined;
   for (let round = 1; round <= ROUNDS; round++) {

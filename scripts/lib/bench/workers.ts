@@ -4,20 +4,43 @@
  * migrated (see scripts/bench.ts for what each one is).
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Miniflare } from "miniflare";
 import { readD1Migrations } from "@cloudflare/vitest-plugin";
 import { PRIMARY, type ShardName } from "../../../src/shards.ts";
 import { buildWorker, serveWorker, type WorkerOptions } from "../miniflare.ts";
 import { d1Bindings } from "../d1-bindings.ts";
-import { BUILD, FLOOR_INSPECTOR_PORT, INSPECTOR_PORT, PROFILE, STORAGE_BASE } from "./options.ts";
+import { BUILD, PROFILE, STORAGE_BASE } from "./options.ts";
 
 type Target = "service" | "service-miniflare-limiter" | "service-one-shard" | "floor" | "bare";
 
 /** A service instance's D1 databases: the primary and its shards, by binding name. */
 export type Databases = Map<ShardName, D1Database>;
 
-export type Served = Awaited<ReturnType<typeof serveWorker>>;
+/** A served worker; `inspectorPort` where its CPU can be profiled (BENCH_PROFILE: the service and the floor). */
+export type Served = Awaited<ReturnType<typeof serveWorker>> & { inspectorPort?: number };
+
+/**
+ * A port free now, for a profiled worker's inspector: a fixed one (9229) is often held already,
+ * by `wrangler dev` among others, and Miniflare then waits for it without end.
+ */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Serves `worker`, with an inspector on a free port when the bench profiles. */
+async function serveProfiled(worker: Awaited<ReturnType<typeof buildWorker>>): Promise<Served> {
+  const inspectorPort = PROFILE ? await freePort() : undefined;
+  return { ...(await serveWorker(worker, inspectorPort)), inspectorPort };
+}
 
 export interface Workers {
   service: Served & { dbs: Databases };
@@ -70,13 +93,12 @@ export async function startWorkers(): Promise<Workers> {
     RATE_LIMIT_REQUESTS: unlimited,
     WEBHOOK_ALLOW_LOOPBACK: "true",
   });
-  const service = await serveWorker(
+  const service = await serveProfiled(
     await workerFor("service", "wrangler.toml", {
       entry: "bench/workers/memory-limited.ts",
       // No `assets`: the API routes never read ASSETS, and /docs is not benched.
       adjust: ({ assets: _assets, ...o }) => ({ ...o, bindings: unlimitedVars(o) }),
     }),
-    PROFILE ? INSPECTOR_PORT : undefined,
   );
   const miniflareLimited = await serveWorker(
     await workerFor("service-miniflare-limiter", "wrangler.toml", {
@@ -104,10 +126,7 @@ export async function startWorkers(): Promise<Workers> {
       }),
     }),
   );
-  const floor = await serveWorker(
-    await workerFor("floor", "bench/workers/floor.toml"),
-    PROFILE ? FLOOR_INSPECTOR_PORT : undefined,
-  );
+  const floor = await serveProfiled(await workerFor("floor", "bench/workers/floor.toml"));
   const bare = await serveWorker(await workerFor("bare", "bench/workers/bare.toml"));
   const allDatabases = d1Bindings().map((d) => d.binding);
   return {

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { en } from "zod/v4/locales";
-import { call, contract, createAccount, type TestAccount } from "../support/api";
+import { call, client, contract, createAccount, type TestAccount } from "../support/api";
 import { ERROR_CODES } from "../../src/errors/codes";
 import {
   fillPath,
@@ -354,6 +354,38 @@ describe("error messages", () => {
       "/v1/candidates?customer_uuid=%C3%A9%F0%9F%98%80",
     ])
       expect((await call("GET", url, { token: account.token })).status, url).toBe(200);
+  });
+
+  it("refuses a path parameter whose escapes are not UTF-8, so one candidate never answers at two URLs", async () => {
+    const account = await createAccount();
+    const api = client(account);
+    const notUtf8 = "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes";
+    const alias = "order-%FF-0001"; // an alias may hold `%`: its URL escapes it as %25
+    const made = await api.post("/v1/candidates", { customer_uuid: "c", candidate_alias: alias, contract: contract() });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    for (const [method, url, path] of [
+      ["GET", "/v1/candidates/order-%FF-0001", "candidate_alias"],
+      ["GET", "/v1/candidates/order-%41%FF-0001", "candidate_alias"],
+      ["PATCH", "/v1/candidates/order-%FF-0001", "candidate_alias"],
+      ["POST", "/v1/candidates/order-%FF-0001/resolve", "candidate_alias"],
+      ["GET", "/v1/schemas/%ED%A0%80", "id"], // a lone surrogate's bytes
+      ["DELETE", "/v1/webhook_endpoints/%C3", "id"],
+      ["GET", "/v1/notifications/ab%E0%A4", "id"],
+    ] as const) {
+      const body =
+        method === "GET" || method === "DELETE"
+          ? undefined
+          : method === "PATCH"
+            ? { metadata: { a: "b" } }
+            : { outcome: "FAILED" };
+      const res = await call(method, url, { token: account.token, json: body });
+      expect(res.status, `${method} ${url}`).toBe(400);
+      expect(res.body.error.details, `${method} ${url}`).toEqual([{ path, message: notUtf8 }]);
+    }
+    // Nothing changed, and the alias is read through its escaped `%`, as ever.
+    const read = await call("GET", "/v1/candidates/order-%25FF-0001", { token: account.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ candidate_alias: alias, status: "OPEN", metadata: {} });
   });
 
   it("quotes a long id or path it could not find by its start and length, so the answer never grows with it", async () => {

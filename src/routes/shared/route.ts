@@ -30,40 +30,47 @@ export const requirePermission = (permission: Permission) =>
     await next();
   });
 
-/** A query's name or value as sent, decoded; undefined when its escapes are not UTF-8 (`%FF`, a lone surrogate). */
-function decodeQueryPart(part: string): string | undefined {
+/** A query's name or value, or a path segment, as sent, decoded; undefined when its escapes are not UTF-8 (`%FF`, a lone surrogate). */
+function decoded(part: string): string | undefined {
   try {
-    return decodeURIComponent(part.replaceAll("+", " "));
+    return decodeURIComponent(part);
   } catch {
     return undefined;
   }
 }
 
+const NOT_UTF8 = "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes";
+
 /**
- * What Hono's query parser would hide, refused at its parameter: one with no name (`?=x`, `&=x`),
- * which it drops, and escapes that are not UTF-8, which it keeps as the literal text `%FF` (so
- * `%FF` and `%25FF` would be one filter). In a query as sent, `&` inside a value is `%26`. Only
- * the query is looked at: a path (an alias) may hold `&=` as it is.
+ * What Hono's parsers would hide, refused at its parameter: escapes that are not UTF-8, in a path
+ * parameter or the query, which Hono keeps as the literal text `%FF` (so `%FF` and `%25FF` would
+ * name one candidate, or be one filter); and a query parameter with no name (`?=x`, `&=x`), which
+ * it drops. In a query as sent, `&` inside a value is `%26`; a path (an alias) may hold `&=` as it is.
  */
-const refuseMalformedQuery = createMiddleware(async (c, next) => {
-  const query = c.req.url.indexOf("?");
-  if (query === -1) return next();
+const refuseMalformedEscapes = createMiddleware(async (c, next) => {
+  const { url } = c.req;
+  const query = url.indexOf("?");
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), query === -1 ? undefined : query);
   const problems: ErrorDetail[] = [];
-  for (const part of c.req.url.slice(query + 1).split("&")) {
-    if (part.startsWith("=")) {
-      problems.push({
-        path: "",
-        message: "is a query parameter with no name: give every parameter one, as in `limit=10`",
-      });
-      continue;
+  const routeSegments = c.req.routePath.split("/");
+  path.split("/").forEach((segment, i) => {
+    const param = routeSegments[i]?.startsWith(":") ? routeSegments[i].slice(1) : undefined;
+    if (param !== undefined && decoded(segment) === undefined) problems.push({ path: param, message: NOT_UTF8 });
+  });
+  if (query !== -1) {
+    for (const part of url.slice(query + 1).split("&")) {
+      if (part.startsWith("=")) {
+        problems.push({
+          path: "",
+          message: "is a query parameter with no name: give every parameter one, as in `limit=10`",
+        });
+        continue;
+      }
+      const [name, value = ""] = part.split(/=(.*)/s);
+      const decodedName = decoded(name.replaceAll("+", " ")); // in a query, `+` is a space
+      if (decodedName === undefined || decoded(value) === undefined)
+        problems.push({ path: decodedName ?? name, message: NOT_UTF8 });
     }
-    const [name, value = ""] = part.split(/=(.*)/s);
-    const decodedName = decodeQueryPart(name);
-    if (decodedName === undefined || decodeQueryPart(value) === undefined)
-      problems.push({
-        path: decodedName ?? name,
-        message: "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes",
-      });
   }
   if (problems.length > 0) throw validationError(problems);
   await next();
@@ -89,7 +96,7 @@ export function createRoute<P extends string, R extends Omit<RouteConfig, "path"
     // A query parameter no operation defines is refused like an unknown body field, never ignored:
     // `?limt=1` must not quietly answer everything.
     request: { query: NO_QUERY, ...config.request },
-    middleware: [requirePermission(permission), refuseMalformedQuery, ...asList(config.middleware)],
+    middleware: [requirePermission(permission), refuseMalformedEscapes, ...asList(config.middleware)],
     description: [
       config.description,
       `Needs the \`${permission}\` permission${permission.endsWith(":read") ? " (or its `write`)" : ""}.`,

@@ -45,6 +45,7 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   if (url.username || url.password)
     return "must not carry credentials; put a secret in the path or verify the signature";
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must be https://";
+  if (url.port === "0") return "must not name port 0, where nothing listens: name the receiver's port, or none";
   // A fully qualified name's trailing dot names the same host: `localhost.` is `localhost`.
   const host = url.hostname.replace(/\.$/, "").toLowerCase();
   if (isLoopback(host)) {

@@ -91,6 +91,7 @@ describe("webhook endpoints", () => {
       [{ url: "not a url" }, "url"],
       [{ url: "https://user:secret@example.com/hooks" }, "url"],
       [{ url: `https://example.com/${"p".repeat(2048)}` }, "url"],
+      [{ url: "https://example.com:0/hooks" }, "url"],
       [{}, "url"],
       [{ url: "https://example.com", enabled_events: [] }, "enabled_events"],
       [{ url: "https://example.com", enabled_events: ["candidate.open"] }, "enabled_events.0"],

@@ -24,6 +24,12 @@ describe("webhookUrlProblem", () => {
     }
   });
 
+  it("refuses port 0, where nothing listens, on every host", () => {
+    const problem = "must not name port 0, where nothing listens: name the receiver's port, or none";
+    for (const url of ["https://example.com:0/x", "https://example.com:00/x", "http://127.0.0.1:0/x"])
+      expect(judged(url), url).toEqual(everywhere(problem));
+  });
+
   it("refuses what is not an absolute URL", () => {
     for (const url of ["", "not-a-url", "/webhooks", "example.com/webhooks", "https://[fe80::1%25eth0]/"]) {
       expect(judged(url), url).toEqual(everywhere("must be an absolute URL, like https://example.com/webhooks"));

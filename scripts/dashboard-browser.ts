@@ -159,6 +159,11 @@ test("a person's journey through the dashboard", async () => {
   await page.getByRole("button", { name: "New endpoint" }).first().click();
   const endpointUrl = `${receiver.url}/journey`;
   await page.getByLabel("URL").fill(endpointUrl);
+  // The API counts a limit in characters (code points); a field's maxlength counts UTF-16 units, and
+  // would cut emoji at half the limit without a word. No field cuts what is typed.
+  const receipts = "\u{1F9FE}".repeat(600);
+  await page.getByLabel("Description (optional)").fill(receipts);
+  assert.equal(await page.getByLabel("Description (optional)").inputValue(), receipts, "the description is cut short");
   await page.getByLabel("Description (optional)").fill("Journey receiver");
   await page.getByRole("button", { name: "Create endpoint" }).click();
   const secretBox = page.getByRole("textbox", { name: "Signing secret" });

@@ -82,7 +82,6 @@ export function CreateKeyForm({
         <input
           {...described("key-name", error, "name", true)}
           value={name}
-          maxLength={100}
           required
           onInput={(e) => setName(e.currentTarget.value)}
         />

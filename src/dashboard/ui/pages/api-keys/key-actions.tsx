@@ -32,7 +32,6 @@ export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () =
           <input
             {...described(id, error, "name")}
             value={name}
-            maxLength={100}
             required
             onInput={(e) => setName(e.currentTarget.value)}
           />

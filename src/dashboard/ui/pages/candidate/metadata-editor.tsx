@@ -69,7 +69,6 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
                 {...described(id, error, `metadata.${key}`)}
                 value={draft[key]}
                 disabled={gone}
-                maxLength={500}
                 onInput={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })}
               />
             </Field>
@@ -88,7 +87,6 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           <input
             {...described("meta-new-key", error, `metadata.${added.key}`)}
             value={added.key}
-            maxLength={40}
             spellcheck={false}
             onInput={(e) => setAdded({ ...added, key: e.currentTarget.value })}
           />
@@ -97,7 +95,6 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           <input
             id="meta-new-value"
             value={added.value}
-            maxLength={500}
             onInput={(e) => setAdded({ ...added, value: e.currentTarget.value })}
           />
         </Field>

@@ -142,12 +142,7 @@ export function ContractForm({
         error={error}
         path={P.name}
       >
-        <input
-          {...described(id("name"), error, P.name, true)}
-          value={values.name}
-          onInput={set("name")}
-          maxLength={100}
-        />
+        <input {...described(id("name"), error, P.name, true)} value={values.name} onInput={set("name")} />
       </Field>
       <div class="row top">
         <Field

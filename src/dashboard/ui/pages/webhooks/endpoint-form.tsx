@@ -78,7 +78,6 @@ export function EndpointForm({
           {...described(id("description"), error, "description")}
           value={description}
           onInput={(e) => setDescription(e.currentTarget.value)}
-          maxLength={1024}
         />
       </Field>
       <fieldset

@@ -7,6 +7,7 @@
 import { uuidv7 } from "uuidv7";
 import { z } from "zod";
 import { ApiError, quoted } from "../errors/api-error.ts";
+import { KeyNameSchema } from "../domain/key-name.ts";
 import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
 import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
@@ -24,7 +25,7 @@ export const CreateAccountBody = z.strictObject({
 });
 
 export const CreateKeyBody = z.strictObject({
-  name: z.string().min(1, "must not be empty").max(100, "must be at most 100 characters").optional(),
+  name: KeyNameSchema.optional(),
   permissions: PermissionsSchema.optional(),
   expires_at: z.iso
     .datetime({ offset: true, abort: true, error: "must be an ISO 8601 instant, such as 2027-01-31T00:00:00Z" })

@@ -244,6 +244,10 @@ describe("the operator API", () => {
       [{ expires_at: "tomorrow" }, ["expires_at"]],
       [{ name: "" }, ["name"]],
       [{ name: "n".repeat(101) }, ["name"]],
+      // The API's rules for a key's name: one line, not only spaces, counted in characters.
+      [{ name: "   " }, ["name"]],
+      [{ name: "ops\tkey" }, ["name"]],
+      [{ name: "ops\u202Ekey" }, ["name"]],
       [{ name: "x", scopes: [] }, ["scopes"]],
     ] as const) {
       const error = expectError(await operator("POST", `/accounts/${account_id}/keys`, body), 400, "VALIDATION_ERROR");
@@ -252,6 +256,8 @@ describe("the operator API", () => {
         JSON.stringify(body),
       ).toEqual(paths);
     }
+    const emoji = await operator("POST", `/accounts/${account_id}/keys`, { name: "\u{1F511}".repeat(100) });
+    expect(emoji.status, "100 characters, 200 UTF-16 units").toBe(201);
     const unknown = expectError(await operator("POST", "/accounts/nobody/keys", {}), 404, "ACCOUNT_NOT_FOUND");
     expect(unknown.message).toContain("nobody");
   });

@@ -2,8 +2,7 @@
  * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
  * and queries.
  */
-import { jsonKind } from "../../domain/json";
-import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../../domain/text";
+import { KeyNameSchema, MAX_KEY_NAME } from "../../domain/key-name";
 import { z } from "@hono/zod-openapi";
 import { ApiError, quoted } from "../../errors/api-error";
 import type { KeyRow, KeyStatus } from "../../db/tokens";
@@ -13,7 +12,6 @@ import { TOKEN_PREFIX } from "../../tokens";
 import { DefaultPageLimitSchema } from "./params";
 import { timestamp } from "../../models";
 
-export const MAX_KEY_NAME = 100;
 export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
 const STATUSES = ["active", "expired", "revoked"] as const satisfies readonly KeyStatus[];
 
@@ -94,21 +92,12 @@ export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
   }),
 }).openapi("ApiKeyWithSecret", { example: apiKeyWithSecretExample });
 
-/** 1 to 100 characters, counted as Unicode code points (as JSON Schema's `maxLength` counts them). */
-const NameSchema = z
-  .string({
-    error: (issue) =>
-      issue.input === undefined
-        ? "is required"
-        : `must be a string of 1 to ${MAX_KEY_NAME} characters; received ${jsonKind(issue.input)}`,
-  })
-  .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
-  .refine(notBlank, { error: "must not be only spaces: say what the key is for", abort: true })
-  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
-  .refine((name) => characters(name) <= MAX_KEY_NAME, {
-    error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${characters(issue.input as string)}`,
-  })
-  .openapi({ minLength: 1, maxLength: MAX_KEY_NAME, description: "What the key is for.", example: apiKeyExample.name });
+const NameSchema = KeyNameSchema.openapi({
+  minLength: 1,
+  maxLength: MAX_KEY_NAME,
+  description: "What the key is for: one line, without control or bidirectional formatting characters.",
+  example: apiKeyExample.name,
+});
 
 const PermissionsInBody = PermissionsSchema.openapi({
   description:

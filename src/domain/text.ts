@@ -8,11 +8,12 @@ export const characters = (text: string): number => [...text].length;
 export const notBlank = (text: string): boolean => text.length === 0 || text.trim() !== "";
 
 /**
- * Control characters (a line break, a tab, NUL) and the bidirectional formatting ones (overrides
- * and isolates), which would make a name shown in a list, a log line or the dashboard break its
- * line or read as something else.
+ * Control characters (a line break, a tab, NUL), Unicode's line and paragraph separators, and the
+ * bidirectional formatting characters that reorder text (overrides and isolates; the marks LRM and
+ * RLM, which only set a direction, stay): they would make a name shown in a list, a log line or the
+ * dashboard break its line or read as something else.
  */
-const HIDDEN_FORMATTING = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+const HIDDEN_FORMATTING = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]/u;
 
 /** Whether a name or description is one plain line: no HIDDEN_FORMATTING. */
 export const plainLine = (text: string): boolean => !HIDDEN_FORMATTING.test(text);

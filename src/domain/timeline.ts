@@ -3,7 +3,7 @@
  *
  * Three values fixed at each decision point decide the status at any instant, so a read never
  * waits for an alarm: the Durable Object and the D1 list index store the same values and compute
- * the same answer (the SQL twin of `statusAt` is in db/candidates.ts).
+ * the same answer (the SQL twin of `statusAt` is in db/status-at-sql.ts).
  * All instants are epoch milliseconds.
  */
 import type { Contract } from "./contract";

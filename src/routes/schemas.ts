@@ -111,7 +111,12 @@ const NameSchema = z
     error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${characters(issue.input as string)}`,
   })
   .nullable()
-  .openapi({ minLength: 1, maxLength: MAX_SCHEMA_NAME, example: "Purchase of 100 or more" });
+  .openapi({
+    minLength: 1,
+    maxLength: MAX_SCHEMA_NAME,
+    description: "For people: one line, without control or bidirectional formatting characters.",
+    example: "Purchase of 100 or more",
+  });
 
 const NameField = NameSchema.optional().openapi({ description: "1 to 100 characters; null or left out for none." });
 const SchemaBody = z

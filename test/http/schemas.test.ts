@@ -42,6 +42,10 @@ describe("POST /v1/schemas", () => {
     ["", "must not be empty: send null for no name"],
     [" \t\u3000", "must not be only spaces: send null for no name"],
     [
+      "Purchase\u2028100",
+      "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
+    ],
+    [
       "Purchase\r\n100",
       "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
     ],

@@ -952,7 +952,10 @@ export interface components {
              * @example https://example.com/webhooks/candidates
              */
             url: string;
-            /** @example Billing system */
+            /**
+             * @description For people: one line, without control or bidirectional formatting characters.
+             * @example Billing system
+             */
             description?: string | null;
             /**
              * @description The notification types delivered to this endpoint.
@@ -973,7 +976,10 @@ export interface components {
              * @example https://example.com/webhooks/candidates
              */
             url?: string;
-            /** @example Billing system */
+            /**
+             * @description For people: one line, without control or bidirectional formatting characters.
+             * @example Billing system
+             */
             description?: string | null;
             /**
              * @description The notification types delivered to this endpoint.
@@ -1308,7 +1314,7 @@ export interface components {
          */
         CreateApiKeyBody: {
             /**
-             * @description What the key is for.
+             * @description What the key is for: one line, without control or bidirectional formatting characters.
              * @example Checkout events
              */
             name: string;
@@ -1327,7 +1333,7 @@ export interface components {
          */
         UpdateApiKeyBody: {
             /**
-             * @description What the key is for.
+             * @description What the key is for: one line, without control or bidirectional formatting characters.
              * @example Checkout events
              */
             name: string;

@@ -33,7 +33,11 @@ const DescriptionSchema = z
     error: (issue) => `must be at most ${MAX_DESCRIPTION} characters; received ${characters(issue.input as string)}`,
   })
   .nullable()
-  .openapi({ maxLength: MAX_DESCRIPTION, example: "Billing system" });
+  .openapi({
+    maxLength: MAX_DESCRIPTION,
+    description: "For people: one line, without control or bidirectional formatting characters.",
+    example: "Billing system",
+  });
 
 export const WebhookEndpointSchema = z
   .object({

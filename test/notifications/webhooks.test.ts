@@ -161,19 +161,13 @@ describe("webhook endpoints", () => {
   it("take a description of one line, up to 1,024 characters counted as code points", async () => {
     const api = client(await createAccount());
     const url = "https://example.com/hooks";
+    const NOT_ONE_LINE =
+      "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters";
     const refused: [unknown, string][] = [
-      [
-        "Billing\nsystem",
-        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
-      ],
-      [
-        "Billing\u0000",
-        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
-      ],
-      [
-        "\u202Emetsys gnillib",
-        "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters",
-      ],
+      ...["Billing\nsystem", "Billing\u0000", "Billing\u2029", "\u202Emetsys gnillib"].map((text): [string, string] => [
+        text,
+        NOT_ONE_LINE,
+      ]),
       ["d".repeat(1025), "must be at most 1024 characters; received 1025"],
       ["\u{1F9FE}".repeat(1025), "must be at most 1024 characters; received 1025"],
       [42, expect.any(String)],

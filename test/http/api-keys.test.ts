@@ -4,7 +4,7 @@ import { env } from "cloudflare:test";
 import { addKey, call, client, createAccount, expectStatus, okBody, type TestAccount } from "../support/api";
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
-import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
+import { holderDied, holderRevived, inKeyStore, storedAnswers } from "../support/key-store";
 import { PERMISSIONS } from "../../src/domain/permissions";
 
 /** The account's keys as stored, but when each was last used (the requests themselves use one). */
@@ -237,13 +237,7 @@ describe("bad input to the keys API", () => {
       ["create-1", made.body.secret],
       ["roll-1", rolled.body.secret],
     ]) {
-      const kept = await inKeyStore(account.id, k, (sql) =>
-        sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, k).one(),
-      );
-      const answer = await env.DB.prepare(`SELECT body FROM idempotent_changes WHERE account_id = ? AND key = ?`)
-        .bind(account.id, k)
-        .first<{ body: string }>();
-      for (const stored of [kept.body, answer!.body]) {
+      for (const stored of await storedAnswers(env.DB, account.id, k)) {
         expect(stored).toMatch(/^sealed\.v1\.[A-Za-z0-9+/]+=*$/);
         expect(stored).not.toContain(secret.slice(4, 20));
       }

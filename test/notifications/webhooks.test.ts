@@ -12,7 +12,7 @@ import { addKey, call, client, createAccount, dbOf, expectStatus, okBody, type T
 import { useClock } from "../support/clock";
 import { firstAnswerLost, interceptD1Batch } from "../support/d1-faults";
 import { MAX_RETIRED_SECRETS } from "../../src/db/webhooks";
-import { holderDied, holderRevived, inKeyStore } from "../support/key-store";
+import { holderDied, holderRevived, storedAnswers } from "../support/key-store";
 import {
   attempts,
   deliveryOf,
@@ -454,14 +454,7 @@ describe("a webhook secret under an Idempotency-Key", () => {
       ["rotate-1", rotated.body.secret],
       ["rotate-2", upper.body.secret],
     ]) {
-      const kept = await inKeyStore(account.id, k, (sql) =>
-        sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, k).one(),
-      );
-      const answer = await dbOf(account)
-        .prepare(`SELECT body FROM idempotent_changes WHERE account_id = ? AND key = ?`)
-        .bind(account.id, k)
-        .first<{ body: string }>();
-      for (const stored of [kept.body, answer!.body]) {
+      for (const stored of await storedAnswers(dbOf(account), account.id, k)) {
         expect(stored).toMatch(/^sealed\.v1\.[A-Za-z0-9+/]+=*$/);
         expect(stored).not.toContain(secret.slice(6, 22));
       }

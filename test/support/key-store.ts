@@ -44,3 +44,19 @@ export const candidateHasNoResult = (alias: string, key: string) =>
   runInDurableObject(env.CANDIDATES.getByName(alias), (_instance, state: DurableObjectState) => {
     state.storage.sql.exec(`DELETE FROM requests WHERE key = ?`, key);
   });
+
+/**
+ * The answer a change made in D1 alone stored under the key, as each store keeps it: the key's
+ * object's record and the copy in `db`'s `idempotent_changes` (the primary for API keys, the
+ * account's shard for its own data).
+ */
+export async function storedAnswers(db: D1Database, accountId: string, key: string): Promise<string[]> {
+  const kept = await inKeyStore(accountId, key, (sql) =>
+    sql.exec<{ body: string }>(`SELECT body FROM idempotency_keys WHERE key = ?`, key).one(),
+  );
+  const answer = await db
+    .prepare(`SELECT body FROM idempotent_changes WHERE account_id = ? AND key = ?`)
+    .bind(accountId, key)
+    .first<{ body: string }>();
+  return [kept.body, answer!.body];
+}

@@ -8,18 +8,11 @@ import { useLocation } from "preact-iso";
 import { api, ok, type Models } from "../api";
 import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
-import {
-  ChangeNotice,
-  Empty,
-  ErrorNote,
-  Field,
-  Loading,
-  Page,
-  Pager,
-  SecretOnce,
-  useCursor,
-  focusPageHeading,
-} from "../components/ui";
+import { Field } from "../components/fields";
+import { ChangeNotice, Empty, ErrorNote, Loading } from "../components/notes";
+import { Page, focusPageHeading } from "../components/page";
+import { Pager, useCursor } from "../components/pager";
+import { SecretOnce } from "../components/values";
 import { CreateKeyForm } from "./api-keys/create-form";
 import { KeyRow } from "./api-keys/key-row";
 

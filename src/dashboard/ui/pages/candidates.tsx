@@ -7,17 +7,10 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
-import {
-  Empty,
-  ErrorNote,
-  Loading,
-  Page,
-  Pager,
-  StatusBadge,
-  Time,
-  useCursor,
-  focusPageHeading,
-} from "../components/ui";
+import { Empty, ErrorNote, Loading } from "../components/notes";
+import { Page, focusPageHeading } from "../components/page";
+import { Pager, useCursor } from "../components/pager";
+import { StatusBadge, Time } from "../components/values";
 import { candidatePath } from "../paths";
 import {
   apiQuery,

@@ -6,17 +6,9 @@ import { isExactNumber } from "../exact-json";
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { api, ok, type Models } from "../api";
-import {
-  ChangeNotice,
-  Empty,
-  ErrorNote,
-  Loading,
-  Page,
-  Pager,
-  useCursor,
-  focusPageHeading,
-  useFocusOnShow,
-} from "../components/ui";
+import { ChangeNotice, Empty, ErrorNote, Loading } from "../components/notes";
+import { Page, focusPageHeading, useFocusOnShow } from "../components/page";
+import { Pager, useCursor } from "../components/pager";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { ContractForm, type SchemaInput } from "./schemas/contract-form";

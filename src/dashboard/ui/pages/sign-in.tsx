@@ -5,7 +5,8 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { signIn, type Session } from "../api";
-import { ErrorNote, Field } from "../components/ui";
+import { Field } from "../components/fields";
+import { ErrorNote } from "../components/notes";
 import { useCall } from "../components/use-call";
 
 /** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */

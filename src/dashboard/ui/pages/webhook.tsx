@@ -5,7 +5,9 @@
 import { useRoute } from "preact-iso";
 import { BASE } from "../paths";
 import { api, CandidateContractError, ok } from "../api";
-import { ErrorNote, Loading, Page, StatusBadge, Time } from "../components/ui";
+import { ErrorNote, Loading } from "../components/notes";
+import { Page } from "../components/page";
+import { StatusBadge, Time } from "../components/values";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { EndpointActions } from "./webhook/actions";

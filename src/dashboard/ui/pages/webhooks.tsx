@@ -6,17 +6,9 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { BASE } from "../paths";
 import { api, ok, type Models } from "../api";
-import {
-  Empty,
-  ErrorNote,
-  Loading,
-  Page,
-  SecretOnce,
-  StatusBadge,
-  Time,
-  focusPageHeading,
-  useFocusOnShow,
-} from "../components/ui";
+import { Empty, ErrorNote, Loading } from "../components/notes";
+import { Page, focusPageHeading, useFocusOnShow } from "../components/page";
+import { SecretOnce, StatusBadge, Time } from "../components/values";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { EndpointForm, type EndpointInput } from "./webhooks/endpoint-form";

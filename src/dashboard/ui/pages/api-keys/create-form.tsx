@@ -5,7 +5,9 @@
  */
 import { useState } from "preact/hooks";
 import { client, type Models } from "../../api";
-import { described, ErrorNote, Field, fieldMessages, useFocusOnShow } from "../../components/ui";
+import { described, Field, fieldMessages } from "../../components/fields";
+import { ErrorNote } from "../../components/notes";
+import { useFocusOnShow } from "../../components/page";
 import { useCan, useSession, type Permission } from "../../session";
 import { ALL_PERMISSIONS, levelOf, readOf, RESOURCES } from "./permissions";
 import { useCall } from "../../components/use-call";

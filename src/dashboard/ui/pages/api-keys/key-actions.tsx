@@ -5,7 +5,8 @@
  */
 import { useState } from "preact/hooks";
 import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
-import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { described, Field, fieldMessages } from "../../components/fields";
+import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
 
 type Key = Models["ApiKey"];

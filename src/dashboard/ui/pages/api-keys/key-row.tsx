@@ -4,7 +4,8 @@
  */
 import { useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
-import { StatusBadge, Time, useFocusInPlace } from "../../components/ui";
+import { useFocusInPlace } from "../../components/page";
+import { StatusBadge, Time } from "../../components/values";
 import { Rename, Revoke, Roll } from "./key-actions";
 import { compact } from "./permissions";
 

@@ -4,7 +4,8 @@
  */
 import { api, client, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
-import { ErrorNote, Loading, Pager, useCursor } from "../../components/ui";
+import { ErrorNote, Loading } from "../../components/notes";
+import { Pager, useCursor } from "../../components/pager";
 import { customersCsv, saveFile } from "./csv";
 import { monthRange } from "./month";
 import { useCall } from "../../components/use-call";

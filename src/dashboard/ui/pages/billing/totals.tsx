@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { Models } from "../../api";
-import { StatusBadge } from "../../components/ui";
+import { StatusBadge } from "../../components/values";
 
 interface Line {
   key: string;

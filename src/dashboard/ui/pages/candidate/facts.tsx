@@ -1,7 +1,7 @@
 /** What the API says a candidate is, field by field, and its events as a table. */
 import { shellQuote } from "../../components/shell";
 import type { Models } from "../../api";
-import { StatusBadge, Time } from "../../components/ui";
+import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
 
 type Candidate = Models["CandidateWithEvents"];

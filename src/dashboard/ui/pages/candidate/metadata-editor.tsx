@@ -4,7 +4,8 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../../api";
-import { described, ErrorNote, Field, fieldMessages } from "../../components/ui";
+import { described, Field, fieldMessages } from "../../components/fields";
+import { ErrorNote } from "../../components/notes";
 import { unplaced } from "./unplaced";
 import { useCall } from "../../components/use-call";
 

@@ -4,7 +4,8 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
-import { ErrorNote, useFocusInPlace } from "../../components/ui";
+import { ErrorNote } from "../../components/notes";
+import { useFocusInPlace } from "../../components/page";
 import { useCall } from "../../components/use-call";
 
 type Outcome = "CONFIRMED" | "FAILED";

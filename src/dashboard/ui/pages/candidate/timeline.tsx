@@ -6,7 +6,7 @@
 import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
-import { LOCAL_TIME } from "../../components/ui";
+import { LOCAL_TIME } from "../../components/values";
 import { leafName } from "./facts";
 import {
   eventsRange,

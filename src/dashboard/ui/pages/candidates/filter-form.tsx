@@ -3,7 +3,7 @@
  * page's address. The API's objections to a filter appear at its field.
  */
 import { useState } from "preact/hooks";
-import { described, Field } from "../../components/ui";
+import { described, Field } from "../../components/fields";
 import { parseMetadataLines } from "../forms/metadata-lines";
 import { localError } from "../shared/form-error";
 import { candidatesHref, filterProblem, isFiltered, type Filters } from "./filters";

@@ -1,6 +1,6 @@
 /** What an account without candidates does next: a schema, then a candidate, then events (with the curl). */
 import { BASE } from "../../paths";
-import { Empty } from "../../components/ui";
+import { Empty } from "../../components/notes";
 
 export function GettingStarted() {
   const api = location.origin;

@@ -4,7 +4,8 @@
  */
 import { useState } from "preact/hooks";
 import { api, CandidateContractError, ok } from "../../api";
-import { described, ErrorNote, Field } from "../../components/ui";
+import { described, Field } from "../../components/fields";
+import { ErrorNote } from "../../components/notes";
 import { localError } from "../shared/form-error";
 import { parseExact } from "../../exact-json";
 import { useCall } from "../../components/use-call";

@@ -1,7 +1,7 @@
 /** One page of the feed, in the API's order (oldest first), each row with what caused it. */
 import { candidatePath } from "../../paths";
 import type { Models } from "../../api";
-import { Time } from "../../components/ui";
+import { Time } from "../../components/values";
 import { Resend } from "./resend";
 
 type Notification = Models["Notification"];

@@ -6,7 +6,8 @@
 import { useRef, useState } from "preact/hooks";
 import { BASE } from "../../paths";
 import { api, ok, type Models } from "../../api";
-import { ErrorNote, useFocusInPlace } from "../../components/ui";
+import { ErrorNote } from "../../components/notes";
+import { useFocusInPlace } from "../../components/page";
 import { useCall } from "../../components/use-call";
 
 type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;

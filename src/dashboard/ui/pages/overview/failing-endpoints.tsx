@@ -4,7 +4,8 @@
  */
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
-import { Empty, ErrorNote, Loading, Time } from "../../components/ui";
+import { Empty, ErrorNote, Loading } from "../../components/notes";
+import { Time } from "../../components/values";
 import { BASE } from "../../paths";
 
 type Endpoint = Models["WebhookEndpoint"];

@@ -4,7 +4,8 @@
  */
 import { api, ok } from "../../api";
 import { useLoad } from "../../load";
-import { ErrorNote, Loading, Time } from "../../components/ui";
+import { ErrorNote, Loading } from "../../components/notes";
+import { Time } from "../../components/values";
 import { candidatePath } from "../../paths";
 import { candidatesHref } from "../candidates/filters";
 import { GettingStarted } from "../candidates/getting-started";

@@ -4,7 +4,7 @@
  * here, at that field), and the API's VALIDATION_ERROR details appear at the fields they name.
  */
 import { useState } from "preact/hooks";
-import { described, Field } from "../../components/ui";
+import { described, Field } from "../../components/fields";
 import { FormError, localError, localErrors } from "../shared/form-error";
 import type { Models } from "../../api";
 import { exactNumber, parseExact } from "../../exact-json";

@@ -1,6 +1,6 @@
 /** The schemas of one page: their contract at a glance, the whole of it on demand, edit and delete. */
 import type { Models } from "../../api";
-import { Time } from "../../components/ui";
+import { Time } from "../../components/values";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { candidateCurl, duration } from "./text";
 

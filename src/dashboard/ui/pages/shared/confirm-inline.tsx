@@ -4,7 +4,7 @@
  * question, and returns to the button on Cancel (or Escape).
  */
 import { useRef, useState } from "preact/hooks";
-import { useFocusInPlace } from "../../components/ui";
+import { useFocusInPlace } from "../../components/page";
 
 export function ConfirmInline({
   label,

@@ -3,7 +3,8 @@
  * so here only a count of them and any detail no field of this form shows; any other error whole.
  */
 import { CandidateContractError } from "../../api";
-import { belowPath, ErrorNote } from "../../components/ui";
+import { belowPath } from "../../components/fields";
+import { ErrorNote } from "../../components/notes";
 
 export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
   if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0)

@@ -5,7 +5,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok, type Models } from "../../api";
-import { described, Empty, Field, Loading, Pager, StatusBadge, Time, useCursor } from "../../components/ui";
+import { described, Field } from "../../components/fields";
+import { Empty, Loading } from "../../components/notes";
+import { Pager, useCursor } from "../../components/pager";
+import { StatusBadge, Time } from "../../components/values";
 import { useLoad } from "../../load";
 import { Resend } from "../notifications/resend";
 import { FormError } from "../shared/form-error";

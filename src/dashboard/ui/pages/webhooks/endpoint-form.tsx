@@ -4,7 +4,7 @@
  */
 import { useState } from "preact/hooks";
 import type { Models } from "../../api";
-import { described, Field, fieldMessages } from "../../components/ui";
+import { described, Field, fieldMessages } from "../../components/fields";
 import { FormError } from "../shared/form-error";
 import { useCall } from "../../components/use-call";
 

@@ -1,0 +1,65 @@
+/** What a page says besides its data: a change made, an error, loading, nothing yet. */
+import type { ComponentChildren } from "preact";
+import { CandidateContractError } from "../api";
+import { useFocusOnShow, focusPageHeading } from "./page";
+
+/**
+ * What the last change did, where the control that made it is gone (a form closed, a row left the
+ * list): focused as it appears, so it is read out, and Dismiss hands the focus to the page heading.
+ * `shown` changes with each new notice, which takes the focus again; `children` say more.
+ */
+export function ChangeNotice({
+  text,
+  shown,
+  onClose,
+  children,
+}: {
+  text: string;
+  shown: unknown;
+  onClose: () => void;
+  children?: ComponentChildren;
+}) {
+  const box = useFocusOnShow<HTMLDivElement>([shown]);
+  return (
+    <div class="notice" role="status" tabIndex={-1} ref={box}>
+      <p>
+        {text}{" "}
+        <button type="button" class="secondary small" onClick={() => (onClose(), focusPageHeading())}>
+          Dismiss
+        </button>
+      </p>
+      {children}
+    </div>
+  );
+}
+
+/** What went wrong, as the API said it, with the request id to quote. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const known = error instanceof CandidateContractError;
+  return (
+    <div class="error-note" role="alert">
+      <strong>{known ? error.code : "Error"}</strong> {error instanceof Error ? error.message : String(error)}
+      {known && error.requestId && <span class="muted"> (request {error.requestId})</span>}
+    </div>
+  );
+}
+
+/** A read in flight, announced to screen readers too. */
+export const Loading = () => (
+  <p class="muted" role="status">
+    Loading…
+  </p>
+);
+
+/** An empty page: what to do next. */
+export function Empty({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p>
+        <strong>{title}</strong>
+      </p>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+/** How values are shown: a status, an instant, a secret shown once. */
+import { useEffect, useState } from "preact/hooks";
+import { useFocusOnShow, focusPageHeading } from "./page";
+
+export type Status = "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
+
+/** A status exactly as the API wrote it, coloured by what it means. */
+export const StatusBadge = ({ status }: { status: string }) => (
+  <span class={`badge status-${status.toLowerCase()}`}>{status}</span>
+);
+
+/** One formatter for every instant shown: making one per call costs a list page ~10 ms. */
+export const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+/** An instant: local time to read, the exact ISO instant on hover and for machines. */
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span class="muted">—</span>;
+  const date = new Date(iso);
+  return (
+    <time dateTime={iso} title={iso}>
+      {LOCAL_TIME.format(date)}
+    </time>
+  );
+}
+
+/**
+ * A secret shown this once (a new key, a webhook signing secret): never put in a URL or kept after
+ * the page moves on; a button copies it.
+ */
+export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  // The secret takes the focus (selected, ready to copy): the form or panel that made it is gone.
+  const field = useFocusOnShow<HTMLInputElement>([secret]);
+  // Leaving the page ends it too: the browser's back/forward cache would otherwise show it again.
+  useEffect(() => {
+    window.addEventListener("pagehide", onDone);
+    return () => window.removeEventListener("pagehide", onDone);
+  }, [onDone]);
+  return (
+    <div class="secret" role="region" aria-label={label}>
+      <p>
+        <strong>{label}.</strong> Copy it now: it is shown only this once.
+      </p>
+      <div class="secret-row">
+        <input
+          ref={field}
+          readOnly
+          value={secret}
+          aria-label={label}
+          onFocus={(e) => e.currentTarget.select()}
+          spellcheck={false}
+          autocomplete="off"
+        />
+        <button
+          type="button"
+          onClick={async () => {
+            await navigator.clipboard.writeText(secret).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            );
+          }}
+        >
+          {copied ? "Copied" : "Copy"}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            onDone();
+            focusPageHeading();
+          }}
+        >
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}

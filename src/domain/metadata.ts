@@ -33,10 +33,11 @@ export function metadataKeyProblem(key: string): string | null {
  * which copies by assignment and so drops a `__proto__` key): each problem at its key's path.
  */
 export const metadataObjectSchema = ({
-  maxKeys,
+  keyCountProblem,
   valueProblem,
 }: {
-  maxKeys: number;
+  /** Why the object has too many keys, or null. */
+  keyCountProblem: (metadata: Record<string, unknown>) => string | null;
   valueProblem: (value: unknown) => string | null;
 }) =>
   z
@@ -47,18 +48,28 @@ export const metadataObjectSchema = ({
           : `must be an object of string values; received ${describeValue(issue.input)}`,
     })
     .superRefine((metadata, ctx) => {
-      const keys = Object.keys(metadata);
-      if (keys.length > maxKeys)
-        ctx.addIssue({ code: "custom", message: `must have at most ${maxKeys} keys; it has ${keys.length}` });
-      for (const key of keys) {
+      const tooMany = keyCountProblem(metadata);
+      if (tooMany) ctx.addIssue({ code: "custom", message: tooMany });
+      for (const key of Object.keys(metadata)) {
         const problem = metadataKeyProblem(key) ?? valueProblem(metadata[key]);
         if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
       }
     });
 
-/** Metadata as sent: at creation "" means unset, in a change "" removes the key. */
+/**
+ * Metadata as sent: at creation "" means unset, in a change "" removes the key. So the limit of 50
+ * counts the keys given a value, which are what a candidate keeps; the keys set to "" have a limit
+ * of their own, so a change may remove as many keys as a candidate can hold while it sets others
+ * (the object then checks the merged result).
+ */
 export const MetadataSchema = metadataObjectSchema({
-  maxKeys: MAX_METADATA_KEYS,
+  keyCountProblem: (metadata) => {
+    const unset = Object.values(metadata).filter((value) => value === "").length;
+    const set = Object.keys(metadata).length - unset;
+    if (set > MAX_METADATA_KEYS) return `must have at most ${MAX_METADATA_KEYS} keys with a value; received ${set}`;
+    if (unset > MAX_METADATA_KEYS) return `must have at most ${MAX_METADATA_KEYS} keys set to ""; received ${unset}`;
+    return null;
+  },
   valueProblem: (value) =>
     typeof value !== "string" || characters(value) > MAX_METADATA_VALUE_LENGTH
       ? `must be a string of at most ${MAX_METADATA_VALUE_LENGTH} characters; received ${describeValue(value)}`
@@ -66,8 +77,11 @@ export const MetadataSchema = metadataObjectSchema({
 }).openapi({
   type: "object",
   additionalProperties: { type: "string", maxLength: MAX_METADATA_VALUE_LENGTH },
-  maxProperties: MAX_METADATA_KEYS,
-  description: `Your own key-value strings: at most ${MAX_METADATA_KEYS} keys of 1–${MAX_METADATA_KEY_LENGTH} characters (no \`[\` or \`]\`), values of at most ${MAX_METADATA_VALUE_LENGTH} characters.`,
+  maxProperties: 2 * MAX_METADATA_KEYS,
+  description:
+    `Your own key-value strings: at most ${MAX_METADATA_KEYS} keys of 1–${MAX_METADATA_KEY_LENGTH} characters (no \`[\` or \`]\`), ` +
+    `values of at most ${MAX_METADATA_VALUE_LENGTH} characters. Keys set to \`""\` (not set; in a change, removed) count apart, ` +
+    `up to ${MAX_METADATA_KEYS} more.`,
   example: { order_id: "ord_8812", region: "eu" },
 });
 

@@ -128,6 +128,35 @@ describe("candidate metadata", () => {
     expect(read.metadata.extra).toBe("v");
   });
 
+  it('counts the keys given a value against 50: keys set to "" (removed, or not set) count apart', async () => {
+    const account = await createAccount();
+    const keys = (prefix: string, n: number, value: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, value]));
+    // At creation "" is a key not set: 50 with a value and one empty are 50 keys.
+    const { alias, res } = await create(account, { ...keys("a", 50, "v"), x: "" });
+    expect(Object.keys(okBody(res).metadata)).toHaveLength(50);
+    // Swapping 30 keys in one change: 30 removed, 30 set, 50 left.
+    const api = client(account);
+    const swapped = await api.patch(`/v1/candidates/${alias}`, {
+      metadata: { ...keys("a", 30, ""), ...keys("b", 30, "w") },
+    });
+    const after = okBody(swapped).metadata;
+    expect(Object.keys(after)).toHaveLength(50);
+    expect(after.a0).toBeUndefined();
+    expect(after.b29).toBe("w");
+    expect(after.a49).toBe("v");
+    // Each count has its limit, and a body over either changes nothing.
+    for (const [metadata, message] of [
+      [keys("c", 51, "v"), "must have at most 50 keys with a value; received 51"],
+      [keys("c", 51, ""), 'must have at most 50 keys set to ""; received 51'],
+    ] as const) {
+      const refused = await api.raw.patch(`/v1/candidates/${alias}`, { metadata });
+      expectStatus(refused, 400);
+      expect(refused.body.error.details).toEqual([{ path: "metadata", message }]);
+    }
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).metadata).toEqual(after);
+  });
+
   it("counts lengths in characters, as the document's maxLength does: an emoji is one", async () => {
     const account = await createAccount();
     const key = "🔑".repeat(40);

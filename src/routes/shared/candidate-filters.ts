@@ -35,7 +35,10 @@ export const foldMetadataQuery = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 const MetadataFilterSchema = metadataObjectSchema({
-  maxKeys: MAX_METADATA_FILTERS,
+  keyCountProblem: (filters) => {
+    const count = Object.keys(filters).length;
+    return count > MAX_METADATA_FILTERS ? `must have at most ${MAX_METADATA_FILTERS} keys; received ${count}` : null;
+  },
   valueProblem: (value) =>
     typeof value !== "string"
       ? GIVEN_TWICE // a query's values are text: anything else is the same key given again

@@ -173,9 +173,11 @@ export const ContractSchema = z
     price: z
       .number()
       .min(0)
-      .max(MAX_PRICE, { message: "must be at most 10^12 (1000000000000)" })
+      .max(MAX_PRICE, { error: (issue) => `must be at most 10^12 (1000000000000); received ${issue.input}` })
       .refine((price) => significantDigits(price) <= MAX_PRICE_DIGITS, {
-        message: `must have at most ${MAX_PRICE_DIGITS} significant digits, so that it is kept and summed exactly`,
+        error: (issue) =>
+          `must have at most ${MAX_PRICE_DIGITS} significant digits, so that it is kept and summed exactly; ` +
+          `received ${issue.input}, ${significantDigits(issue.input as number)} digits`,
       })
       .openapi({
         description:

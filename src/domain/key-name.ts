@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { jsonKind } from "./json.ts";
-import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "./text.ts";
+import { characters, notBlank, plainLine, plainLineMessage } from "./text.ts";
 
 export const MAX_KEY_NAME = 100;
 
@@ -18,7 +18,7 @@ export const KeyNameSchema = z
   })
   .min(1, { error: `must be 1 to ${MAX_KEY_NAME} characters; received an empty string` })
   .refine(notBlank, { error: "must not be only spaces: say what the key is for", abort: true })
-  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
+  .refine(plainLine, { error: (issue) => plainLineMessage(issue.input) })
   .refine((name) => characters(name) <= MAX_KEY_NAME, {
     error: (issue) => `must be at most ${MAX_KEY_NAME} characters; received ${characters(issue.input as string)}`,
   });

@@ -18,5 +18,13 @@ const HIDDEN_FORMATTING = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]/u;
 /** Whether a name or description is one plain line: no HIDDEN_FORMATTING. */
 export const plainLine = (text: string): boolean => !HIDDEN_FORMATTING.test(text);
 
-export const PLAIN_LINE_MESSAGE =
+const PLAIN_LINE_MESSAGE =
   "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters";
+
+/** Why `text` is not one plain line, naming the first character refused and where it is (from 1). */
+export function plainLineMessage(text: unknown): string {
+  const found = typeof text === "string" ? HIDDEN_FORMATTING.exec(text) : null;
+  if (typeof text !== "string" || !found) return PLAIN_LINE_MESSAGE;
+  const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  return `${PLAIN_LINE_MESSAGE}; received U+${code} at character ${characters(text.slice(0, found.index)) + 1}`;
+}

@@ -24,6 +24,9 @@ function addressRange(host: string): string | null {
   return range === "unicast" && ipv4Compatible ? "ipv4Compatible" : range;
 }
 
+/** The scheme named as it was sent, so the message says what was received. */
+const notHttps = (url: URL) => `must be https://; received ${url.protocol}//`;
+
 /**
  * Why a webhook URL is refused, or null: `https://` to a name or a public address; loopback
  * (`http://` too) only where allowed. Private, link-local and other non-public addresses never:
@@ -44,7 +47,7 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   }
   if (url.username || url.password)
     return "must not carry credentials; put a secret in the path or verify the signature";
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "must be https://";
+  if (url.protocol !== "https:" && url.protocol !== "http:") return notHttps(url);
   if (url.port === "0") return "must not name port 0, where nothing listens: name the receiver's port, or none";
   // A fully qualified name's trailing dot names the same host: `localhost.` is `localhost`.
   const host = url.hostname.replace(/\.$/, "").toLowerCase();
@@ -56,5 +59,5 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   const range = addressRange(host);
   if (range !== null && range !== "unicast")
     return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
-  return url.protocol === "https:" ? null : "must be https://";
+  return url.protocol === "https:" ? null : notHttps(url);
 }

@@ -1,5 +1,5 @@
 /** /v1/schemas: reusable contract templates, stored in D1. */
-import { characters, notBlank, PLAIN_LINE_MESSAGE, plainLine } from "../domain/text";
+import { characters, notBlank, plainLine, plainLineMessage } from "../domain/text";
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import { ContractSchema } from "../domain/contract";
@@ -106,7 +106,7 @@ const NameSchema = z
   })
   .min(1, { error: "must not be empty: send null for no name" })
   .refine(notBlank, { error: "must not be only spaces: send null for no name", abort: true })
-  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
+  .refine(plainLine, { error: (issue) => plainLineMessage(issue.input) })
   .refine((name) => characters(name) <= MAX_SCHEMA_NAME, {
     error: (issue) => `must be at most ${MAX_SCHEMA_NAME} characters; received ${characters(issue.input as string)}`,
   })
@@ -130,7 +130,7 @@ const UpdateSchemaBody = z
     }),
   })
   .refine((body) => body.contract !== undefined || body.name !== undefined, {
-    message: "must change at least one field: `contract` or `name`",
+    message: "must change at least one field: `contract` or `name`; received neither",
   })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
 const ListQuery = z.strictObject({

@@ -145,7 +145,7 @@ describe("bad input to the keys API", () => {
       [{ name: "ops\nkey" }, "name", /^must not contain control characters \(such as a line break/],
       [{ name: 42 }, "name", /^must be a string of 1 to 100 characters; received a number$/],
       [{ name: null }, "name", /^must be a string of 1 to 100 characters; received null$/],
-      [{ name: "ops\u2066key" }, "name", /bidirectional formatting characters$/],
+      [{ name: "ops\u2066key" }, "name", /bidirectional formatting characters; received U\+2066 at character 4$/],
       [{ name: "x".repeat(101) }, "name", /at most 100 characters; received 101/],
       [{}, "name", /is required/],
       [{ name: "k", scopes: ["events:write"] }, "scopes", /not a known field/],

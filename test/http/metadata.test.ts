@@ -255,7 +255,7 @@ describe("candidate metadata", () => {
 describe("status_since ranges", () => {
   it("refuses a range whose start is after its end, at status_since_lt", async () => {
     const account = await createAccount();
-    for (const path of ["/v1/candidates", "/v1/summary"]) {
+    for (const path of ["/v1/candidates", "/v1/summary", "/v1/candidates/export"]) {
       const res = await call(
         "GET",
         `${path}?status_since_gte=2026-12-01T00:00:00Z&status_since_lt=2026-11-01T00:00:00Z`,
@@ -263,7 +263,12 @@ describe("status_since ranges", () => {
       );
       expectStatus(res, 400, path);
       expect(res.body.error.details, path).toEqual([
-        { path: "status_since_lt", message: expect.stringContaining("status_since_gte") },
+        {
+          path: "status_since_lt",
+          message:
+            "must not be earlier than status_since_gte; received status_since_gte 2026-12-01T00:00:00.000Z " +
+            "and status_since_lt 2026-11-01T00:00:00.000Z",
+        },
       ]);
     }
     // An empty range written as one instant is no mistake: nothing is in it.

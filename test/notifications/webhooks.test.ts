@@ -155,7 +155,11 @@ describe("webhook endpoints", () => {
         message: expect.stringMatching(/loopback/),
       });
     }
-    expect((await api.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {})).status).toBe(400);
+    const nothing = await api.raw.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {});
+    expectStatus(nothing, 400);
+    expect(nothing.body.error.details).toEqual([
+      { path: "", message: "must change at least one field; received an empty object" },
+    ]);
   });
 
   it("take a description of one line, up to 1,024 characters counted as code points", async () => {
@@ -164,10 +168,10 @@ describe("webhook endpoints", () => {
     const NOT_ONE_LINE =
       "must not contain control characters (such as a line break or a tab) or bidirectional formatting characters";
     const refused: [unknown, string][] = [
-      ...["Billing\nsystem", "Billing\u0000", "Billing\u2029", "\u202Emetsys gnillib"].map((text): [string, string] => [
-        text,
-        NOT_ONE_LINE,
-      ]),
+      ["Billing\nsystem", `${NOT_ONE_LINE}; received U+000A at character 8`],
+      ["Billing\u0000", `${NOT_ONE_LINE}; received U+0000 at character 8`],
+      ["\u{1F9FE}Billing\u2029", `${NOT_ONE_LINE}; received U+2029 at character 9`],
+      ["\u202Emetsys gnillib", `${NOT_ONE_LINE}; received U+202E at character 1`],
       ["d".repeat(1025), "must be at most 1024 characters; received 1025"],
       ["\u{1F9FE}".repeat(1025), "must be at most 1024 characters; received 1025"],
       [42, expect.any(String)],

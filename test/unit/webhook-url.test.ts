@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { webhookUrlProblem } from "../../src/notifications/webhook-url";
 
 const LOOPBACK_REFUSED = "must be https:// to a public host (a loopback host is accepted only in local development)";
-const NOT_HTTPS = "must be https://";
+/** The message for a URL of another scheme, which it names as received. */
+const NOT_HTTPS = (scheme: string) => `must be https://; received ${scheme}//`;
 
 /** The problem with `url` where loopback is refused (production) and where it is allowed (local development). */
 const judged = (url: string) => ({ production: webhookUrlProblem(url, false), local: webhookUrlProblem(url, true) });
@@ -90,7 +91,7 @@ describe("webhookUrlProblem", () => {
       "http://example.com:443/",
       "http://8.8.8.8/",
     ]) {
-      expect(judged(url), url).toEqual(everywhere(NOT_HTTPS));
+      expect(judged(url), url).toEqual(everywhere(NOT_HTTPS(new URL(url).protocol)));
     }
   });
 
@@ -169,6 +170,6 @@ describe("webhookUrlProblem", () => {
     ]) {
       expect(judged(url), url).toEqual(everywhere(null));
     }
-    expect(judged("http://localhost.example.com/")).toEqual(everywhere(NOT_HTTPS));
+    expect(judged("http://localhost.example.com/")).toEqual(everywhere(NOT_HTTPS("http:")));
   });
 });

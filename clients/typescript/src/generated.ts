@@ -1465,13 +1465,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -1675,13 +1675,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -1970,13 +1970,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -2175,13 +2175,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -2414,13 +2414,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -2699,13 +2699,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -2935,13 +2935,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -3153,13 +3153,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -3502,13 +3502,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -3745,13 +3745,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -4050,13 +4050,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -4401,13 +4401,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -4766,13 +4766,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -5057,13 +5057,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -5262,13 +5262,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -5551,13 +5551,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -5756,13 +5756,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -5989,13 +5989,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -6281,13 +6281,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -6627,13 +6627,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -6858,13 +6858,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -7211,13 +7211,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -7433,13 +7433,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -7665,13 +7665,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -8013,13 +8013,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -8221,13 +8221,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -8428,13 +8428,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -8716,13 +8716,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -8947,13 +8947,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -9241,13 +9241,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },
@@ -9569,13 +9569,13 @@ export interface operations {
                      *       "error": {
                      *         "type": "invalid_request_error",
                      *         "code": "VALIDATION_ERROR",
-                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000)",
+                     *         "message": "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000",
                      *         "status": 400,
                      *         "doc_url": "https://api.example.com/docs/errors/VALIDATION_ERROR",
                      *         "details": [
                      *           {
                      *             "path": "contract.price",
-                     *             "message": "must be at most 10^12 (1000000000000)"
+                     *             "message": "must be at most 10^12 (1000000000000); received 5000000000000"
                      *           }
                      *         ]
                      *       },

@@ -149,12 +149,16 @@ function errorExample(code: ErrorCode, status: number) {
       code,
       message:
         code === "VALIDATION_ERROR"
-          ? "The request is invalid: contract.price: must be at most 10^12 (1000000000000)"
+          ? "The request is invalid: contract.price: must be at most 10^12 (1000000000000); received 5000000000000"
           : ERROR_CODES[code].when,
       status,
       doc_url: `https://api.example.com/docs/errors/${code}`,
       ...(code === "VALIDATION_ERROR"
-        ? { details: [{ path: "contract.price", message: "must be at most 10^12 (1000000000000)" }] }
+        ? {
+            details: [
+              { path: "contract.price", message: "must be at most 10^12 (1000000000000); received 5000000000000" },
+            ],
+          }
         : {}),
     },
     request_id: "0f9d6c2e-5b1a-4f3e-9c8d-2a7b6e1f4c3d", // a random UUID, as every Request-Id is

@@ -67,6 +67,13 @@ export function statusSinceRangeInOrder(
     query.status_since_lt !== undefined &&
     query.status_since_gte > query.status_since_lt
   ) {
-    ctx.addIssue({ code: "custom", path: ["status_since_lt"], message: "must not be earlier than status_since_gte" });
+    const iso = (ms: number) => new Date(ms).toISOString();
+    ctx.addIssue({
+      code: "custom",
+      path: ["status_since_lt"],
+      message:
+        `must not be earlier than status_since_gte; received status_since_gte ${iso(query.status_since_gte)} ` +
+        `and status_since_lt ${iso(query.status_since_lt)}`,
+    });
   }
 }

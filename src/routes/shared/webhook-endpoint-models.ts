@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type * as db from "../../db/webhooks";
 import { NOTIFICATION_TYPES, type NotificationType } from "../../notifications/notification";
 import { isoTime } from "../../domain/iso-time";
-import { characters, PLAIN_LINE_MESSAGE, plainLine } from "../../domain/text";
+import { characters, plainLine, plainLineMessage } from "../../domain/text";
 import { jsonResponse } from "./openapi";
 import { timestamp } from "../../models";
 import { webhookEndpointExample } from "./examples";
@@ -28,7 +28,7 @@ const MAX_DESCRIPTION = 1024;
 /** Up to 1,024 characters, counted as Unicode code points (as every limit of the API counts them), on one line. */
 const DescriptionSchema = z
   .string()
-  .refine(plainLine, { error: PLAIN_LINE_MESSAGE })
+  .refine(plainLine, { error: (issue) => plainLineMessage(issue.input) })
   .refine((text) => characters(text) <= MAX_DESCRIPTION, {
     error: (issue) => `must be at most ${MAX_DESCRIPTION} characters; received ${characters(issue.input as string)}`,
   })
@@ -83,7 +83,9 @@ export const UpdateBody = z
       .optional()
       .openapi({ description: "`enabled` also clears the failure streak." }),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: "must change at least one field" })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: "must change at least one field; received an empty object",
+  })
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
 export const endpointResponse = (description: string) =>
   jsonResponse(description, WebhookEndpointSchema, webhookEndpointExample, { bookmark: true });

@@ -63,7 +63,8 @@ const heading = (page: Page, name: string | RegExp) => page.getByRole("heading",
 test("a person's journey through the dashboard", async () => {
   receiver = await startReceiver();
   const stamp = Date.now().toString(36);
-  const account = await accounts("create", "--name", `Dashboard journey ${stamp}`);
+  // A name, and below a customer, with no space to break at: the header and tables must wrap them.
+  const account = await accounts("create", "--name", `Dashboard journey ${stamp} ${"N".repeat(120)}`);
   const link = await accounts("sign-in-link", "--account", account.account_id);
 
   const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
@@ -110,7 +111,7 @@ test("a person's journey through the dashboard", async () => {
 
   // A candidate from it, then events sent from its page.
   const alias = `journey-${stamp}-0001`;
-  const customer = `journey-customer-${stamp}`;
+  const customer = `journey-customer-${stamp}-${"c".repeat(200)}`;
   await nav(page, "Candidates");
   await heading(page, "Candidates");
   await page.getByRole("button", { name: "New candidate" }).first().click();

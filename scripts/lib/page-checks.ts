@@ -2,8 +2,9 @@
 /**
  * What every dashboard page must hold in a real browser, checked as a person's journey passes
  * through it: no console error and no failed script, no request off the service's origin, no
- * serious or critical axe-core violation, every control reachable with Tab, and a screenshot at
- * 1280 and 390 px wide (test/artifacts/, git-ignored) to look at.
+ * serious or critical axe-core violation, every control reachable with Tab, every table within its
+ * frame at 1280 px and nothing wider than the screen at 390, and a screenshot at each width
+ * (test/artifacts/, git-ignored) to look at.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -90,6 +91,11 @@ export class PageWatch {
     await this.axe(name);
     await this.keyboard(name);
     await page.screenshot({ path: `${ARTIFACTS}/${name}-1280.png`, fullPage: true });
+    // At 1280 px every table fits its frame: a long value wraps rather than push columns out of view.
+    const scrolled = await page.$$eval(".table-wrap", (wraps) =>
+      wraps.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => `${w.scrollWidth} > ${w.clientWidth}`),
+    );
+    assert.deepEqual(scrolled, [], `${name}: every table fits a 1280 px window`);
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(100);

@@ -130,7 +130,7 @@ export function Candidates() {
                         {c.candidate_alias}
                       </a>
                     </td>
-                    <td class="mono">{c.customer_uuid}</td>
+                    <td class="mono wrap">{c.customer_uuid}</td>
                     <td>
                       <StatusBadge status={c.status} />
                     </td>

@@ -34,7 +34,7 @@ export function FeedTable({ notifications, resendTo }: { notifications: Notifica
                   {/* The type as the API wrote it, coloured by the status it names. */}
                   <span class={`badge status-${n.type.replace("candidate.", "")}`}>{n.type}</span>
                 </td>
-                <td>
+                <td class="wrap">
                   <a href={candidatePath(candidate.candidate_alias)}>{candidate.candidate_alias}</a>
                   <small class="muted block">customer {candidate.customer_uuid}</small>
                 </td>

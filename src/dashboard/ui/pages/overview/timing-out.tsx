@@ -72,7 +72,7 @@ export function TimingOut() {
                           {c.candidate_alias}
                         </a>
                       </td>
-                      <td class="mono">{c.customer_uuid}</td>
+                      <td class="mono wrap">{c.customer_uuid}</td>
                       <td>
                         {inTime(endsAt - data.now)} (<Time iso={c.activity_ends_at} />)
                       </td>

@@ -37,18 +37,20 @@ export interface RetiredSecret {
 }
 
 /**
- * Replaced secrets kept signing at most: the newest this many. Each adds a signature to every
- * delivery's header, and receivers refuse headers past a few KiB (431), so rotations without end
- * must not grow it without end.
+ * Replaced secrets signing at once, at most. Each adds a signature to every delivery's header,
+ * and receivers refuse headers past a few KiB (431), so a rotation that would make one more is
+ * refused (each signs its 24 h, as promised, rather than stop early).
  */
 export const MAX_RETIRED_SECRETS = 16;
 
+/** The replaced secrets still signing at `now`, oldest first. */
+export const retiredSecrets = (endpoint: EndpointRow, now: number): RetiredSecret[] =>
+  (JSON.parse(endpoint.retired_secrets) as RetiredSecret[]).filter((r) => r.until > now);
+
 /** The secrets that sign a delivery at `now`: the current one and those retired less than 24 h ago. */
 export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
-  // The newest MAX_RETIRED_SECRETS: a row rotated before the cap may hold more.
-  const retired = (JSON.parse(endpoint.retired_secrets) as RetiredSecret[])
-    .filter((r) => r.until > now)
-    .slice(-MAX_RETIRED_SECRETS);
+  // The newest MAX_RETIRED_SECRETS: a row rotated before rotations were refused may hold more.
+  const retired = retiredSecrets(endpoint, now).slice(-MAX_RETIRED_SECRETS);
   return [endpoint.secret, ...retired.map((r) => r.secret)];
 }
 
@@ -145,11 +147,11 @@ export async function deleteEndpoint(db: D1, accountId: string, id: string): Pro
  * read: the answer, with the new secret, is made from that read before the UPDATE runs, so it can
  * be stored sealed (sealed-answers.ts) in the same transaction. The new secret signs from `now`
  * on, the one it replaces keeps signing until `retireUntil`, beside those retired earlier and
- * still in their overlap (the newest MAX_RETIRED_SECRETS of them, oldest first). Rotations
- * arriving together each apply in turn, none lost. Given `onlyIf`, only while that holds too (no
+ * still in their overlap (oldest first), unless MAX_RETIRED_SECRETS of those are signing already.
+ * Rotations arriving together each apply in turn, none lost. Given `onlyIf`, only while that holds too (no
  * answer of the request's Idempotency-Key stored yet). Changes no row when there is no such
- * endpoint, when it changed since the read (a PATCH, a disabling), or when the key's earlier
- * request rotated it.
+ * endpoint, when it changed since the read (a PATCH, a disabling, a rotation that filled the
+ * overlap), or when the key's earlier request rotated it.
  */
 export function rotateSecretStatement(
   db: D1,
@@ -172,7 +174,9 @@ export function rotateSecretStatement(
                ORDER BY position DESC LIMIT ${MAX_RETIRED_SECRETS})
              ORDER BY position))
        WHERE account_id = ?4 AND id = ?5 AND url = ?6 AND description IS ?7 AND enabled_events = ?8
-         AND status = ?9${onlyIf ? ` AND ${numbered(onlyIf.sql, 10)}` : ""}`,
+         AND status = ?9
+         AND (SELECT COUNT(*) FROM json_each(retired_secrets) WHERE json_extract(value, '$.until') > ?2)
+             < ${MAX_RETIRED_SECRETS}${onlyIf ? ` AND ${numbered(onlyIf.sql, 10)}` : ""}`,
     )
     .bind(
       secret,

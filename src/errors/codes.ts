@@ -135,8 +135,8 @@ export const ERROR_CODES = {
   INVALID_STATE: {
     status: 409,
     type: "invalid_request_error",
-    when: "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.",
-    fix: "Read the resource to see its current state; a final (`CONFIRMED` or `FAILED`) candidate cannot be resolved again; enable the endpoint before a resend; create a new API key instead of rolling a revoked or expired one; send a rotation that met a changing endpoint again.",
+    when: "The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.",
+    fix: "Read the resource to see its current state; a final (`CONFIRMED` or `FAILED`) candidate cannot be resolved again; enable the endpoint before a resend; create a new API key instead of rolling a revoked or expired one; send a rotation that met a changing endpoint again, or one refused for its replaced secrets after the instant its message gives.",
   },
   EVENT_LIMIT_REACHED: {
     status: 409,

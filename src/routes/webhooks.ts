@@ -128,6 +128,8 @@ const rotate = createRoute("webhooks:write", {
   summary: "Rotate a webhook endpoint's secret (extension)",
   description:
     "A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed. " +
+    `While ${db.MAX_RETIRED_SECRETS} replaced secrets are still signing, a rotation is 409 \`INVALID_STATE\`, nothing rotated: ` +
+    "the message says when the oldest of them stops. " +
     "An endpoint changed while it is rotated is read again; one that keeps changing is 409 `INVALID_STATE`, nothing rotated: send the request again.",
   ...withPostBody(z.strictObject({}).openapi("RotateSecretBody", { description: "Empty, or left out.", example: {} }), {
     request: { params: EndpointIdParam },
@@ -217,6 +219,7 @@ export const webhooksRouter = createRouter()
     for (let attempt = 1; attempt <= ROTATION_ATTEMPTS; attempt++) {
       const endpoint = await requireEndpoint(c, id);
       const now = Date.now();
+      refuseOverlapFull(id, db.retiredSecrets(endpoint, now));
       const rotated = { ...endpoint, secret: newWebhookSecret(), updated_at: now };
       const answer = JSON.stringify(withSecret(rotated)) as JsonText<z.infer<typeof WithSecretSchema>>;
       const rotate = db.rotateSecretStatement(
@@ -245,3 +248,17 @@ export const webhooksRouter = createRouter()
       `The webhook endpoint '${id}' kept changing while its secret was being rotated. Send the request again.`,
     );
   });
+
+/**
+ * 409 while MAX_RETIRED_SECRETS replaced secrets still sign: one more would push a signature past
+ * what receivers take, or make one stop before its 24 hours. Said when the oldest stops.
+ */
+function refuseOverlapFull(id: string, stillSigning: db.RetiredSecret[]) {
+  if (stillSigning.length < db.MAX_RETIRED_SECRETS) return;
+  const oldestUntil = Math.min(...stillSigning.map((r) => r.until));
+  throw new ApiError(
+    "INVALID_STATE",
+    `The webhook endpoint '${id}' has ${stillSigning.length} replaced secrets still signing, the most it keeps: each ` +
+      `signs for 24 hours after its rotation. The oldest stops at ${new Date(oldestUntil).toISOString()}; rotate again after that.`,
+  );
+}

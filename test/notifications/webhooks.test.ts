@@ -349,25 +349,39 @@ describe("deliveries", () => {
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
   });
 
-  it(`are signed by the newest ${MAX_RETIRED_SECRETS} replaced secrets at most, so rotations never grow the header without end`, async () => {
+  it(`refuse a rotation while ${MAX_RETIRED_SECRETS} replaced secrets still sign: none stops before its 24 hours`, async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
+    const rotate = () => call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token });
     const secrets = [hook.secret];
-    for (let i = 0; i < MAX_RETIRED_SECRETS + 5; i++) {
-      const rotated = await call("POST", `/v1/webhook_endpoints/${hook.id}/rotate_secret`, { token: account.token });
+    for (let i = 0; i < MAX_RETIRED_SECRETS; i++) {
+      const rotated = await rotate();
       expectStatus(rotated, 200);
       secrets.push(rotated.body.secret);
+    }
+    // One more, alone or several at once: each refused, saying when the oldest replaced secret stops.
+    const refused = await Promise.all([rotate(), rotate(), rotate()]);
+    for (const res of refused) {
+      expectStatus(res, 409);
+      expect(res.body.error.code).toBe("INVALID_STATE");
+      expect(res.body.error.message).toMatch(
+        new RegExp(`has ${MAX_RETIRED_SECRETS} replaced secrets still signing.*stops at \\d{4}-\\d\\d-\\d\\dT`),
+      );
     }
     const { notification } = await pendingCandidate(account);
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(delivery.headers["webhook-signature"].split(" ")).toHaveLength(MAX_RETIRED_SECRETS + 1);
-    const signing = secrets.slice(-(MAX_RETIRED_SECRETS + 1));
-    for (const secret of signing)
+    for (const secret of secrets)
       expect(new Webhook(secret).verify(delivery.body, delivery.headers)).toEqual(notification);
-    for (const secret of secrets.slice(0, -(MAX_RETIRED_SECRETS + 1)))
-      expect(() => new Webhook(secret).verify(delivery.body, delivery.headers)).toThrow();
 
-    // An endpoint rotated more often before the cap signs with its newest ones only.
+    // Once the oldest replaced secret's 24 hours are over, a rotation goes through again.
+    await dbOf(account)
+      .prepare(`UPDATE webhook_endpoints SET retired_secrets = json_set(retired_secrets, '$[0].until', ?) WHERE id = ?`)
+      .bind(Date.now() - 1, hook.id)
+      .run();
+    expectStatus(await rotate(), 200);
+
+    // An endpoint rotated more often before rotations were refused signs with its newest ones only.
     const older = Array.from({ length: 4 }, () => `whsec_${btoa(crypto.randomUUID())}`);
     await dbOf(account)
       .prepare(

@@ -266,7 +266,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret (extension)
-         * @description A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed. An endpoint changed while it is rotated is read again; one that keeps changing is 409 `INVALID_STATE`, nothing rotated: send the request again.
+         * @description A new secret signs every delivery from now on; the old one keeps signing beside it for 24 hours. No body is needed. While 16 replaced secrets are still signing, a rotation is 409 `INVALID_STATE`, nothing rotated: the message says when the oldest of them stops. An endpoint changed while it is rotated is read again; one that keeps changing is 409 `INVALID_STATE`, nothing rotated: send the request again.
          *
          *     Needs the `webhooks:write` permission.
          */
@@ -4165,7 +4165,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.
              */
             409: {
                 headers: {
@@ -6396,7 +6396,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.
              */
             409: {
                 headers: {
@@ -7784,7 +7784,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.
              */
             409: {
                 headers: {
@@ -9356,7 +9356,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it.
+             *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.
              *
              *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
              */

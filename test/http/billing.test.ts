@@ -230,6 +230,26 @@ describe("list filters status_since_gte and status_since_lt", () => {
     expect(await listed(account, `status_since_gte=${finer}`)).toEqual([]);
   });
 
+  it("refuse a bound that rounds or shifts outside years 0000 to 9999, which no answer could write", async () => {
+    const account = await createAccount();
+    for (const path of ["/v1/candidates", "/v1/summary", "/v1/candidates/export"]) {
+      for (const bound of ["9999-12-31T23:59:59.9999Z", "9999-12-31T23:00:00-05:00", "0000-01-01T00:00:00%2B01:00"]) {
+        const res = await call("GET", `${path}?status_since_lt=${bound}`, { token: account.token });
+        expectStatus(res, 400, `${path} ${bound}`);
+        expect(res.body.error.details).toEqual([
+          {
+            path: "status_since_lt",
+            message: expect.stringMatching(/^must be an instant from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z/),
+          },
+        ]);
+      }
+      const edge = await call("GET", `${path}?status_since_lt=9999-12-31T23:59:59.999Z`, { token: account.token });
+      expectStatus(edge, 200, path);
+    }
+    const summary = await client(account).get("/v1/summary?status_since_lt=9999-12-31T23:59:59.999Z");
+    expect(JSON.stringify(okBody(summary))).toContain("9999-12-31T23:59:59.999Z");
+  });
+
   it("combine with status, customer and the cursor, newest first", async () => {
     const account = await createAccount();
     const clock = useClock();

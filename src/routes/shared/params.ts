@@ -41,6 +41,12 @@ export const unknownCursor = (after: string, list: string) =>
     },
   ]);
 
+/** Epoch ms of a valid ISO 8601 instant, a fraction of a millisecond rounded up (see InstantSchema). */
+const instantMs = (text: string) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0);
+/** 0000-01-01T00:00:00.000Z and 10000-01-01T00:00:00.000Z: outside them, an instant is written with a six-digit year. */
+const FIRST_INSTANT_MS = -62_167_219_200_000;
+const END_INSTANT_MS = 253_402_300_800_000;
+
 /**
  * An instant in a query: ISO 8601 date and time with a zone (`Z` or an offset), as epoch ms. A
  * bound finer than a millisecond is rounded up: instants here are whole milliseconds, so a status
@@ -54,7 +60,12 @@ export const InstantSchema = z.iso
       "must be an ISO 8601 date and time with a time zone, like `2026-11-01T00:00:00Z`; in a query, write an offset's " +
       `\`+\` as \`%2B\` (\`2026-11-01T00:00:00%2B01:00\`); received ${received(issue.input)}`,
   })
-  .transform((text) => Date.parse(text) + (/\.\d{3}\d*[1-9]/.test(text) ? 1 : 0))
+  .refine((text) => instantMs(text) >= FIRST_INSTANT_MS && instantMs(text) < END_INSTANT_MS, {
+    error: (issue) =>
+      "must be an instant from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, once its offset and any fraction " +
+      `of a millisecond are applied; received ${received(issue.input)}`,
+  })
+  .transform(instantMs)
   .openapi({ type: "string", format: "date-time" });
 
 /** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */

@@ -191,6 +191,13 @@ describe("webhook endpoints", () => {
     expectStatus(patched, 400);
     expect(patched.body.error.details[0].path).toBe("description");
     expect(okBody(await api.get(`/v1/webhook_endpoints/${made.body.id}`)).description).toBe(long);
+    // An empty description is none, as null: at creation, and to clear one.
+    const blank = await api.post("/v1/webhook_endpoints", { url, description: "" });
+    expectStatus(blank, 201);
+    expect(blank.body.description).toBeNull();
+    const cleared = await api.patch(`/v1/webhook_endpoints/${made.body.id}`, { description: "" });
+    expect(okBody(cleared).description).toBeNull();
+    expect(okBody(await api.get(`/v1/webhook_endpoints/${made.body.id}`)).description).toBeNull();
   });
 
   it("are at most 16 per account: 409 WEBHOOK_ENDPOINT_LIMIT_REACHED", async () => {

@@ -953,7 +953,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description For people: one line, without control or bidirectional formatting characters.
+             * @description For people: one line, without control or bidirectional formatting characters. `""` is none, as null.
              * @example Billing system
              */
             description?: string | null;
@@ -977,7 +977,7 @@ export interface components {
              */
             url?: string;
             /**
-             * @description For people: one line, without control or bidirectional formatting characters.
+             * @description For people: one line, without control or bidirectional formatting characters. `""` is none, as null.
              * @example Billing system
              */
             description?: string | null;

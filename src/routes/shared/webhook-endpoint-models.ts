@@ -25,17 +25,21 @@ const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
   example: "https://example.com/webhooks/candidates",
 });
 const MAX_DESCRIPTION = 1024;
-/** Up to 1,024 characters, counted as Unicode code points (as every limit of the API counts them), on one line. */
+/**
+ * Up to 1,024 characters, counted as Unicode code points (as every limit of the API counts them), on
+ * one line. An empty one is none: kept and answered as null.
+ */
 const DescriptionSchema = z
   .string()
   .refine(plainLine, { error: (issue) => plainLineMessage(issue.input) })
   .refine((text) => characters(text) <= MAX_DESCRIPTION, {
     error: (issue) => `must be at most ${MAX_DESCRIPTION} characters; received ${characters(issue.input as string)}`,
   })
+  .transform((text) => (text === "" ? null : text))
   .nullable()
   .openapi({
     maxLength: MAX_DESCRIPTION,
-    description: "For people: one line, without control or bidirectional formatting characters.",
+    description: 'For people: one line, without control or bidirectional formatting characters. `""` is none, as null.',
     example: "Billing system",
   });
 

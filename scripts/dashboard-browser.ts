@@ -502,6 +502,14 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   assert.equal(await page.getByRole("button", { name: "Revoke key" }).count(), 0, "and the question is gone");
   await page.getByRole("button", { name: "New key" }).click();
   await focusReaches("New API key", "the new key's form takes the focus");
+  // Sent from the keyboard and refused at a field: the focus stays on the button, the refusal is said.
+  await page.locator("#key-name").fill("k".repeat(101));
+  await page.getByRole("group", { name: "Events" }).getByLabel("write").check();
+  await page.getByRole("button", { name: "Create key" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByText("must be at most 100 characters").waitFor();
+  await focusReaches("Create key", "a refused create keeps the focus on its button");
+  await page.getByRole("status").filter({ hasText: "The service refused the key: see the fields." }).waitFor();
   await page.getByRole("button", { name: "Cancel" }).click();
   await focusReaches("API keys", "Cancel gives the focus to the page's heading");
 

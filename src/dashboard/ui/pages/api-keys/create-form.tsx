@@ -65,7 +65,7 @@ export function CreateKeyForm({
           }),
         );
       },
-      { leaving: true },
+      { leaving: true, exclusive: true },
     );
   };
 
@@ -172,8 +172,17 @@ export function CreateKeyForm({
           </p>
         ))}
       <ErrorNote error={isFieldError(error) ? null : error} />
+      {isFieldError(error) && (
+        <span class="visually-hidden" role="status">
+          The service refused the key: see the fields.
+        </span>
+      )}
       <div class="actions">
-        <button type="submit" disabled={busy || name.trim() === "" || (!full && permissions.length === 0)}>
+        <button
+          type="submit"
+          disabled={name.trim() === "" || (!full && permissions.length === 0)}
+          aria-disabled={busy || undefined}
+        >
           {busy ? "Creating…" : "Create key"}
         </button>
         <button type="button" class="secondary" onClick={onCancel}>

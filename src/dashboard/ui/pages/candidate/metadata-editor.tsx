@@ -48,13 +48,16 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
 
   const save = (e: Event) => {
     e.preventDefault();
-    return run(async () => {
-      await api.PATCH("/v1/candidates/{candidate_alias}", {
-        params: { path: { candidate_alias: alias } },
-        body: { metadata: changes },
-      });
-      onSaved();
-    });
+    return run(
+      async () => {
+        await api.PATCH("/v1/candidates/{candidate_alias}", {
+          params: { path: { candidate_alias: alias } },
+          body: { metadata: changes },
+        });
+        onSaved();
+      },
+      { exclusive: true },
+    );
   };
 
   return (
@@ -106,7 +109,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           [...keys, added.key].map((key) => `metadata.${key}`),
         )}
       />
-      <button type="submit" disabled={!pending || busy}>
+      <button type="submit" disabled={!pending} aria-disabled={busy || undefined}>
         {busy ? "Saving…" : "Save metadata"}
       </button>{" "}
       {pending && (

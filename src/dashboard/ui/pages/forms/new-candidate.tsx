@@ -59,7 +59,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
         );
         route(candidatePath(created.candidate_alias));
       },
-      { leaving: true, asError: atSchemaField },
+      { leaving: true, asError: atSchemaField, exclusive: true },
     );
   };
 
@@ -147,7 +147,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
       </Field>
       <ErrorNote error={error instanceof CandidateContractError && error.details.length > 0 ? null : error} />
       <div class="actions">
-        <button type="submit" disabled={busy || noSchema}>
+        <button type="submit" disabled={noSchema} aria-disabled={busy || undefined}>
           Create candidate
         </button>
         <button type="button" class="secondary" onClick={onCancel}>

@@ -25,19 +25,22 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
     } catch (syntax) {
       return setError(localError("value", `is not JSON: ${(syntax as Error).message}`));
     }
-    await run(async () => {
-      const answer = await ok(
-        api.POST("/v1/events", {
-          body: { candidate_alias: alias, type, ...(parsed === undefined ? {} : { value: parsed }) },
-        }),
-      );
-      setResult(
-        answer.event.matched
-          ? `Recorded; it met a condition leaf. The candidate is ${answer.candidate.status}.`
-          : `Recorded; it met no condition leaf. The candidate is ${answer.candidate.status}.`,
-      );
-      onSent();
-    });
+    await run(
+      async () => {
+        const answer = await ok(
+          api.POST("/v1/events", {
+            body: { candidate_alias: alias, type, ...(parsed === undefined ? {} : { value: parsed }) },
+          }),
+        );
+        setResult(
+          answer.event.matched
+            ? `Recorded; it met a condition leaf. The candidate is ${answer.candidate.status}.`
+            : `Recorded; it met no condition leaf. The candidate is ${answer.candidate.status}.`,
+        );
+        onSent();
+      },
+      { exclusive: true },
+    );
   };
 
   return (
@@ -62,7 +65,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
           />
         </Field>
         <div class="field">
-          <button type="submit" disabled={busy || type === ""}>
+          <button type="submit" disabled={type === ""} aria-disabled={busy || undefined}>
             Send event
           </button>
         </div>

@@ -124,7 +124,7 @@ export function ContractForm({
       fulfillment_condition: condition,
       timeout_outcome: values.timeout_outcome,
     } as Contract; // the API says what is wrong with the rest
-    await run(() => onSubmit({ name: values.name.trim() === "" ? null : values.name, contract }));
+    await run(() => onSubmit({ name: values.name.trim() === "" ? null : values.name, contract }), { exclusive: true });
   };
 
   return (
@@ -215,7 +215,7 @@ export function ContractForm({
       </Field>
       <FormError error={error} paths={Object.values(P)} />
       <div class="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" aria-disabled={busy || undefined}>
           {busy ? "Saving…" : submitLabel}
         </button>
         {onCancel && (

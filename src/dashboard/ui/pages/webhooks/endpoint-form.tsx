@@ -39,13 +39,15 @@ export function EndpointForm({
   const eventErrors = fieldMessages(error, "enabled_events");
 
   const submit = () =>
-    run(() =>
-      onSubmit({
-        url: url.trim(),
-        description: description.trim() === "" ? null : description,
-        // The types in the API's order, whatever order they were ticked in.
-        enabled_events: EVENT_TYPES.filter((t) => events.includes(t)),
-      }),
+    run(
+      () =>
+        onSubmit({
+          url: url.trim(),
+          description: description.trim() === "" ? null : description,
+          // The types in the API's order, whatever order they were ticked in.
+          enabled_events: EVENT_TYPES.filter((t) => events.includes(t)),
+        }),
+      { exclusive: true },
     );
 
   return (
@@ -107,7 +109,7 @@ export function EndpointForm({
       </fieldset>
       <FormError error={error} paths={["url", "description", "enabled_events"]} />
       <div class="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" aria-disabled={busy || undefined}>
           {busy ? "Saving…" : submitLabel}
         </button>
         {onCancel && (

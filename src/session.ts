@@ -51,6 +51,12 @@ export const forgetSessionsOfKey = (keyId: string) => cache.deleteWhere((s) => s
 
 /** Why a session found in D1 cannot authenticate, or null when it can (checked before caching). */
 function endedInStore(row: db.SessionRow): string | null {
+  if (row.revoked_at !== null && row.ended_by === "limit") {
+    return (
+      `The session ended when a newer sign-in with the same ${row.key_id === null ? "sign-in links" : "API key"} ` +
+      `passed the limit of ${db.MAX_LIVE_SESSIONS} live sessions.`
+    );
+  }
   if (row.revoked_at !== null) return "The session ended when it was signed out.";
   if (row.key_id !== null && (!row.key_found || row.key_revoked_at !== null)) {
     return "The session ended when the API key it signed in with was revoked.";

@@ -14,6 +14,8 @@ export interface SessionRow {
   last_seen_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** Why it was signed out: null by its user, 'limit' by a newer sign-in past MAX_LIVE_SESSIONS. */
+  ended_by: "limit" | null;
   /** The signing key's columns; all null for a sign-in link's session (or a key since deleted). */
   key_found: number | null;
   key_name: string | null;
@@ -27,7 +29,7 @@ export interface SessionRow {
 export async function sessionForHash(db: D1Database, idHash: string) {
   return db
     .prepare(
-      `SELECT s.account_id, a.name AS account_name, a.shard AS account_shard, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at,
+      `SELECT s.account_id, a.name AS account_name, a.shard AS account_shard, s.key_id, s.created_at, s.last_seen_at, s.expires_at, s.revoked_at, s.ended_by,
               k.id IS NOT NULL AS key_found, k.name AS key_name, k.prefix AS key_prefix, k.last4 AS key_last4,
               k.permissions AS key_permissions, k.expires_at AS key_expires_at, k.revoked_at AS key_revoked_at
        FROM sessions s JOIN accounts a ON a.id = s.account_id
@@ -68,7 +70,7 @@ export const MAX_LIVE_SESSIONS = 50;
 const capSessions = (db: D1Database, idHash: string, now: number) =>
   db
     .prepare(
-      `UPDATE sessions SET revoked_at = ?2
+      `UPDATE sessions SET revoked_at = ?2, ended_by = 'limit'
        WHERE rowid IN (SELECT s.rowid FROM sessions s JOIN sessions me ON me.id_hash = ?1
                        WHERE s.account_id = me.account_id AND s.key_id IS me.key_id
                          AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?4

@@ -508,13 +508,22 @@ describe("an account's sessions", () => {
     const restricted = await addKey(account, { name: "events only", permissions: ["events:write"] });
     const cookies: string[] = [];
     for (let i = 0; i <= MAX_LIVE_SESSIONS; i++) cookies.push(await session({ key: restricted.token }));
-    expectError(await withCookie(cookies[0], "GET", "/dashboard/session"), 401, "INVALID_SESSION");
+    const pushedOut = await withCookie(cookies[0], "GET", "/dashboard/session");
+    expectError(pushedOut, 401, "INVALID_SESSION");
+    // Said as what happened: not "signed out", which its user did not do.
+    expect(pushedOut.body.error.message).toBe(
+      `The session ended when a newer sign-in with the same API key passed the limit of ${MAX_LIVE_SESSIONS} live sessions. Sign in to the dashboard again.`,
+    );
     for (const cookie of [cookies[1], cookies[MAX_LIVE_SESSIONS], full, byKey, theirs])
       expect((await withCookie(cookie, "GET", "/dashboard/session")).status).toBe(200);
     // The sign-in links are one credential: the same cap, their oldest first.
     for (let i = 1; i <= MAX_LIVE_SESSIONS; i++) await session({ code: await linkCode(account) });
     clock.advance(TOKEN_CACHE_TTL_MS); // `full` was read above: an isolate may hold it that long
-    expectError(await withCookie(full, "GET", "/dashboard/session"), 401, "INVALID_SESSION");
+    const linkPushedOut = await withCookie(full, "GET", "/dashboard/session");
+    expectError(linkPushedOut, 401, "INVALID_SESSION");
+    expect(linkPushedOut.body.error.message).toMatch(
+      /^The session ended when a newer sign-in with the same sign-in links/,
+    );
     expect((await withCookie(byKey, "GET", "/dashboard/session")).status).toBe(200);
     const live = await env.DB.prepare(
       `SELECT count(*) AS n FROM sessions WHERE account_id = ? AND revoked_at IS NULL GROUP BY key_id ORDER BY n`,

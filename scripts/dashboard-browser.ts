@@ -510,6 +510,10 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.getByText("must be at most 100 characters").waitFor();
   await focusReaches("Create key", "a refused create keeps the focus on its button");
   await page.getByRole("status").filter({ hasText: "The service refused the key: see the fields." }).waitFor();
+  // A chosen expiry day starts tomorrow (UTC): the key stops as that day begins, and today's has.
+  await page.getByLabel("Expires", { exact: true }).selectOption("date");
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  assert.equal(await page.getByLabel("Expiry date").getAttribute("min"), tomorrow, "no past day offered");
   await page.getByRole("button", { name: "Cancel" }).click();
   await focusReaches("API keys", "Cancel gives the focus to the page's heading");
 

@@ -29,6 +29,9 @@ function expiresAt(expiry: Expiry, date: string): string | undefined {
   return new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
 }
 
+/** The first day a key can be set to stop working as it begins: tomorrow, UTC (today's has begun). */
+const firstExpiryDay = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
 export function CreateKeyForm({
   onCreated,
   onCancel,
@@ -160,6 +163,7 @@ export function CreateKeyForm({
               {...described("key-expiry-date", error, "expires_at", true)}
               value={date}
               required
+              min={firstExpiryDay()}
               onInput={(e) => setDate(e.currentTarget.value)}
             />
           </Field>

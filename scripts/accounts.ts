@@ -150,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
           permissions,
           expires_at: values["expires-at"],
         });
-        const access = key.permissions ? key.permissions.join(", ") || "no permissions" : "full access";
+        const access = key.full_access ? "full access" : key.permissions.join(", ") || "no permissions";
         print(
           key,
           `Created token ${key.token_id} ("${key.name}", ${access}${key.expires_at ? `, expires ${key.expires_at}` : ""}) for account ${accountId}:\n\n  ${key.token}\n\nStore it now: it is not shown again.`,
@@ -161,7 +161,7 @@ async function main(argv: string[]): Promise<number> {
         const tokens = await operator.listKeys(accountId);
         const lines = tokens.map(
           (t) =>
-            `${t.token_id}  ${t.redacted}  ${t.status.padEnd(7)}  ${t.permissions ? t.permissions.join(",") || "-" : "full access"}  created ${t.created_at}  "${t.name}"`,
+            `${t.token_id}  ${t.redacted}  ${t.status.padEnd(7)}  ${t.full_access ? "full access" : t.permissions.join(",") || "-"}  created ${t.created_at}  "${t.name}"`,
         );
         print(
           { account_id: accountId, tokens },

@@ -164,7 +164,7 @@ test("every documented accounts CLI command works while the server runs", async 
   const second = await accounts("tokens", "create", "--account", created.account_id);
   assert.equal(second.account_id, created.account_id);
   assert.match(second.token, /^cct_/);
-  assert.equal(second.permissions, null);
+  assert.equal(second.full_access, true);
   assert.equal((await api("GET", "/v1/candidates", second.token)).status, 200);
   const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
   const limited = await accounts(

@@ -8,7 +8,7 @@ import { uuidv7 } from "uuidv7";
 import { z } from "zod";
 import { ApiError, quoted } from "../errors/api-error.ts";
 import { KeyNameSchema } from "../domain/key-name.ts";
-import { PermissionsSchema, type Permission } from "../domain/permissions.ts";
+import { grantOfStored, listedPermissions, PermissionsSchema, type Permission } from "../domain/permissions.ts";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
 import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
 import { sha256Hex } from "../hash.ts";
@@ -61,8 +61,10 @@ export interface KeyView {
   name: string;
   /** `cct_…` and the secret's last 4 characters (older keys: their first characters). */
   redacted: string;
-  /** null: every permission (full access). */
-  permissions: Permission[] | null;
+  /** What the key may do, listed as `/v1/api_keys` lists it: every permission for full access. */
+  permissions: Permission[];
+  /** Every permission, including those added later (stored as none listed). */
+  full_access: boolean;
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
@@ -79,7 +81,8 @@ function keyView(row: KeyRow, now: number): KeyView {
     account_id: row.account_id,
     name: row.name,
     redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
-    permissions: row.permissions === null ? null : (JSON.parse(row.permissions) as Permission[]),
+    permissions: listedPermissions(grantOfStored(row.permissions)),
+    full_access: row.permissions === null,
     created_at: isoTime(row.created_at),
     expires_at: isoTimeOrNull(row.expires_at),
     last_used_at: isoTimeOrNull(row.last_used_at),

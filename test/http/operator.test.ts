@@ -144,11 +144,24 @@ describe("the operator API", () => {
     const created = await newAccount("  Acme Ltd  ");
     expect(created).toMatchObject({
       name: "Acme Ltd",
-      key: { account_id: created.account_id, name: "First key", permissions: null, status: "active", expires_at: null },
+      key: {
+        account_id: created.account_id,
+        name: "First key",
+        permissions: [...PERMISSIONS],
+        full_access: true,
+        status: "active",
+        expires_at: null,
+      },
     });
     expect(created.key.token).toMatch(/^cct_[\w-]{43}$/);
     expect(created.key.redacted).toBe(`cct_…${created.key.token.slice(-4)}`);
     expect((await call("GET", "/v1/schemas", { token: created.key.token })).status).toBe(200);
+    // The key as the API shows it: the same permissions, the same full access.
+    const listed = (await call("GET", "/v1/api_keys", { token: created.key.token })).body.data[0];
+    expect({ permissions: listed.permissions, full_access: listed.full_access }).toEqual({
+      permissions: created.key.permissions,
+      full_access: created.key.full_access,
+    });
     const row = await env.DB.prepare(`SELECT * FROM api_tokens WHERE id = ?`)
       .bind(created.key.token_id)
       .first<Record<string, unknown>>();
@@ -224,7 +237,8 @@ describe("the operator API", () => {
     });
     expect(plain.status).toBe(201);
     expect(plain.body).toMatchObject({
-      permissions: null,
+      permissions: [...PERMISSIONS],
+      full_access: true,
       expires_at: null,
       name: expect.stringMatching(/^Key created \d{4}-\d\d-\d\d$/),
     });

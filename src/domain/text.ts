@@ -24,7 +24,8 @@ const PLAIN_LINE_MESSAGE =
 /** Why `text` is not one plain line, naming the first character refused and where it is (from 1). */
 export function plainLineMessage(text: unknown): string {
   const found = typeof text === "string" ? HIDDEN_FORMATTING.exec(text) : null;
-  if (typeof text !== "string" || !found) return PLAIN_LINE_MESSAGE;
+  if (!found) return PLAIN_LINE_MESSAGE;
+  const before = found.input.slice(0, found.index);
   const code = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-  return `${PLAIN_LINE_MESSAGE}; received U+${code} at character ${characters(text.slice(0, found.index)) + 1}`;
+  return `${PLAIN_LINE_MESSAGE}; received U+${code} at character ${characters(before) + 1}`;
 }

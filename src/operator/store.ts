@@ -8,9 +8,10 @@ import { uuidv7 } from "uuidv7";
 import { z } from "zod";
 import { ApiError, quoted } from "../errors/api-error.ts";
 import { KeyNameSchema } from "../domain/key-name.ts";
-import { grantOfStored, listedPermissions, PermissionsSchema, type Permission } from "../domain/permissions.ts";
-import { isoTime, isoTimeOrNull } from "../domain/iso-time.ts";
-import { mintToken, randomBase64url, TOKEN_PREFIX } from "../tokens.ts";
+import { PermissionsSchema } from "../domain/permissions.ts";
+import { keyView as apiKeyView } from "../key-view.ts";
+import { isoTime } from "../domain/iso-time.ts";
+import { mintToken, randomBase64url } from "../tokens.ts";
 import { sha256Hex } from "../hash.ts";
 import { KEY_COLUMNS, MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
 import { placeAccount } from "../db/accounts.ts";
@@ -55,41 +56,21 @@ export interface AccountView {
   created_at: string;
 }
 
-export interface KeyView {
-  token_id: string;
-  account_id: string;
-  name: string;
-  /** `cct_…` and the secret's last 4 characters (older keys: their first characters). */
-  redacted: string;
-  /** What the key may do, listed as `/v1/api_keys` lists it: every permission for full access. */
-  permissions: Permission[];
-  /** Every permission, including those added later (stored as none listed). */
-  full_access: boolean;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  status: "active" | "expired" | "revoked";
-}
+/**
+ * A key as the operator sees it: as `/v1/api_keys` shows it (key-view.ts), its id named `token_id`
+ * beside its account's, without the roll's `replaced_by`.
+ */
+export type KeyView = { token_id: string; account_id: string } & Omit<
+  ReturnType<typeof apiKeyView>,
+  "id" | "replaced_by"
+>;
 
 /** A key as made: the secret, shown this once. */
 export type IssuedKey = KeyView & { token: string };
 
 function keyView(row: KeyRow, now: number): KeyView {
-  return {
-    token_id: row.id,
-    account_id: row.account_id,
-    name: row.name,
-    redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
-    permissions: listedPermissions(grantOfStored(row.permissions)),
-    full_access: row.permissions === null,
-    created_at: isoTime(row.created_at),
-    expires_at: isoTimeOrNull(row.expires_at),
-    last_used_at: isoTimeOrNull(row.last_used_at),
-    revoked_at: isoTimeOrNull(row.revoked_at),
-    status:
-      row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active",
-  };
+  const { id, replaced_by: _replacedBy, ...shown } = apiKeyView(row, now);
+  return { token_id: id, account_id: row.account_id, ...shown };
 }
 
 const accountNotFound = (accountId: string) =>

@@ -40,11 +40,11 @@ import {
   CreateKeyBody,
   KeyIdParam,
   keyNotFound,
-  keyView,
   ListKeysQuery,
   RollKeyBody,
   UpdateKeyBody,
 } from "./shared/api-key-models";
+import { keyView } from "../key-view";
 
 const keyResponse = (description: string) => jsonResponse(description, ApiKeySchema, apiKeyExample);
 const secretResponse = (description: string) =>

@@ -3,6 +3,7 @@
  * Their delivery log and test sends are in webhook-deliveries.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { isoTime } from "../domain/iso-time";
 import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
 import { ApiError, validationError } from "../errors/api-error";
@@ -259,6 +260,6 @@ function refuseOverlapFull(id: string, stillSigning: db.RetiredSecret[]) {
   throw new ApiError(
     "INVALID_STATE",
     `The webhook endpoint '${id}' has ${stillSigning.length} replaced secrets still signing, the most it keeps: each ` +
-      `signs for 24 hours after its rotation. The oldest stops at ${new Date(oldestUntil).toISOString()}; rotate again after that.`,
+      `signs for 24 hours after its rotation. The oldest stops at ${isoTime(oldestUntil)}; rotate again after that.`,
   );
 }

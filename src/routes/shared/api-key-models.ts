@@ -1,38 +1,17 @@
 /**
- * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key as the API shows it, bodies
- * and queries.
+ * The shapes of /v1/api_keys (docs/keys-and-permissions.md): the key's schema (its view is
+ * key-view.ts), bodies and queries.
  */
 import { KeyNameSchema, MAX_KEY_NAME } from "../../domain/key-name";
 import { z } from "@hono/zod-openapi";
 import { ApiError, quoted } from "../../errors/api-error";
-import type { KeyRow, KeyStatus } from "../../db/tokens";
-import { grantOfStored, listedPermissions, PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
-import { isoTime, isoTimeOrNull } from "../../domain/iso-time";
-import { TOKEN_PREFIX } from "../../tokens";
+import type { KeyStatus } from "../../db/tokens";
+import { PERMISSIONS, PermissionsSchema } from "../../domain/permissions";
 import { DefaultPageLimitSchema } from "./params";
 import { timestamp } from "../../models";
 
 export const MAX_ROLL_OVERLAP_SECONDS = 86_400;
 const STATUSES = ["active", "expired", "revoked"] as const satisfies readonly KeyStatus[];
-
-export const keyStatus = (row: KeyRow, now: number): KeyStatus =>
-  row.revoked_at !== null ? "revoked" : row.expires_at !== null && row.expires_at <= now ? "expired" : "active";
-
-/** A key as the API shows it at `now`; never its secret. */
-export const keyView = (row: KeyRow, now: number) => ({
-  id: row.id,
-  name: row.name,
-  // Keys from before 0010 kept only their first characters.
-  redacted: row.last4 === null ? `${row.prefix}…` : `${TOKEN_PREFIX}…${row.last4}`,
-  permissions: listedPermissions(grantOfStored(row.permissions)),
-  full_access: row.permissions === null,
-  created_at: isoTime(row.created_at),
-  expires_at: isoTimeOrNull(row.expires_at),
-  last_used_at: isoTimeOrNull(row.last_used_at),
-  revoked_at: isoTimeOrNull(row.revoked_at),
-  replaced_by: row.replaced_by,
-  status: keyStatus(row, now),
-});
 
 export const apiKeyExample = {
   id: "01936f30-5a6b-7c8d-9e0f-1a2b3c4d5e6f",

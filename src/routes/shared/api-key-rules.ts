@@ -7,7 +7,7 @@ import { ApiError } from "../../errors/api-error";
 import * as db from "../../db/tokens";
 import { escalation, grantOfStored, outranks, type Permission } from "../../domain/permissions";
 import { isoTime } from "../../domain/iso-time";
-import { keyStatus } from "./api-key-models";
+import { keyStatus } from "../../key-view";
 
 /** A key gives only permissions it holds, and only a full-access key makes (or rolls) a full-access key. */
 export function refuseEscalation(

@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { validationError } from "../../errors/api-error";
 import { received } from "../../errors/zod-issues";
+import { isoTime } from "../../domain/iso-time";
 
 export const AliasSchema = z.string().min(8).max(255).openapi({ example: "order-2026-0001" });
 
@@ -60,12 +61,17 @@ export const InstantSchema = z.iso
       "must be an ISO 8601 date and time with a time zone, like `2026-11-01T00:00:00Z`; in a query, write an offset's " +
       `\`+\` as \`%2B\` (\`2026-11-01T00:00:00%2B01:00\`); received ${received(issue.input)}`,
   })
-  .refine((text) => instantMs(text) >= FIRST_INSTANT_MS && instantMs(text) < END_INSTANT_MS, {
-    error: (issue) =>
-      "must be an instant from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, once its offset and any fraction " +
-      `of a millisecond are applied; received ${received(issue.input)}`,
+  .transform((text, ctx) => {
+    const ms = instantMs(text);
+    if (ms >= FIRST_INSTANT_MS && ms < END_INSTANT_MS) return ms;
+    ctx.addIssue({
+      code: "custom",
+      message:
+        "must be an instant from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, once its offset and any fraction " +
+        `of a millisecond are applied; received ${received(text)}`,
+    });
+    return z.NEVER;
   })
-  .transform(instantMs)
   .openapi({ type: "string", format: "date-time" });
 
 /** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
@@ -78,13 +84,12 @@ export function statusSinceRangeInOrder(
     query.status_since_lt !== undefined &&
     query.status_since_gte > query.status_since_lt
   ) {
-    const iso = (ms: number) => new Date(ms).toISOString();
     ctx.addIssue({
       code: "custom",
       path: ["status_since_lt"],
       message:
-        `must not be earlier than status_since_gte; received status_since_gte ${iso(query.status_since_gte)} ` +
-        `and status_since_lt ${iso(query.status_since_lt)}`,
+        `must not be earlier than status_since_gte; received status_since_gte ${isoTime(query.status_since_gte)} ` +
+        `and status_since_lt ${isoTime(query.status_since_lt)}`,
     });
   }
 }

@@ -591,7 +591,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await heading(page, "Sign in to the dashboard");
 
   // A key that may create candidates but not list schemas still can: an id, or the newest schema.
-  const { token: creator } = await accounts(
+  const { token: creator, token_id: creatorId } = await accounts(
     "tokens",
     "create",
     "--account",
@@ -620,5 +620,15 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await form.getByRole("button", { name: "Create candidate" }).click();
   await heading(page, `edges-${stamp}-made`);
   await watch.check("edges-created-without-schemas-read");
+
+  // Its key revoked meanwhile, the session's next call finds it ended, and sign-in says why.
+  await call(`/v1/api_keys/${creatorId}/revoke`, {});
+  await nav(page, "Candidates");
+  await heading(page, "Sign in to the dashboard");
+  await page
+    .getByRole("status")
+    .getByText("The session ended when the API key it signed in with was revoked.", { exact: false })
+    .waitFor();
+  await watch.check("sign-in-after-revoke");
   await context.close();
 });

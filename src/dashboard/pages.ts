@@ -17,24 +17,41 @@ import type { AppEnv } from "../app-env";
 
 export const SIGN_IN_PATH = "/dashboard/sign-in";
 
-/** The browser's session, or null when it has none that authenticates. */
-async function signedIn(c: Context<AppEnv>): Promise<Session | null> {
+/**
+ * The browser's session, or why its cookie does not sign in (`notice`: the reason a request with
+ * it would be answered 401 or 429 with, and what to do), or neither when it sent no cookie.
+ */
+async function signedIn(c: Context<AppEnv>): Promise<{ session: Session | null; notice: string | null }> {
   const value = sessionCookie(c);
-  if (value === undefined) return null;
+  if (value === undefined) return { session: null, notice: null };
   const now = Date.now();
-  const session = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
-  return typeof session === "string" ? null : session;
+  try {
+    const session = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
+    return typeof session === "string"
+      ? { session: null, notice: `${session} Sign in again.` }
+      : { session, notice: null };
+  } catch (error) {
+    // An address blocked for failed sign-ins: a page, not the API's JSON, says so (sign-in.tsx).
+    if (!(error instanceof ApiError) || error.code !== "RATE_LIMITED") throw error;
+    const retryAfter = error.headers?.["Retry-After"];
+    return { session: null, notice: `${error.message}${retryAfter ? ` Try again in ${retryAfter} seconds.` : ""}` };
+  }
 }
 
 /**
  * The page, with what GET /dashboard/session would answer in its root element's `data-session`
- * (escaped: an attribute, not a script), so the page's first read is its own data, not the session.
+ * (escaped: an attribute, not a script), so the page's first read is its own data, not the session;
+ * or, on the sign-in page, why the browser's cookie no longer signs in (`data-notice`).
  */
-async function pageWith(template: string, session: Session | null): Promise<string> {
-  if (session === null) return template;
-  const root = await html`<div id="app" data-session="${JSON.stringify(sessionView(session))}"></div>`;
+async function pageWith(template: string, session: Session | null, notice: string | null): Promise<string> {
+  const root =
+    session !== null
+      ? await html`<div id="app" data-session="${JSON.stringify(sessionView(session))}"></div>`
+      : notice !== null
+        ? await html`<div id="app" data-notice="${notice}"></div>`
+        : null;
   // A function, so a `$&` or `$'` in a name is text, not a replacement pattern.
-  return template.replace('<div id="app"></div>', () => root.toString());
+  return root === null ? template : template.replace('<div id="app"></div>', () => root.toString());
 }
 
 export const dashboardPagesRouter = new Hono<AppEnv>()
@@ -43,8 +60,9 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
   .get("/*", async (c) => {
     const url = new URL(c.req.url);
     // The sign-in page gets it too: it asks before a link replaces a session the browser has.
-    const session = await signedIn(c);
-    if (url.pathname !== SIGN_IN_PATH && session === null) {
+    const { session, notice } = await signedIn(c);
+    const signingIn = url.pathname === SIGN_IN_PATH;
+    if (!signingIn && session === null) {
       // Back to this page after signing in: a path of this dashboard only (app.tsx checks it too).
       // A cookie that no longer signs in: the sign-in page says the session ended.
       const next = new URLSearchParams({
@@ -61,5 +79,7 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
       );
       throw new ApiError("NOT_FOUND", "The dashboard is not built on this server.");
     }
-    return c.html(await pageWith(await page.text(), session), 200, { "Cache-Control": "no-store" });
+    return c.html(await pageWith(await page.text(), session, signingIn ? notice : null), 200, {
+      "Cache-Control": "no-store",
+    });
   });

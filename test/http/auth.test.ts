@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { call, createAccount } from "../support/api";
-import { useClock } from "../support/clock";
+import { useClock, startOfWindow } from "../support/clock";
 import { TOKEN_CACHE_MAX_BYTES, TOKEN_CACHE_TTL_MS, tokenCacheStats } from "../../src/auth";
 
 describe("authentication", () => {
@@ -70,13 +70,6 @@ describe("authentication", () => {
 
 /** A token of the right form that no account has. */
 const unknownToken = () => `cct_${"A".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}`;
-
-/** The local limiter counts in windows of the real clock: start early in one (see rate-limit.test). */
-async function startOfWindow(periodSeconds: number, needSeconds = 10) {
-  const periodMs = periodSeconds * 1000;
-  const left = periodMs - (Date.now() % periodMs);
-  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
 
 /** Runs `fn` with the token table unreachable, so any lookup would be a 500. */
 async function withoutTokenTable<T>(fn: () => Promise<T>): Promise<T> {

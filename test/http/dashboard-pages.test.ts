@@ -7,11 +7,29 @@ import { describe, expect, it } from "vitest";
 import { env, SELF } from "cloudflare:test";
 import { addKey, createAccount } from "../support/api";
 import { createSignInLink } from "../../src/operator/store";
+import { startOfWindow } from "../support/clock";
 
 const ORIGIN = "https://api.test";
 
-const page = (path: string, cookie?: string) =>
-  SELF.fetch(`${ORIGIN}${path}`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
+const page = (path: string, cookie?: string, headers: Record<string, string> = {}) =>
+  SELF.fetch(`${ORIGIN}${path}`, {
+    redirect: "manual",
+    headers: { ...headers, ...(cookie ? { Cookie: cookie } : {}) },
+  });
+
+/** The sign-in page's `data-notice`, decoded, or null when it has none. */
+async function signInNotice(res: Response): Promise<string | null> {
+  expect(res.status).toBe(200);
+  const html = await res.text();
+  expect(html).not.toContain("data-session");
+  const notice = /<div id="app" data-notice="([^"]*)"><\/div>/.exec(html)?.[1];
+  return notice === undefined
+    ? null
+    : notice.replace(
+        /&(quot|#39|lt|gt|amp);/g,
+        (_, e: string) => ({ quot: '"', "#39": "'", lt: "<", gt: ">", amp: "&" })[e]!,
+      );
+}
 
 async function signedIn(json: { code: string } | { key: string }) {
   const res = await SELF.fetch(`${ORIGIN}/dashboard/session`, {
@@ -97,7 +115,37 @@ describe("dashboard pages", () => {
     const ended = await page("/dashboard/", cookie);
     expect(ended.status).toBe(302);
     expect(ended.headers.get("Location")).toMatch(/&ended=1$/);
+    // The sign-in page it is sent to says why, in the API's words.
+    expect(await signInNotice(await page(new URL(ended.headers.get("Location")!).pathname, cookie))).toBe(
+      "The session ended when the API key it signed in with was revoked. Sign in again.",
+    );
+    // Without a cookie, or with one that signs in, it says nothing.
+    expect(await signInNotice(await page("/dashboard/sign-in"))).toBeNull();
   });
+
+  it("send an address blocked for failed sign-ins to the sign-in page, which says so: never the API's JSON", async () => {
+    await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS);
+    const address = { "CF-Connecting-IP": `198.51.100.${Math.floor(Math.random() * 250)}` };
+    const guesses = Array.from({ length: env.AUTH_FAILURE_LIMIT_REQUESTS + 1 }, () =>
+      SELF.fetch(`${ORIGIN}/dashboard/session`, {
+        method: "POST",
+        headers: { Origin: ORIGIN, "Content-Type": "application/json", ...address },
+        body: JSON.stringify({ key: `cct_${crypto.randomUUID().replaceAll("-", "")}${"B".repeat(11)}` }),
+      }),
+    );
+    expect((await Promise.all(guesses)).at(-1)!.status).toBe(429);
+    // A cookie this isolate has not seen would need a lookup, which the block refuses.
+    const cookie = `__Host-ccs_session=${"A".repeat(43)}`;
+    const res = await page("/dashboard/candidates", cookie, address);
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("Location")!);
+    expect(location.pathname).toBe("/dashboard/sign-in");
+    expect(location.searchParams.get("next")).toBe("/dashboard/candidates");
+    const notice = await signInNotice(await page("/dashboard/sign-in", cookie, address));
+    expect(notice).toMatch(
+      /^Too many failed authentication attempts from this address: at most \d+ every \d+ seconds\. Try again in \d+ seconds\.$/,
+    );
+  }, 30_000);
 
   it("carry their session as GET /dashboard/session answers it, escaped in an attribute", async () => {
     const account = await createAccount();

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { env } from "cloudflare:test";
 import { call, type ApiResponse } from "../support/api";
-import { useClock } from "../support/clock";
+import { useClock, startOfWindow } from "../support/clock";
 import { createApp } from "../../src/app";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { sha256Hex } from "../../src/hash";
@@ -35,13 +35,6 @@ const newAccount = async (name = "Acme") => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
 };
-
-/** The local limiter counts in windows of the real clock: start early in one (as auth.test does). */
-async function startOfWindow(periodSeconds: number, needSeconds = 10) {
-  const periodMs = periodSeconds * 1000;
-  const left = periodMs - (Date.now() % periodMs);
-  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
 
 describe("the operator API's door", () => {
   it("is absent where no OPERATOR_SECRET is set: 404 exactly as a path nothing serves", async () => {

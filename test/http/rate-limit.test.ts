@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
 import { call, contract, createAccount, dbOf } from "../support/api";
-
-/**
- * The local limiter counts in windows aligned to the real clock. Start the burst early in a
- * window, so the window cannot roll over (and reset the count) while the test runs.
- */
-async function startOfWindow(periodSeconds: number, needSeconds = 15) {
-  const periodMs = periodSeconds * 1000;
-  const left = periodMs - (Date.now() % periodMs);
-  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
+import { startOfWindow } from "../support/clock";
 
 describe("rate limiting", () => {
   it("reports the allowance on every response and answers 429 RATE_LIMITED past it, per account", async () => {
-    await startOfWindow(env.RATE_LIMIT_PERIOD_SECONDS);
+    await startOfWindow(env.RATE_LIMIT_PERIOD_SECONDS, 15);
     const busy = await createAccount();
     const quiet = await createAccount();
     const limit = env.RATE_LIMIT_REQUESTS;

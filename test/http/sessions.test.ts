@@ -17,7 +17,7 @@ import {
   type TestAccount,
   dbOf,
 } from "../support/api";
-import { iso, useClock } from "../support/clock";
+import { iso, useClock, startOfWindow } from "../support/clock";
 import { TOKEN_CACHE_TTL_MS } from "../../src/auth";
 import { PERMISSIONS } from "../../src/domain/permissions";
 import { createSignInLink, SIGN_IN_LINK_TTL_MS } from "../../src/operator/store";
@@ -212,13 +212,6 @@ describe("sign-in with a pasted API key", () => {
     expect((await signIn({ key: account.token }, { "CF-Connecting-IP": "198.18.7.7" })).status).toBe(201);
   }, 30_000);
 });
-
-/** The local limiter counts in windows of the real clock: start early in one (as auth.test does). */
-async function startOfWindow(periodSeconds: number, needSeconds = 10) {
-  const periodMs = periodSeconds * 1000;
-  const left = periodMs - (Date.now() % periodMs);
-  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
 
 describe("the session cookie", () => {
   it("is HttpOnly, SameSite=Strict, Path=/, Secure and __Host- on https, for 7 days", async () => {

@@ -20,3 +20,14 @@ export function useClock(start = Date.now()) {
 }
 
 export const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The local rate limiters count in windows aligned to the real clock. Starts a burst early in a
+ * window (waiting for the next one if fewer than `needSeconds` are left), so the window cannot
+ * roll over (and reset the count) while the test runs.
+ */
+export async function startOfWindow(periodSeconds: number, needSeconds = 10) {
+  const periodMs = periodSeconds * 1000;
+  const left = periodMs - (Date.now() % periodMs);
+  if (left < needSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

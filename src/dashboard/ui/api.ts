@@ -13,6 +13,25 @@ import {
 /** Dispatched on window when a call finds the session gone; the app then goes to sign-in, which says so. */
 export const SESSION_ENDED = "ccs:session-ended";
 
+/**
+ * Why the session ended, in the API's words (its 401 INVALID_SESSION), kept in this tab for the
+ * sign-in page it goes to next: that 401 cleared the cookie, so the Worker cannot tell it again.
+ */
+const ENDED_BECAUSE = "ccs:session-ended-because";
+
+async function keepWhyEnded(response: Response) {
+  const body = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+  if (body?.error?.code === "INVALID_SESSION" && body.error.message)
+    sessionStorage.setItem(ENDED_BECAUSE, body.error.message);
+}
+
+/** Why the session ended, once: kept by the call that found it ended, or told by the Worker with the page. */
+export function takeWhyEnded(): string | undefined {
+  const kept = sessionStorage.getItem(ENDED_BECAUSE);
+  sessionStorage.removeItem(ENDED_BECAUSE);
+  return document.getElementById("app")?.dataset.notice || kept || undefined;
+}
+
 /** Calls to /v1 not yet answered: sign-out waits for them, so none is answered 401 after it. */
 let inFlight = 0;
 /**
@@ -33,7 +52,10 @@ const watched: typeof fetch = async (input, init) => {
     const response = await globalThis.fetch(input, { ...init, signal });
     // These calls carry only the cookie: any 401 means it no longer signs in (INVALID_SESSION), or is
     // gone (MISSING_API_TOKEN: signed out in another tab). Sign-in's own 401s do not come this way.
-    if (response.status === 401) window.dispatchEvent(new Event(SESSION_ENDED));
+    if (response.status === 401) {
+      await keepWhyEnded(response.clone());
+      window.dispatchEvent(new Event(SESSION_ENDED));
+    }
     return response;
   } finally {
     inFlight--;

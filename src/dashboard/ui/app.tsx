@@ -5,7 +5,7 @@
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
-import { readSession, SESSION_ENDED, signOut, type Session } from "./api";
+import { readSession, SESSION_ENDED, signOut, takeWhyEnded, type Session } from "./api";
 import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
 import { ErrorNote, Loading } from "./components/notes";
@@ -145,6 +145,8 @@ function NotFound() {
 function Root() {
   const { path, query, route } = useLocation();
   const [session, setSession] = useState<Session | null | undefined>(servedSession);
+  /** Why the session this browser had no longer signs in, told once (api.ts). */
+  const [whyEnded, setWhyEnded] = useState(takeWhyEnded);
   const [error, setError] = useState<unknown>(null);
   const signingIn = path === SIGN_IN;
   const [leaving, setLeaving] = useState(false);
@@ -169,11 +171,13 @@ function Root() {
         notice={
           query.signed_out
             ? "You are signed out."
-            : query.ended
-              ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again."
-              : null
+            : (whyEnded ??
+              (query.ended
+                ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again."
+                : null))
         }
         onSignedIn={(signedIn) => {
+          setWhyEnded(undefined);
           setSession(signedIn);
           route(returnPath(query.next), true);
         }}

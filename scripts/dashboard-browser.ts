@@ -295,6 +295,7 @@ test("a person's journey through the dashboard", async () => {
   await page.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
   const ask = page.getByRole("group", { name: "Use this sign-in link?" });
   await ask.waitFor();
+  assert.ok(await ask.evaluate((group) => group === document.activeElement), "the question has the focus");
   await watch.check("sign-in-while-signed-in");
   await ask.getByRole("button", { name: /^Stay in/ }).click();
   await heading(page, "Overview");
@@ -623,6 +624,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
 
   // Its key revoked meanwhile, the session's next call finds it ended, and sign-in says why.
   await call(`/v1/api_keys/${creatorId}/revoke`, {});
+  watch.expectLeavingAnswer(401, /\/v1\/candidates\?/);
   await nav(page, "Candidates");
   await heading(page, "Sign in to the dashboard");
   await page
@@ -630,5 +632,27 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
     .getByText("The session ended when the API key it signed in with was revoked.", { exact: false })
     .waitFor();
   await watch.check("sign-in-after-revoke");
+
+  // A session rolling its own key, keeping the old one a while: the row says it is replaced and
+  // offers no second Roll while the secret is shown (the list is not read again until Done).
+  // Room under the 100 active keys for the new key and the roll's replacement:
+  const active = (await call("/v1/api_keys?status=active&limit=100")).data as { id: string; name: string }[];
+  for (const filler of active.filter((k) => k.name.startsWith("filler ")).slice(0, 2))
+    await call(`/v1/api_keys/${filler.id}/revoke`, {});
+  const { token: self } = await accounts("tokens", "create", "--account", account.account_id, "--name", "Self");
+  await page.getByLabel("API key").fill(self);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await heading(page, "Candidates");
+  await nav(page, "API keys");
+  const own = page.getByRole("row", { name: /^Self / });
+  await own.getByRole("button", { name: "Roll", exact: true }).click();
+  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByRole("button", { name: "Done" }).waitFor();
+  await own.getByText("Replaced by a roll").waitFor();
+  assert.equal(
+    await own.getByRole("button", { name: "Roll", exact: true }).count(),
+    0,
+    "no second roll of the own key",
+  );
   await context.close();
 });

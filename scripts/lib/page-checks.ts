@@ -32,6 +32,9 @@ export class PageWatch {
   /** The API's error answers the journey caused on purpose (a 400, a 403, a 404 it then shows), in the documented shape. */
   readonly apiErrors: { url: string; status: number; code: string }[] = [];
 
+  /** Answers the journey causes on purpose where the page leaves before their bodies can be read. */
+  private readonly leftBehind: { status: number; url: RegExp }[] = [];
+
   readonly page: Page;
   readonly origin: string;
 
@@ -76,9 +79,22 @@ export class PageWatch {
     return this.consoleLines
       .filter(({ text, url }) => {
         const status = Number(FAILED_LOAD.exec(text)?.[1] ?? 0);
-        return !(status >= 400 && status < 500 && this.apiErrors.some((e) => e.url === url && e.status === status));
+        if (status < 400 || status >= 500) return true;
+        const expected = [
+          ...this.apiErrors.filter((e) => e.url === url),
+          ...this.leftBehind.filter((e) => e.url.test(url)),
+        ];
+        return !expected.some((e) => e.status === status);
       })
       .map(({ page, text, url }) => `${page}: ${text}${url ? ` (${url})` : ""}`);
+  }
+
+  /**
+   * A 4xx the journey causes next on purpose, after which the page leaves at once (a 401 that ends
+   * the session sends it to sign-in), so its body may be gone before it is read.
+   */
+  expectLeavingAnswer(status: number, url: RegExp) {
+    this.leftBehind.push({ status, url });
   }
 
   /** Everything a page must hold, checked on the page shown now; `name` names its screenshots. */

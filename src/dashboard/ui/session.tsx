@@ -23,3 +23,17 @@ export function useCan(): (permission: Permission) => boolean {
     permissions.includes(permission) ||
     (permission.endsWith(":read") && permissions.includes(permission.replace(":read", ":write") as Permission));
 }
+
+/**
+ * A link to the dashboard page where something is done, when the session may do it; else the
+ * page's name and the permission it lacks, so no one is sent to a page that refuses them.
+ */
+export function PermittedLink({ href, needs, children }: { href: string; needs: Permission; children: string }) {
+  const can = useCan();
+  if (can(needs)) return <a href={href}>{children}</a>;
+  return (
+    <>
+      {children} (it needs <code>{needs}</code>, which this session lacks)
+    </>
+  );
+}

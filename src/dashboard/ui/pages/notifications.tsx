@@ -12,7 +12,7 @@ import { Empty, ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
 import { Pager, useCursor } from "../components/pager";
 import { useLoad } from "../load";
-import { useCan } from "../session";
+import { PermittedLink, useCan } from "../session";
 import { FeedTable } from "./notifications/feed-table";
 import { findLatest, type FeedFilters } from "./notifications/latest";
 import { FormError } from "./shared/form-error";
@@ -161,8 +161,11 @@ export function Notifications() {
             its condition, when a window ends, or when it is resolved.
           </p>
           <p>
-            Create a schema and candidates from it (the <a href={`${BASE}/schemas`}>Schemas</a> page shows how), send
-            them events, or read the feed with the API:
+            Create a schema on the{" "}
+            <PermittedLink href={`${BASE}/schemas`} needs="schemas:write">
+              Schemas page
+            </PermittedLink>
+            , then candidates from it, and send them events. Or read the feed with the API:
           </p>
           <pre class="mono">{`curl -s "${location.origin}/v1/notifications?limit=50" -H "Authorization: Bearer $TOKEN"`}</pre>
         </Empty>

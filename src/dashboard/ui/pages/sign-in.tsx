@@ -8,6 +8,7 @@ import { signIn, type Session } from "../api";
 import { Field } from "../components/fields";
 import { ErrorNote } from "../components/notes";
 import { useCall } from "../components/use-call";
+import { useFocusOnShow } from "../components/page";
 
 /** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */
 function takeCodeFromAddress(): string | null {
@@ -32,6 +33,8 @@ export function SignIn({
   /** A link's code held (in memory only) while a browser that is signed in already is asked first. */
   const [held, setHeld] = useState<string | null>(null);
   const started = useRef(false);
+  // The question appears with nothing pressed: focused, it is read out, and its buttons are next.
+  const question = useFocusOnShow<HTMLDivElement>([held]);
 
   const attempt = (credentials: { code: string } | { key: string }) =>
     run(async () => onSignedIn(await signIn(credentials)), { leaving: true });
@@ -66,7 +69,7 @@ export function SignIn({
       )}
       <ErrorNote error={error} />
       {held && current && (
-        <div class="notice" role="group" aria-label="Use this sign-in link?">
+        <div class="notice focus-target" role="group" aria-label="Use this sign-in link?" tabIndex={-1} ref={question}>
           <p>
             This browser is signed in to <strong>{current.account_name}</strong> already. Use this sign-in link instead?
             It ends that session, and the link may be for another account.

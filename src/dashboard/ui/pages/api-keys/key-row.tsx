@@ -30,6 +30,9 @@ export interface RowProps {
 
 export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecret }: RowProps) {
   const [action, setAction] = useState<Action>(null);
+  /** Rolled from this row: the list is not read again while this session's own old key still works (api-keys.tsx). */
+  const [rolled, setRolled] = useState(false);
+  const replaced = apiKey.replaced_by !== null || rolled;
   const toggles = useRef<Partial<Record<NonNullable<Action>, HTMLButtonElement | null>>>({});
   const panelRef = useRef<HTMLDivElement>(null);
   // A panel's first control takes the focus; closed, focus goes back to its button (or Rename, if it is gone).
@@ -63,7 +66,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
               >
                 Rename
               </button>
-              {apiKey.status === "active" && apiKey.replaced_by === null && (
+              {apiKey.status === "active" && !replaced && (
                 <button
                   type="button"
                   class="secondary small"
@@ -92,7 +95,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
         </th>
         <td>
           <StatusBadge status={apiKey.status} />
-          {apiKey.replaced_by && apiKey.status === "active" && <div class="muted small-text">Replaced by a roll</div>}
+          {replaced && apiKey.status === "active" && <div class="muted small-text">Replaced by a roll</div>}
           {apiKey.revoked_at && (
             <div class="muted small-text">
               <Time iso={apiKey.revoked_at} />
@@ -126,6 +129,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
                   apiKey={apiKey}
                   own={own}
                   onRolled={(secret) => {
+                    setRolled(true);
                     close();
                     onSecret({ label: `The new secret of “${apiKey.name}”`, secret, signsOut: own });
                   }}

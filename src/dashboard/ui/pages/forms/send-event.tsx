@@ -3,10 +3,9 @@
  * an optional JSON value. The candidate's page reloads to show what it did.
  */
 import { useState } from "preact/hooks";
-import { api, CandidateContractError, ok } from "../../api";
+import { api, ok } from "../../api";
 import { described, Field } from "../../components/fields";
-import { ErrorNote } from "../../components/notes";
-import { localError } from "../shared/form-error";
+import { FormError, localError } from "../shared/form-error";
 import { parseExact } from "../../exact-json";
 import { useCall } from "../../components/use-call";
 
@@ -75,13 +74,7 @@ export function SendEvent({ alias, onSent }: { alias: string; onSent: () => void
           {result}
         </p>
       )}
-      <ErrorNote
-        error={
-          error instanceof CandidateContractError && error.details.some((d) => d.path === "type" || d.path === "value")
-            ? null
-            : error
-        }
-      />
+      <FormError error={error} paths={["type", "value"]} />
     </form>
   );
 }

@@ -3,6 +3,7 @@
  * credential (a bearer key, a session cookie, a sign-in link's code, a key pasted to sign in, the
  * operator secret) counts here, and an address past the limit is refused before any lookup. A
  * request with no credential at all guesses nothing: it is not counted, and answered 401 as ever.
+ * A key that exists but was revoked or has expired guesses nothing and is not counted (`uncounted`).
  * Every 401 says in RateLimit headers how many failures the address has left.
  */
 import type { Context } from "hono";
@@ -69,10 +70,12 @@ export async function failure(c: Context<AppEnv>, error: ApiError): Promise<ApiE
 }
 
 /**
- * A request that sent no credential at all: no guess at one, so it neither counts as a failure nor
- * is refused by an address's block (it costs no lookup); its 401 tells the address's allowance.
+ * A refusal that guessed nothing: no credential at all, or an API key that exists but was revoked
+ * or has expired (a client still sending the key it was told to stop using). It does not count as
+ * a failure, so such a client cannot lock the address's other keys out; it costs no lookup
+ * (auth.ts caches a revoked key's refusal), so it needs no block; its 401 tells the address's allowance.
  */
-export function noCredential(c: Context<AppEnv>, error: ApiError): ApiError {
+export function uncounted(c: Context<AppEnv>, error: ApiError): ApiError {
   const now = Date.now();
   const policy = authFailurePolicy(c.env);
   return withAllowance(error, policy, failureCounts.remaining(policy, clientAddress(c), now), now);

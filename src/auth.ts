@@ -6,15 +6,17 @@
  *
  * Abuse is bounded before it costs anything: a string that is not a well-formed token or cookie is
  * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
- * CREDENTIAL_CACHE_TTL_MS, which bounds how long a revocation goes unseen; every refusal counts on
- * the failed-authentication limit per address (auth-failures.ts), past which nothing is looked up.
+ * CREDENTIAL_CACHE_TTL_MS, which bounds how long a revocation goes unseen; every refusal of a guess
+ * counts on the failed-authentication limit per address (auth-failures.ts), past which nothing is
+ * looked up. A key that exists but was revoked or expired is no guess: refused, not counted, and a
+ * revoked one's refusal is cached apart, so sending it again costs no lookup.
  * A cookie never authenticates a cross-site request that changes something (same-origin.ts).
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { ApiError } from "./errors/api-error";
 import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
-import { failure, noCredential, refuseIfBlocked } from "./auth-failures";
+import { failure, refuseIfBlocked, uncounted } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken } from "./tokens";
 import { sha256Hex } from "./hash";
@@ -48,15 +50,27 @@ export function forgetKey(keyId: string) {
   forgetSessionsOfKey(keyId);
 }
 
+/**
+ * Tokens of revoked keys, refused again without a lookup. Revocation is final, so an entry is never
+ * wrong; apart from `cache`, so a flood of revoked keys cannot evict keys that authenticate.
+ */
+const revokedTokens = new CredentialCache<true>(TOKEN_CACHE_TTL_MS, TOKEN_CACHE_MAX_BYTES / 4);
+
+const unknownOrRevoked = () =>
+  new ApiError("INVALID_API_TOKEN", "The API token is unknown or has been revoked.", undefined, {
+    "WWW-Authenticate": 'Bearer error="invalid_token"',
+  });
+
 /** For tests: what the cache holds now. */
 export const tokenCacheStats = () => cache.stats();
 
-/** The key of a token the cache does not hold, from D1; cached when there is one. */
-async function lookUp(db: D1Database, token: string, now: number): Promise<BearerKey | null> {
+/** The key of a token the cache does not hold, from D1: cached when it authenticates, "revoked" when it did once. */
+async function lookUp(db: D1Database, token: string, now: number): Promise<BearerKey | "revoked" | null> {
   const row = await keyForTokenHash(db, await sha256Hex(token));
-  if (!row) {
+  if (!row || row.revoked_at !== null) {
     cache.delete(token);
-    return null;
+    if (row) revokedTokens.set(token, true, entryBytes(token), now);
+    return row ? "revoked" : null;
   }
   const key = {
     id: row.id,
@@ -97,19 +111,15 @@ function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
 export async function authenticateKey(c: Context<AppEnv>, token: string, now: number): Promise<BearerKey> {
   let key = cache.get(token, now) ?? null;
   if (!key) {
+    if (revokedTokens.get(token, now)) throw uncounted(c, unknownOrRevoked());
     refuseIfBlocked(c, now);
-    key = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
-    if (!key) {
-      throw await failure(
-        c,
-        new ApiError("INVALID_API_TOKEN", "The API token is unknown or has been revoked.", undefined, {
-          "WWW-Authenticate": 'Bearer error="invalid_token"',
-        }),
-      );
-    }
+    const found = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
+    if (found === "revoked") throw uncounted(c, unknownOrRevoked());
+    if (!found) throw await failure(c, unknownOrRevoked());
+    key = found;
   }
   if (key.expiresAt !== null && key.expiresAt <= now) {
-    throw await failure(
+    throw uncounted(
       c,
       new ApiError("EXPIRED_API_TOKEN", `The API key expired at ${isoTime(key.expiresAt)}.`, undefined, {
         "WWW-Authenticate": 'Bearer error="invalid_token", error_description="The API key expired"',
@@ -125,7 +135,7 @@ const BEARER = /^Bearer +(\S+) *$/i;
 async function bearerCaller(c: Context<AppEnv>, authorization: string | undefined, now: number): Promise<RequestKey> {
   const token = BEARER.exec(authorization ?? "")?.[1];
   if (token !== undefined) return authenticateKey(c, token, now);
-  throw noCredential(
+  throw uncounted(
     c,
     new ApiError("MISSING_API_TOKEN", "Send your API token as `Authorization: Bearer <token>`.", undefined, {
       "WWW-Authenticate": "Bearer",

@@ -46,15 +46,15 @@ const STATUS_WHERE: Record<KeyStatus, (now: string) => string> = {
   revoked: () => `revoked_at IS NOT NULL`,
 };
 
-/** What authentication needs of an unrevoked key, by its token's hash, with its account's shard; null when none. */
+/** What authentication needs of a key, by its token's hash, with its account's shard; null when none. */
 export async function keyForTokenHash(db: D1Database, tokenHash: string) {
   return db
     .prepare(
-      `SELECT k.id, k.account_id, k.permissions, k.expires_at, a.shard FROM api_tokens k JOIN accounts a ON a.id = k.account_id
-       WHERE k.token_hash = ? AND k.revoked_at IS NULL`,
+      `SELECT k.id, k.account_id, k.permissions, k.expires_at, k.revoked_at, a.shard FROM api_tokens k JOIN accounts a ON a.id = k.account_id
+       WHERE k.token_hash = ?`,
     )
     .bind(tokenHash)
-    .first<Pick<KeyRow, "id" | "account_id" | "permissions" | "expires_at"> & { shard: ShardName }>();
+    .first<Pick<KeyRow, "id" | "account_id" | "permissions" | "expires_at" | "revoked_at"> & { shard: ShardName }>();
 }
 
 /** Records a use, unless one was recorded less than a minute before (by any isolate). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { call, createAccount } from "../support/api";
+import { addKey, call, createAccount } from "../support/api";
 import { useClock, startOfWindow } from "../support/clock";
 import { TOKEN_CACHE_MAX_BYTES, TOKEN_CACHE_TTL_MS, tokenCacheStats } from "../../src/auth";
 
@@ -117,6 +117,38 @@ describe("abuse of authentication", () => {
       expect((await call("GET", "/v1/schemas", { token: account.token })).status).toBe(200);
     });
   });
+
+  it("does not count a revoked or expired key: a client still sending one never locks the address's keys out", async () => {
+    await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS);
+    const limit = env.AUTH_FAILURE_LIMIT_REQUESTS;
+    const host = { "CF-Connecting-IP": `192.0.2.${Math.floor(Math.random() * 250)}` };
+    const account = await createAccount();
+    const revoked = await addKey(account);
+    const rolled = await addKey(account);
+    const fresh = await addKey(account); // never used: not in any cache, so it needs a lookup
+    expect((await call("POST", `/v1/api_keys/${revoked.tokenId}/revoke`, { token: account.token })).status).toBe(200);
+    expect((await call("POST", `/v1/api_keys/${rolled.tokenId}/roll`, { token: account.token, json: {} })).status).toBe(
+      201,
+    ); // the old key expires now
+    for (let i = 0; i <= limit; i++) {
+      const [gone, expired] = await Promise.all([
+        call("GET", "/v1/schemas", { token: revoked.token, headers: host }),
+        call("GET", "/v1/schemas", { token: rolled.token, headers: host }),
+      ]);
+      expect(gone.status).toBe(401);
+      expect(gone.body.error.code).toBe("INVALID_API_TOKEN");
+      expect(expired.body.error.code).toBe("EXPIRED_API_TOKEN");
+      expect([gone, expired].map((res) => res.headers.get("RateLimit-Remaining"))).toEqual([`${limit}`, `${limit}`]);
+    }
+    // The address's other key still signs in; a revoked key's refusal costs no lookup once known.
+    expect((await call("GET", "/v1/schemas", { token: fresh.token, headers: host })).status).toBe(200);
+    await withoutTokenTable(async () => {
+      expect((await call("GET", "/v1/schemas", { token: revoked.token, headers: host })).status).toBe(401);
+    });
+    // A guess still counts.
+    const guess = await call("GET", "/v1/schemas", { token: unknownToken(), headers: host });
+    expect(guess.headers.get("RateLimit-Remaining")).toBe(`${limit - 1}`);
+  }, 30_000);
 
   it("rate limits failed authentication per client address, then refuses without a lookup", async () => {
     await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS);

@@ -7,8 +7,8 @@
  * is refused at its path. One pass over the text, iterative (nesting depth is untrusted).
  */
 import type { ErrorDetail } from "./errors/api-error";
+import { MAX_JSON_DEPTH } from "./domain/json";
 
-export const MAX_JSON_DEPTH = 64;
 /** More than this many problems in one body are not all listed. */
 const MAX_PROBLEMS = 50;
 

@@ -3,7 +3,14 @@
  * These zod schemas validate requests, type the code and generate the OpenAPI document.
  */
 import { z } from "@hono/zod-openapi";
-import { JsonObjectSchema, type JsonObject } from "./json";
+import {
+  JsonObjectSchema,
+  longerThanUtf8,
+  MAX_EVENT_VALUE_BYTES,
+  MAX_JSON_DEPTH,
+  nestingOf,
+  type JsonObject,
+} from "./json";
 
 export const MAX_WINDOW_SECONDS = 31_536_000; // 365 days
 export const MAX_PRICE = 1e12;
@@ -102,10 +109,12 @@ export const ConditionNodeSchema: z.ZodType<ConditionNode> = z
 
 /**
  * Why no event could ever satisfy this leaf, or null. Such a leaf is a mistake, so it is refused
- * (docs/conditions.md): `match` needs an object subject and a comparator a number, and
- * comparators need a non-empty range.
+ * (docs/conditions.md): `match` needs an object subject and a comparator a number, comparators
+ * need a non-empty range, and the subject must fit in an event's value (its size and nesting).
  */
 export function whyLeafCannotHold(leaf: ConditionNode): string | null {
+  const unfit = whySubjectCannotFit(leaf);
+  if (unfit) return unfit;
   const comparators = COMPARATORS.filter((c) => leaf[c] !== undefined);
   if (leaf.match !== undefined && comparators.length > 0) {
     return `\`match\` needs the subject to be an object and \`${comparators[0]}\` needs it to be a number`;
@@ -119,6 +128,23 @@ export function whyLeafCannotHold(leaf: ConditionNode): string | null {
   // JSON numbers are finite: none is above the largest or below the smallest.
   if (lower && lower[0] === Number.MAX_VALUE && !lower[1]) return `no number is ${describeBound(lower)}`;
   if (upper && upper[0] === -Number.MAX_VALUE && !upper[1]) return `no number is ${describeBound(upper)}`;
+  return null;
+}
+
+/**
+ * Why no event's value can hold this leaf's subject, or null. A value holding `match` serialises
+ * to at least `match`'s own bytes; and an event's body nests the value inside itself (1 level),
+ * each key of `field` inside the one before (1 level each), and `match`'s own levels below that.
+ */
+function whySubjectCannotFit(leaf: ConditionNode): string | null {
+  if (leaf.match !== undefined && longerThanUtf8(JSON.stringify(leaf.match), MAX_EVENT_VALUE_BYTES))
+    return `\`match\` takes more than the ${MAX_EVENT_VALUE_BYTES} bytes an event's value may`;
+  const keys = leaf.field?.split(".").length ?? 0;
+  const levels = 1 + keys + (leaf.match === undefined ? 0 : nestingOf(leaf.match));
+  if (levels > MAX_JSON_DEPTH) {
+    const parts = [...(keys ? [`\`field\`'s ${keys} keys`] : []), ...(leaf.match ? ["`match`"] : [])].join(" and ");
+    return `${parts} would nest an event's body ${levels} levels deep, and a body may nest ${MAX_JSON_DEPTH}`;
+  }
   return null;
 }
 

@@ -22,6 +22,28 @@ export const JsonObjectSchema = z
   .custom<JsonObject>(isJsonObject, { message: "must be an object" })
   .openapi({ type: "object", additionalProperties: {} });
 
+/** A request body nests at most this many levels of objects and arrays (strict-json.ts refuses more). */
+export const MAX_JSON_DEPTH = 64;
+
+/** An event's `value`, serialised, takes at most this many bytes (UTF-8). */
+export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
+
+/** Whether `text` takes more than `max` bytes as UTF-8; encodes it only when its length can't tell. */
+export function longerThanUtf8(text: string, max: number): boolean {
+  // A UTF-16 code unit takes 1 to 3 bytes (a surrogate pair 4 for its 2 units).
+  if (text.length > max) return true;
+  if (text.length * 3 <= max) return false;
+  return new TextEncoder().encode(text).length > max;
+}
+
+/** How deep a JSON value nests: 0 for a scalar, 1 for an object or array of scalars, and so on. */
+export function nestingOf(value: Json): number {
+  if (value === null || typeof value !== "object") return 0;
+  let deepest = 0;
+  for (const child of Object.values(value)) deepest = Math.max(deepest, nestingOf(child));
+  return 1 + deepest;
+}
+
 declare const encodes: unique symbol;
 /**
  * JSON text of a `T`. Responses are serialised once, where the data is: stored JSON (event

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { createRoute } from "./shared/route";
 import canonicalize from "canonicalize";
-import { JsonValueSchema, type JsonText } from "../domain/json";
+import { JsonValueSchema, longerThanUtf8, MAX_EVENT_VALUE_BYTES, type JsonText } from "../domain/json";
 import type { SubmittedEvent } from "../domain/condition";
 import { candidateObject, type CandidateRpc, type EventItem, type EventResult } from "../candidate/rpc";
 import { ApiError, docsBaseUrl, errorObject } from "../errors/api-error";
@@ -17,16 +17,7 @@ import { candidateExample, eventExample } from "./shared/examples";
 import { noteBookmark } from "../account-db";
 import { noteCandidateAnswer } from "../idempotency";
 
-export const MAX_EVENT_VALUE_BYTES = 8 * 1024;
 export const MAX_BATCH_ITEMS = 100;
-
-/** Whether `text` takes more than `max` bytes as UTF-8; encodes it only when its length can't tell. */
-function longerThanUtf8(text: string, max: number): boolean {
-  // A UTF-16 code unit takes 1 to 3 bytes (a surrogate pair 4 for its 2 units).
-  if (text.length > max) return true;
-  if (text.length * 3 <= max) return false;
-  return new TextEncoder().encode(text).length > max;
-}
 
 const eventFields = {
   candidate_alias: AliasSchema,

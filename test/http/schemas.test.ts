@@ -226,6 +226,47 @@ describe("POST /v1/schemas", () => {
     expect((await api.get("/v1/candidates/never-holds-1")).status).toBe(404);
   });
 
+  it("refuses a leaf whose subject no event's value can hold, and accepts the largest one that fits", async () => {
+    const api = client(await createAccount());
+    const stamp = uuidv7();
+    // `match` serialised at the 8 KiB an event's value may take, then one byte more.
+    const fits = { k: "x".repeat(8192 - 8) };
+    const tooBig = { k: "x".repeat(8192 - 7) };
+    // `field` keys each nest the value one level in the body, which may nest 64 (the body itself is one).
+    const deepest = Array(63).fill("a").join(".");
+    const nested = (levels: number): unknown => (levels === 0 ? 1 : { a: nested(levels - 1) });
+    for (const [i, leaf, value] of [
+      [0, { event: "e", match: fits }, fits],
+      [1, { event: "e", field: deepest, gte: 1 }, nested(63)],
+    ] as const) {
+      const alias = `fits-${stamp}-${i}`;
+      const made = await api.post("/v1/candidates", {
+        customer_uuid: "c",
+        candidate_alias: alias,
+        contract: contract({ fulfillment_condition: leaf }),
+      });
+      expectStatus(made, 201);
+      const event = await api.post("/v1/events", { candidate_alias: alias, type: "e", value });
+      expectStatus(event, 201);
+      expect(event.body.candidate.status, alias).toBe("PENDING");
+    }
+    for (const [leaf, message] of [
+      [{ event: "e", match: tooBig }, "can never hold: `match` takes more than the 8192 bytes an event's value may"],
+      [
+        { event: "e", field: `${deepest}.a`, gte: 1 },
+        "can never hold: `field`'s 64 keys would nest an event's body 65 levels deep, and a body may nest 64",
+      ],
+      [
+        { event: "e", field: deepest, match: { b: 1 } },
+        "can never hold: `field`'s 63 keys and `match` would nest an event's body 65 levels deep, and a body may nest 64",
+      ],
+    ] as const) {
+      const res = await api.post("/v1/schemas", { contract: contract({ fulfillment_condition: leaf }) });
+      expectStatus(res, 400);
+      expect(res.body.error.details).toEqual([{ path: "contract.fulfillment_condition", message }]);
+    }
+  });
+
   it("accepts the limits themselves: 32 leaves, 4 levels, windows of 365 days", async () => {
     const api = client(await createAccount());
     const deep = { all: [{ any: [{ all: [{ any: [{ event: "a" }] }] }] }] };

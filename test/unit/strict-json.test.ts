@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { MAX_JSON_DEPTH, strictJsonProblems } from "../../src/strict-json";
+import { strictJsonProblems } from "../../src/strict-json";
+import { MAX_JSON_DEPTH } from "../../src/domain/json";
 
 describe("strict JSON (I-JSON) checks", () => {
   it("find nothing wrong with what JSON.stringify writes of well-formed values", () => {

@@ -70,8 +70,10 @@ export const jsonBody = ({
     }
     try {
       body = JSON.parse(text);
-    } catch {
-      throw new ApiError("INVALID_JSON", "The request body is not valid JSON.");
+    } catch (syntax) {
+      // The parser's own words say what it met and where ("Unexpected number in JSON at position 10 (line 1 column 11)").
+      const where = syntax instanceof SyntaxError && syntax.message ? `: ${syntax.message.replace(/\.$/, "")}` : "";
+      throw new ApiError("INVALID_JSON", `The request body is not valid JSON${where}.`);
     }
     const problems = strictJsonProblems(text);
     if (problems.length > 0) throw validationError(problems);

@@ -15,9 +15,9 @@ export type Metadata = Record<string, string>;
 
 /** What a message says it received: the kind of JSON value, and a string's length. */
 export function describeValue(value: unknown): string {
-  if (typeof value === "string")
-    return value === "" ? "an empty string" : `a string of ${characters(value)} characters`;
-  return jsonKind(value);
+  if (typeof value !== "string") return jsonKind(value);
+  const length = characters(value);
+  return length === 0 ? "an empty string" : `a string of ${length} character${length === 1 ? "" : "s"}`;
 }
 
 /** Why a metadata key is refused, or null. No square brackets: the list's `metadata[KEY]=VALUE` filter uses them. */

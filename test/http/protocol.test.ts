@@ -100,6 +100,12 @@ describe("request bodies", () => {
     for (const raw of ["{", "", "{'a': 1}", "nul", '{"a":1}x']) {
       expectError(await call("POST", "/v1/schemas", { token, headers, raw }), 400, "INVALID_JSON");
     }
+    // The message says what the parser met, and where.
+    const leadingZero = await call("POST", "/v1/events", { token, headers, raw: '{"value":01}' });
+    expectError(leadingZero, 400, "INVALID_JSON");
+    expect(leadingZero.body.error.message).toBe(
+      "The request body is not valid JSON: Unexpected number in JSON at position 10 (line 1 column 11).",
+    );
   });
 
   it("refuses bytes that are not UTF-8 with 400 INVALID_JSON, storing nothing (never U+FFFD in their place)", async () => {

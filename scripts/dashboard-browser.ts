@@ -523,6 +523,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   for (let i = 0; i < 99; i++) await call("/v1/api_keys", { name: `filler ${i}` });
   await page.reload();
   await heading(page, "API keys");
+  await page.getByText("100 of 100 active keys: the most an account may have.").waitFor();
   await page.getByRole("button", { name: "Roll", exact: true }).first().click();
   await page.getByRole("button", { name: "Roll key" }).click();
   await page.getByText("must be “Now” at 100 active keys").waitFor();

@@ -25,6 +25,8 @@ const STATUSES: { value: Status; label: string }[] = [
 ];
 const labelOf = (status: Status) => STATUSES.find((s) => s.value === status)!.label;
 const LIMIT = 50;
+/** The most active keys an account may have (the API's 409 API_KEY_LIMIT_REACHED past it). */
+const MAX_ACTIVE = 100;
 
 interface Shown {
   label: string;
@@ -58,15 +60,18 @@ function Keys() {
   /** What a change did that the list no longer shows (a key revoked leaves a list of active ones), and under which filter. */
   const [notice, setNotice] = useState<{ text: string; status: Status } | null>(null);
   const cursor = useCursor();
-  const keys = useLoad(
-    () =>
+  const keys = useLoad(async () => {
+    const [page, active] = await Promise.all([
       ok(
         api.GET("/v1/api_keys", {
           params: { query: { limit: LIMIT, after: cursor.after, ...(status ? { status } : {}) } },
         }),
       ),
-    [status, cursor.after],
-  );
+      // How many are active, to say how much room is left: never more than one page of MAX_ACTIVE.
+      ok(api.GET("/v1/api_keys", { params: { query: { status: "active", limit: MAX_ACTIVE } } })),
+    ]);
+    return { ...page, active: active.data.length };
+  }, [status, cursor.after]);
 
   const list = keys.data?.data;
   return (
@@ -110,6 +115,17 @@ function Keys() {
           onCancel={() => (setCreating(false), focusPageHeading())}
         />
       )}
+      {keys.data &&
+        (keys.data.active >= MAX_ACTIVE ? (
+          <p class="notice">
+            {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key, or roll one with the
+            old key stopping “Now”, to make room.
+          </p>
+        ) : (
+          <p class="muted">
+            {keys.data.active} of {MAX_ACTIVE} active keys.
+          </p>
+        ))}
       <div class="row list-filters">
         <Field id="key-status" label="Status">
           <select

@@ -22,7 +22,7 @@ import {
   withPostBody,
   READS_ACCOUNT_DATA,
 } from "./shared/openapi";
-import { CursorSchema, PageLimitSchema, unknownCursor } from "./shared/params";
+import { CursorSchema, PageLimitSchema, unknownCursor, whenOtherwiseValid } from "./shared/params";
 import { SchemaView } from "../models";
 import { accountDb, readOrAskPrimary } from "../account-db";
 import type { D1 } from "../shards";
@@ -131,6 +131,7 @@ const UpdateSchemaBody = z
   })
   .refine((body) => body.contract !== undefined || body.name !== undefined, {
     message: "must change at least one field: `contract` or `name`; received neither",
+    ...whenOtherwiseValid,
   })
   .openapi("UpdateSchemaBody", { minProperties: 1, example: { name: "Purchase of 100 or more, renamed" } });
 const ListQuery = z.strictObject({

@@ -176,7 +176,7 @@ describe("candidate metadata", () => {
     const longKey = await client(account).patch(`/v1/candidates/${alias}`, { metadata: { ["🔑".repeat(41)]: "v" } });
     expectStatus(longKey, 400);
     expect(longKey.body.error.details?.[0].message).toContain("is a key of 41 characters");
-    const notAnObject = await client(account).patch(`/v1/candidates/${alias}`, { metadata: "😀" });
+    const notAnObject = await client(account).patch(`/v1/candidates/${alias}`, { metadata: "😀" } as never);
     expectStatus(notAnObject, 400);
     expect(notAnObject.body.error.details?.[0].message).toMatch(/received a string of 1 character$/);
   });

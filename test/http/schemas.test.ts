@@ -503,6 +503,8 @@ describe("GET, PATCH, DELETE /v1/schemas/{id}", () => {
     const created = okBody(await api.post("/v1/schemas", { contract: contract(), name: "Kept" }));
     const refused: [unknown, { path: string; message: string }[]][] = [
       [{}, [{ path: "", message: "must change at least one field: `contract` or `name`; received neither" }]],
+      // An unknown field is refused for what it is, not also as "nothing to change".
+      [{ nmae: "Typo" }, [{ path: "nmae", message: expect.stringMatching(/^is not a known field/) }]],
       [{ name: "" }, [{ path: "name", message: "must not be empty: send null for no name" }]],
       [{ name: "n".repeat(101) }, [{ path: "name", message: "must be at most 100 characters; received 101" }]],
       [

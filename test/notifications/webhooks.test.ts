@@ -160,6 +160,11 @@ describe("webhook endpoints", () => {
     expect(nothing.body.error.details).toEqual([
       { path: "", message: "must change at least one field; received an empty object" },
     ]);
+    const unknown = await api.raw.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, { secret: "whsec_x" });
+    expectStatus(unknown, 400);
+    expect(unknown.body.error.details).toEqual([
+      { path: "secret", message: expect.stringMatching(/^is not a known field/) },
+    ]);
   });
 
   it("take a description of one line, up to 1,024 characters counted as code points", async () => {

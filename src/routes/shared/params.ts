@@ -93,3 +93,9 @@ export function statusSinceRangeInOrder(
     });
   }
 }
+
+/**
+ * For a PATCH body's "change at least one field" refinement: checked only when the body is
+ * otherwise valid, so an unknown or invalid field is refused for what it is, not also as "nothing".
+ */
+export const whenOtherwiseValid = { when: (payload: { issues: readonly unknown[] }) => payload.issues.length === 0 };

@@ -8,6 +8,7 @@ import { NOTIFICATION_TYPES, type NotificationType } from "../../notifications/n
 import { isoTime } from "../../domain/iso-time";
 import { characters, plainLine, plainLineMessage } from "../../domain/text";
 import { jsonResponse } from "./openapi";
+import { whenOtherwiseValid } from "./params";
 import { timestamp } from "../../models";
 import { webhookEndpointExample } from "./examples";
 
@@ -89,6 +90,7 @@ export const UpdateBody = z
   })
   .refine((body) => Object.keys(body).length > 0, {
     message: "must change at least one field; received an empty object",
+    ...whenOtherwiseValid,
   })
   .openapi("UpdateWebhookEndpointBody", { example: { status: "enabled" } });
 export const endpointResponse = (description: string) =>

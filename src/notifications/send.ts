@@ -35,13 +35,25 @@ export async function sendSigned(env: Env, url: string, secrets: string[], id: s
     const name = (failure as Error).name;
     // The runtime says little more of a failed DNS lookup, connection, TLS handshake or an answer
     // that was not HTTP than "internal error; reference = …" or "Network connection lost": the
-    // attempt's log says what stage it was, so no one reads it as the service's own failure.
+    // attempt's log says what stage it was, in the service's words, so no one reads it as the
+    // service's own failure.
+    const detail = runtimeDetail((failure as Error).message);
     error =
       name === "TimeoutError" || name === "AbortError"
         ? `no response within ${timeoutSeconds} s`
-        : `request failed, no HTTP response (DNS, connection, TLS or an answer that was not HTTP): ${(failure as Error).message}`;
+        : `request failed, no HTTP response (DNS, connection, TLS or an answer that was not HTTP)${detail ? `: ${detail}` : ""}`;
   }
   // The answer's body is not read; a failure to drop it changes nothing of the answer.
   if (response) await response.body?.cancel().catch(() => undefined);
   return { startedAt, durationMs: Date.now() - startedAt, responseStatus, error };
+}
+
+/**
+ * What a runtime's fetch failure adds in the service's words: nothing for its opaque "internal
+ * error; reference = …", the connection lost for "Network connection lost", else its message.
+ */
+function runtimeDetail(message: string | undefined): string | null {
+  if (!message || /^internal error\b/i.test(message)) return null;
+  if (/^network connection lost\.?$/i.test(message)) return "the connection was lost";
+  return message.replace(/\.$/, "");
 }

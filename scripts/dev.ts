@@ -106,7 +106,20 @@ async function whenServing(origin: string) {
   every minute and the purge hourly)
 `);
   driveCrons(origin);
+  // Miniflare's queues live in memory: a delivery queued as the last run stopped is made again,
+  // once the alarms and the first sweep have handed on what they had (src/notifications/redrive.ts).
+  setTimeout(() => {
+    operator.redeliverLost().then(
+      (queued) =>
+        queued > 0 && console.log(`  ${queued} webhook deliveries the last stop left unmade are queued again.`),
+      (error: unknown) =>
+        console.error(`npm run dev: could not queue again what the last stop left: ${(error as Error).message}`),
+    );
+  }, REDELIVER_AFTER_MS).unref();
 }
+
+/** How long after the server answers it looks for deliveries the last stop lost. */
+const REDELIVER_AFTER_MS = 15_000;
 
 /** The dashboard's pages, built from their source now, so a change to them shows at this start. */
 function buildDashboard() {

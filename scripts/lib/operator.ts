@@ -31,6 +31,12 @@ export interface Operator {
   close(): Promise<void>;
 }
 
+/** What only the running service does. */
+export interface HttpOperator extends Operator {
+  /** Queues again the webhook deliveries a stop lost (src/notifications/redrive.ts); answers how many. */
+  redeliverLost(): Promise<number>;
+}
+
 export class OperatorError extends Error {
   readonly code: string;
   readonly details?: { path: string; message: string }[];
@@ -48,7 +54,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const refused = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
 
 /** The operator API of the service at `origin`. */
-export function httpOperator(origin: string, secret: string): Operator {
+export function httpOperator(origin: string, secret: string): HttpOperator {
   async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const init = {
       method,
@@ -117,6 +123,7 @@ export function httpOperator(origin: string, secret: string): Operator {
     listKeys: async (accountId) => (await request<{ data: KeyView[] }>("GET", `/accounts/${id(accountId)}/keys`)).data,
     revokeKey: (keyId) => request("POST", `/keys/${id(keyId)}/revoke`),
     signInLink: (accountId) => request("POST", `/accounts/${id(accountId)}/sign_in_links`),
+    redeliverLost: async () => (await request<{ queued: number }>("POST", "/redeliveries")).queued,
     close: async () => {},
   };
 }

@@ -89,6 +89,17 @@ export class EndpointObject extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(now);
   }
 
+  /** Of these notifications, the ones no delivery of which ever reached this object (redrive.ts). */
+  async neverReceived(notificationIds: string[]): Promise<string[]> {
+    return this.sql
+      .exec<{ id: string }>(
+        `SELECT value AS id FROM json_each(?) WHERE value NOT IN (SELECT notification_id FROM deliveries)`,
+        JSON.stringify(notificationIds),
+      )
+      .toArray()
+      .map((row) => row.id);
+  }
+
   async alarm(): Promise<void> {
     // A second alarm while one drains (or a test running the alarm) waits for it: one drain at a time.
     if (this.draining) return this.drainRun;

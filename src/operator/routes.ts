@@ -5,7 +5,7 @@
  */
 import { Hono } from "hono";
 import { every } from "hono/combine";
-import type { z } from "zod";
+import { z } from "zod";
 import { jsonBody } from "../json-body";
 import { validationError } from "../errors/api-error";
 import { zodDetails } from "../errors/zod-issues";
@@ -13,12 +13,21 @@ import { forgetKey } from "../auth";
 import type { AppEnv } from "../app-env";
 import { shardsOf } from "../shards";
 import * as store from "./store.ts";
+import { REDRIVE_WINDOW_MS, redriveLostDeliveries } from "../notifications/redrive";
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(zodDetails(result.error));
   return result.data;
 }
+
+/**
+ * POST /redeliveries: notifications recorded more than `settled_ms` ago are looked at (newer ones
+ * may still be on their way through the queues).
+ */
+const RedeliveriesBody = z.strictObject({
+  settled_ms: z.number().int().min(0).max(REDRIVE_WINDOW_MS).default(10_000),
+});
 
 /** The JSON body guards every POST of the account API has (media type, size, syntax, I-JSON). */
 const body = every(...jsonBody());
@@ -48,4 +57,9 @@ export const operatorRouter = new Hono<AppEnv>()
   .post("/accounts/:account_id/sign_in_links", async (c) => {
     const origin = new URL(c.req.url).origin;
     return c.json(await store.createSignInLink(c.env.DB, c.req.param("account_id")!, origin, Date.now()), 201);
+  })
+  // Deliveries a queue lost (Miniflare's queues live in memory: redrive.ts).
+  .post("/redeliveries", optionalBody, async (c) => {
+    const { settled_ms } = parse(RedeliveriesBody, await c.req.json());
+    return c.json({ queued: await redriveLostDeliveries(c.env, Date.now() - settled_ms) });
   });

@@ -1,0 +1,57 @@
+/**
+ * Deliveries a queue lost, made again: notifications in the feed that an enabled endpoint taking
+ * their type had when they were recorded, and whose delivery its endpoint's object never received.
+ *
+ * Cloudflare's queues keep a message once it is sent. Miniflare's live in memory: a notification
+ * recorded in the second before `npm run dev` stops is in the feed but reaches no endpoint. The
+ * restarted dev server runs this once it has settled (scripts/dev.ts, through the operator API),
+ * so a restart loses no delivery there either. Only notifications recorded before `before` are
+ * looked at: anything newer may still be on its way through the queues.
+ */
+import { accountDatabases, shardDb, type ShardName } from "../shards";
+import { deliveryMessage } from "./fanout";
+import { endpointObject } from "./endpoint-object";
+import type { DeliveryMessage } from "./attempt";
+
+/** How far back it looks: an endpoint's object remembers a delivery for 24 h after it ended. */
+export const REDRIVE_WINDOW_MS = 24 * 3_600_000;
+/** At most this many (notification, endpoint) pairs per database in one run. */
+const REDRIVE_LIMIT = 10_000;
+
+type Pair = { notification_id: string; account_id: string; endpoint_id: string };
+
+/** Queues again every delivery lost before `before`, on every database; answers how many. */
+export async function redriveLostDeliveries(env: Env, before: number): Promise<number> {
+  let queued = 0;
+  for (const shard of accountDatabases(env)) {
+    const lost = await lostOn(env, shard, before);
+    for (let i = 0; i < lost.length; i += 100)
+      await env.DELIVERIES.sendBatch(lost.slice(i, i + 100).map((body) => ({ body })));
+    queued += lost.length;
+  }
+  return queued;
+}
+
+async function lostOn(env: Env, shard: ShardName, before: number): Promise<DeliveryMessage[]> {
+  const { results } = await shardDb(env, shard)
+    .prepare(
+      `SELECT n.id AS notification_id, n.account_id, e.id AS endpoint_id
+       FROM notifications n INDEXED BY notifications_by_age
+       JOIN webhook_endpoints e ON e.account_id = n.account_id
+       WHERE n.recorded_at >= ?1 AND n.recorded_at < ?2
+         AND e.status = 'enabled' AND e.created_at <= n.recorded_at
+         AND EXISTS (SELECT 1 FROM json_each(e.enabled_events) WHERE value = n.type)
+       LIMIT ?3`,
+    )
+    .bind(before - REDRIVE_WINDOW_MS, before, REDRIVE_LIMIT)
+    .all<Pair>();
+  const byEndpoint = Map.groupBy(results, (pair) => pair.endpoint_id);
+  const lost: DeliveryMessage[] = [];
+  for (const [endpointId, pairs] of byEndpoint) {
+    const unknown = new Set(await endpointObject(env, endpointId).neverReceived(pairs.map((p) => p.notification_id)));
+    for (const pair of pairs)
+      if (unknown.has(pair.notification_id))
+        lost.push(deliveryMessage(pair.notification_id, pair.account_id, endpointId, shard));
+  }
+  return lost;
+}

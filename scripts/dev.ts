@@ -87,6 +87,7 @@ function driveCrons(origin: string) {
 }
 
 async function whenServing(origin: string) {
+  const ready = new Date();
   writeDevServer({ pid: process.pid, origin });
   const operator = httpOperator(origin, ensureOperatorSecret());
   const dev = await devCredentials(operator);
@@ -109,7 +110,7 @@ async function whenServing(origin: string) {
   // Miniflare's queues live in memory: a delivery queued as the last run stopped is made again,
   // once the alarms and the first sweep have handed on what they had (src/notifications/redrive.ts).
   setTimeout(() => {
-    operator.redeliverLost().then(
+    operator.redeliverLost(ready).then(
       (queued) =>
         queued > 0 && console.log(`  ${queued} webhook deliveries the last stop left unmade are queued again.`),
       (error: unknown) =>

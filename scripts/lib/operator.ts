@@ -33,8 +33,11 @@ export interface Operator {
 
 /** What only the running service does. */
 export interface HttpOperator extends Operator {
-  /** Queues again the webhook deliveries a stop lost (src/notifications/redrive.ts); answers how many. */
-  redeliverLost(): Promise<number>;
+  /**
+   * Queues again the webhook deliveries a stop lost, of notifications recorded before
+   * `recordedBefore` (src/notifications/redrive.ts); answers how many.
+   */
+  redeliverLost(recordedBefore: Date): Promise<number>;
 }
 
 export class OperatorError extends Error {
@@ -123,7 +126,9 @@ export function httpOperator(origin: string, secret: string): HttpOperator {
     listKeys: async (accountId) => (await request<{ data: KeyView[] }>("GET", `/accounts/${id(accountId)}/keys`)).data,
     revokeKey: (keyId) => request("POST", `/keys/${id(keyId)}/revoke`),
     signInLink: (accountId) => request("POST", `/accounts/${id(accountId)}/sign_in_links`),
-    redeliverLost: async () => (await request<{ queued: number }>("POST", "/redeliveries")).queued,
+    redeliverLost: async (recordedBefore) =>
+      (await request<{ queued: number }>("POST", "/redeliveries", { recorded_before: recordedBefore.toISOString() }))
+        .queued,
     close: async () => {},
   };
 }

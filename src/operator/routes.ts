@@ -13,7 +13,7 @@ import { forgetKey } from "../auth";
 import type { AppEnv } from "../app-env";
 import { shardsOf } from "../shards";
 import * as store from "./store.ts";
-import { REDRIVE_WINDOW_MS, redriveLostDeliveries } from "../notifications/redrive";
+import { redriveLostDeliveries } from "../notifications/redrive";
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input);
@@ -22,11 +22,13 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
 }
 
 /**
- * POST /redeliveries: notifications recorded more than `settled_ms` ago are looked at (newer ones
- * may still be on their way through the queues).
+ * POST /redeliveries: the notifications recorded before `recorded_before` are looked at (the
+ * instant the restarted server was ready: what came since went through its own queues).
  */
 const RedeliveriesBody = z.strictObject({
-  settled_ms: z.number().int().min(0).max(REDRIVE_WINDOW_MS).default(10_000),
+  recorded_before: z.iso
+    .datetime({ offset: true, error: "must be an ISO 8601 instant, such as 2027-01-31T00:00:00Z" })
+    .transform((at) => Date.parse(at)),
 });
 
 /** The JSON body guards every POST of the account API has (media type, size, syntax, I-JSON). */
@@ -59,7 +61,7 @@ export const operatorRouter = new Hono<AppEnv>()
     return c.json(await store.createSignInLink(c.env.DB, c.req.param("account_id")!, origin, Date.now()), 201);
   })
   // Deliveries a queue lost (Miniflare's queues live in memory: redrive.ts).
-  .post("/redeliveries", optionalBody, async (c) => {
-    const { settled_ms } = parse(RedeliveriesBody, await c.req.json());
-    return c.json({ queued: await redriveLostDeliveries(c.env, Date.now() - settled_ms) });
+  .post("/redeliveries", body, async (c) => {
+    const { recorded_before } = parse(RedeliveriesBody, await c.req.json());
+    return c.json({ queued: await redriveLostDeliveries(c.env, recorded_before, Date.now()) });
   });

@@ -9,11 +9,12 @@ import { env, SELF } from "cloudflare:test";
 import { client, contract, createAccount, freshAlias, inCandidate, okBody, type TestAccount } from "../support/api";
 import { endpoint, received, waitForReceived } from "../support/webhooks";
 
-const redeliver = async (settled_ms = 0) => {
+/** Redrives what was recorded before `recordedBefore` (as the restarted dev server asks: before it was ready). */
+const redeliver = async (recordedBefore = new Date()) => {
   const res = await SELF.fetch("https://api.test/operator/v1/redeliveries", {
     method: "POST",
     headers: { Authorization: `Bearer ${env.OPERATOR_SECRET}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ settled_ms }),
+    body: JSON.stringify({ recorded_before: recordedBefore.toISOString() }),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { queued: number }).queued;
@@ -44,8 +45,8 @@ describe("deliveries a queue lost", () => {
     await new Promise((r) => setTimeout(r, 1500)); // past the queues' batch time: nothing comes
     expect(await received(hook.name)).toEqual([]);
 
-    // Too recent for a run that leaves the last minute to the queues.
-    expect(await redeliver(60_000)).toBe(0);
+    // Recorded after the instant asked about: it may still be on its way, and is left alone.
+    expect(await redeliver(new Date(Date.parse(notification.timestamp) - 1))).toBe(0);
     expect(await redeliver()).toBe(1);
     const [delivery] = await waitForReceived(hook.name, 1);
     expect(JSON.parse(delivery.body)).toMatchObject({ id: notification.id, type: "candidate.pending" });
@@ -54,14 +55,19 @@ describe("deliveries a queue lost", () => {
     expect(await redeliver()).toBe(0);
     expect(await received(hook.name)).toHaveLength(1);
 
-    // The next lost notification goes to each enabled endpoint made before it: not to a disabled one.
+    // The next lost notification goes to each endpoint enabled for it then and unchanged since: not
+    // to one disabled then (enabled again since), nor one that took other types then.
     const later = await endpoint(account);
     const off = await endpoint(account);
+    const other = await endpoint(account, "200", { enabled_events: ["candidate.failed"] });
     await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "disabled" });
     await pendingWithLostNotification(account);
+    await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "enabled" });
+    await client(account).patch(`/v1/webhook_endpoints/${other.id}`, { enabled_events: ["candidate.pending"] });
     expect(await redeliver()).toBe(2);
     await waitForReceived(hook.name, 2);
     await waitForReceived(later.name, 1);
     expect(await received(off.name)).toEqual([]);
+    expect(await received(other.name)).toEqual([]);
   });
 });

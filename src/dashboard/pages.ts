@@ -10,31 +10,47 @@
 import { Hono, type Context } from "hono";
 import { html } from "hono/html";
 import { ApiError } from "../errors/api-error";
-import { refuseIfBlocked } from "../auth-failures";
-import { sessionCookie, sessionOf, type Session } from "../session";
+import { failure, refuseIfBlocked } from "../auth-failures";
+import { sessionCookie, sessionCookieHeader, sessionOf, type Session } from "../session";
 import { sessionView } from "./session-routes";
 import type { AppEnv } from "../app-env";
 
 export const SIGN_IN_PATH = "/dashboard/sign-in";
 
+/** What a page load's cookie says: its session, or why it does not sign in. */
+interface Browser {
+  session: Session | null;
+  /** Why the cookie does not sign in (as a request with it would be answered 401 or 429), and what to do. */
+  notice: string | null;
+  /** The cookie signs in no more: the sign-in page is told the session ended, and clears it. */
+  ended: boolean;
+}
+
+/** The 429 of a blocked address, as the sign-in page says it. */
+function blockedNotice(error: ApiError): string {
+  const retryAfter = error.headers?.["Retry-After"];
+  return `${error.message}${retryAfter ? ` Try again in ${retryAfter} seconds.` : ""}`;
+}
+
 /**
- * The browser's session, or why its cookie does not sign in (`notice`: the reason a request with
- * it would be answered 401 or 429 with, and what to do), or neither when it sent no cookie.
+ * The browser's session. A cookie that does not sign in counts as a failed attempt from its
+ * address, as it would on /v1 (auth.ts): a page load is no way around the limit.
  */
-async function signedIn(c: Context<AppEnv>): Promise<{ session: Session | null; notice: string | null }> {
+async function signedIn(c: Context<AppEnv>): Promise<Browser> {
   const value = sessionCookie(c);
-  if (value === undefined) return { session: null, notice: null };
+  if (value === undefined) return { session: null, notice: null, ended: false };
   const now = Date.now();
   try {
     const session = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
-    return typeof session === "string"
-      ? { session: null, notice: `${session} Sign in again.` }
-      : { session, notice: null };
+    if (typeof session !== "string") return { session, notice: null, ended: false };
+    const refused = await failure(c, new ApiError("INVALID_SESSION", session));
+    const notice = refused.code === "RATE_LIMITED" ? blockedNotice(refused) : `${session} Sign in again.`;
+    return { session: null, notice, ended: true };
   } catch (error) {
-    // An address blocked for failed sign-ins: a page, not the API's JSON, says so (sign-in.tsx).
+    // An address blocked for failed sign-ins: a page, not the API's JSON, says so (sign-in.tsx);
+    // the session itself may be fine.
     if (!(error instanceof ApiError) || error.code !== "RATE_LIMITED") throw error;
-    const retryAfter = error.headers?.["Retry-After"];
-    return { session: null, notice: `${error.message}${retryAfter ? ` Try again in ${retryAfter} seconds.` : ""}` };
+    return { session: null, notice: blockedNotice(error), ended: false };
   }
 }
 
@@ -60,15 +76,12 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
   .get("/*", async (c) => {
     const url = new URL(c.req.url);
     // The sign-in page gets it too: it asks before a link replaces a session the browser has.
-    const { session, notice } = await signedIn(c);
+    const { session, notice, ended } = await signedIn(c);
     const signingIn = url.pathname === SIGN_IN_PATH;
     if (!signingIn && session === null) {
       // Back to this page after signing in: a path of this dashboard only (app.tsx checks it too).
       // A cookie that no longer signs in: the sign-in page says the session ended.
-      const next = new URLSearchParams({
-        next: url.pathname + url.search,
-        ...(sessionCookie(c) === undefined ? {} : { ended: "1" }),
-      });
+      const next = new URLSearchParams({ next: url.pathname + url.search, ...(ended ? { ended: "1" } : {}) });
       return c.redirect(`${url.origin}${SIGN_IN_PATH}?${next}`, 302);
     }
     const page = await c.env.ASSETS.fetch(new URL("/dashboard/", c.req.url));
@@ -81,5 +94,7 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
     }
     return c.html(await pageWith(await page.text(), session, signingIn ? notice : null), 200, {
       "Cache-Control": "no-store",
+      // Said once: a cookie that signs in no more is sent no more, and counts no more.
+      ...(signingIn && ended ? { "Set-Cookie": sessionCookieHeader(c, "", 0) } : {}),
     });
   });

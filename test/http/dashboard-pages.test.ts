@@ -115,8 +115,10 @@ describe("dashboard pages", () => {
     const ended = await page("/dashboard/", cookie);
     expect(ended.status).toBe(302);
     expect(ended.headers.get("Location")).toMatch(/&ended=1$/);
-    // The sign-in page it is sent to says why, in the API's words.
-    expect(await signInNotice(await page(new URL(ended.headers.get("Location")!).pathname, cookie))).toBe(
+    // The sign-in page it is sent to says why, in the API's words, once: it clears the cookie.
+    const told = await page(new URL(ended.headers.get("Location")!).pathname, cookie);
+    expect(told.headers.get("Set-Cookie")).toMatch(/^__Host-ccs_session=; Max-Age=0;/);
+    expect(await signInNotice(told)).toBe(
       "The session ended when the API key it signed in with was revoked. Sign in again.",
     );
     // Without a cookie, or with one that signs in, it says nothing.
@@ -141,10 +143,31 @@ describe("dashboard pages", () => {
     const location = new URL(res.headers.get("Location")!);
     expect(location.pathname).toBe("/dashboard/sign-in");
     expect(location.searchParams.get("next")).toBe("/dashboard/candidates");
+    expect(location.searchParams.has("ended"), "the session may be fine: nothing ended").toBe(false);
     const notice = await signInNotice(await page("/dashboard/sign-in", cookie, address));
     expect(notice).toMatch(
       /^Too many failed authentication attempts from this address: at most \d+ every \d+ seconds\. Try again in \d+ seconds\.$/,
     );
+  }, 30_000);
+
+  it("count a cookie that signs in no more as a failed attempt, as /v1 does: page loads are no way around the limit", async () => {
+    await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS);
+    const address = {
+      "CF-Connecting-IP": `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+    };
+    const guesses = await Promise.all(
+      Array.from({ length: env.AUTH_FAILURE_LIMIT_REQUESTS }, () =>
+        page(
+          "/dashboard/sign-in",
+          `__Host-ccs_session=${crypto.randomUUID().replaceAll("-", "").padEnd(43, "x")}`,
+          address,
+        ),
+      ),
+    );
+    for (const res of guesses)
+      expect(await signInNotice(res)).toBe("The session cookie matches no session. Sign in again.");
+    const over = await page("/dashboard/sign-in", `__Host-ccs_session=${"z".repeat(43)}`, address);
+    expect(await signInNotice(over)).toMatch(/^Too many failed authentication attempts from this address/);
   }, 30_000);
 
   it("carry their session as GET /dashboard/session answers it, escaped in an attribute", async () => {

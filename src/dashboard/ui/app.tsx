@@ -172,7 +172,8 @@ function Root() {
           query.signed_out
             ? "You are signed out."
             : (whyEnded ??
-              (query.ended
+              // A tab left on this address may be signed in again since: then nothing ended.
+              (query.ended && !session
                 ? "Your session ended: it was signed out, expired, or the key it signed in with was revoked. Sign in again."
                 : null))
         }

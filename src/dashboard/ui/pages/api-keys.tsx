@@ -31,7 +31,7 @@ const MAX_ACTIVE = 100;
 interface Shown {
   label: string;
   secret: string;
-  /** This session ends with the key it replaced: the list is read again only after Done. */
+  /** This session ends with the key it replaced (when that stops: then the notice below says so). */
   signsOut: boolean;
 }
 
@@ -60,18 +60,28 @@ function Keys() {
   /** What a change did that the list no longer shows (a key revoked leaves a list of active ones), and under which filter. */
   const [notice, setNotice] = useState<{ text: string; status: Status } | null>(null);
   const cursor = useCursor();
-  const keys = useLoad(async () => {
-    const [page, active] = await Promise.all([
+  const listed = useLoad(
+    () =>
       ok(
         api.GET("/v1/api_keys", {
           params: { query: { limit: LIMIT, after: cursor.after, ...(status ? { status } : {}) } },
         }),
       ),
-      // How many are active, to say how much room is left: never more than one page of MAX_ACTIVE.
-      ok(api.GET("/v1/api_keys", { params: { query: { status: "active", limit: MAX_ACTIVE } } })),
-    ]);
-    return { ...page, active: active.data.length };
-  }, [status, cursor.after]);
+    [status, cursor.after],
+  );
+  // How many are active, to say how much room is left: never more than one page of MAX_ACTIVE.
+  const active = useLoad(
+    async () =>
+      (await ok(api.GET("/v1/api_keys", { params: { query: { status: "active", limit: MAX_ACTIVE } } }))).data.length,
+    [],
+  );
+  const keys = {
+    ...listed,
+    reload: () => {
+      listed.reload();
+      active.reload();
+    },
+  };
 
   const list = keys.data?.data;
   return (
@@ -115,15 +125,15 @@ function Keys() {
           onCancel={() => (setCreating(false), focusPageHeading())}
         />
       )}
-      {keys.data &&
-        (keys.data.active >= MAX_ACTIVE ? (
+      {active.data !== undefined &&
+        (active.data >= MAX_ACTIVE ? (
           <p class="notice">
-            {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key, or roll one with the
-            old key stopping “Now”, to make room.
+            {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key to make room for a new
+            one. A roll still works if its old key stops “Now”: it swaps the two.
           </p>
         ) : (
           <p class="muted">
-            {keys.data.active} of {MAX_ACTIVE} active keys.
+            {active.data} of {MAX_ACTIVE} active keys.
           </p>
         ))}
       <div class="row list-filters">
@@ -194,7 +204,7 @@ function Keys() {
                     onSecret={(secret) => {
                       setShown(secret);
                       // Reading the list with a key that has just stopped would end the session before the secret is copied.
-                      if (!secret.signsOut) keys.reload();
+                      if (!secret.endedNow) keys.reload();
                     }}
                   />
                 ))}

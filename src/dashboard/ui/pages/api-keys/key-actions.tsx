@@ -79,7 +79,8 @@ export function Roll({
 }: {
   apiKey: Key;
   own: boolean;
-  onRolled: (secret: string) => void;
+  /** `oldStopsNow`: the old key stopped at the roll (no overlap). */
+  onRolled: (secret: string, oldStopsNow: boolean) => void;
   onCancel: () => void;
 }) {
   const [seconds, setSeconds] = useState(3600);
@@ -89,11 +90,14 @@ export function Roll({
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        void run(async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret), {
-          leaving: true,
-          exclusive: true,
-          asError: (err) => inFormTerms(err, seconds),
-        });
+        void run(
+          async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret, seconds === 0),
+          {
+            leaving: true,
+            exclusive: true,
+            asError: (err) => inFormTerms(err, seconds),
+          },
+        );
       }}
     >
       <p>

@@ -24,8 +24,11 @@ export interface RowProps {
    * filtered to active or expired keys): the row is about to go, and its buttons with it.
    */
   onRevokedAway?: (name: string) => void;
-  /** A new secret to show once; `signsOut`: this session ends with the old key. */
-  onSecret: (secret: { label: string; secret: string; signsOut: boolean }) => void;
+  /**
+   * A new secret to show once; `signsOut`: this session ends with the old key; `endedNow`: it has
+   * already (its next call would be refused, and the page would leave the secret for sign-in).
+   */
+  onSecret: (secret: { label: string; secret: string; signsOut: boolean; endedNow: boolean }) => void;
 }
 
 export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecret }: RowProps) {
@@ -128,10 +131,15 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
                 <Roll
                   apiKey={apiKey}
                   own={own}
-                  onRolled={(secret) => {
+                  onRolled={(secret, oldStopsNow) => {
                     setRolled(true);
                     close();
-                    onSecret({ label: `The new secret of “${apiKey.name}”`, secret, signsOut: own });
+                    onSecret({
+                      label: `The new secret of “${apiKey.name}”`,
+                      secret,
+                      signsOut: own,
+                      endedNow: own && oldStopsNow,
+                    });
                   }}
                   onCancel={close}
                 />

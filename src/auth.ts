@@ -111,8 +111,8 @@ function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
 export async function authenticateKey(c: Context<AppEnv>, token: string, now: number): Promise<BearerKey> {
   let key = cache.get(token, now) ?? null;
   if (!key) {
+    refuseIfBlocked(c, now); // a revoked key too, as any token not cached: a block answers all alike
     if (revokedTokens.get(token, now)) throw uncounted(c, unknownOrRevoked());
-    refuseIfBlocked(c, now);
     const found = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
     if (found === "revoked") throw uncounted(c, unknownOrRevoked());
     if (!found) throw await failure(c, unknownOrRevoked());

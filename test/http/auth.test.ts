@@ -180,6 +180,12 @@ describe("abuse of authentication", () => {
       `"auth-failures-per-address";q=${limit};w=${env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS}`,
     );
 
+    // A revoked key known to be revoked is answered alike: the block does not tell it from a guess.
+    const revoked = await addKey(account);
+    await call("POST", `/v1/api_keys/${revoked.tokenId}/revoke`, { token: account.token });
+    expect((await call("GET", "/v1/schemas", { token: revoked.token })).status).toBe(401);
+    expect((await call("GET", "/v1/schemas", { token: revoked.token, headers: attacker })).status).toBe(429);
+
     await withoutTokenTable(async () => {
       // Refused before any lookup (a lookup would fail with the table gone)...
       expect((await call("GET", "/v1/schemas", { token: unknownToken(), headers: attacker })).status).toBe(429);

@@ -86,6 +86,9 @@ function driveCrons(origin: string) {
   void whenReady();
 }
 
+/** How long after the server answers it looks for deliveries the last stop lost. */
+const REDELIVER_AFTER_MS = 15_000;
+
 async function whenServing(origin: string) {
   const ready = new Date();
   writeDevServer({ pid: process.pid, origin });
@@ -118,9 +121,6 @@ async function whenServing(origin: string) {
     );
   }, REDELIVER_AFTER_MS).unref();
 }
-
-/** How long after the server answers it looks for deliveries the last stop lost. */
-const REDELIVER_AFTER_MS = 15_000;
 
 /** The dashboard's pages, built from their source now, so a change to them shows at this start. */
 function buildDashboard() {

@@ -60,7 +60,7 @@ function Keys() {
   /** What a change did that the list no longer shows (a key revoked leaves a list of active ones), and under which filter. */
   const [notice, setNotice] = useState<{ text: string; status: Status } | null>(null);
   const cursor = useCursor();
-  const listed = useLoad(
+  const keys = useLoad(
     () =>
       ok(
         api.GET("/v1/api_keys", {
@@ -75,12 +75,10 @@ function Keys() {
       (await ok(api.GET("/v1/api_keys", { params: { query: { status: "active", limit: MAX_ACTIVE } } }))).data.length,
     [],
   );
-  const keys = {
-    ...listed,
-    reload: () => {
-      listed.reload();
-      active.reload();
-    },
+  /** Reads the list and the count again, after a change. */
+  const reload = () => {
+    keys.reload();
+    active.reload();
   };
 
   const list = keys.data?.data;
@@ -107,7 +105,7 @@ function Keys() {
           secret={shown.secret}
           onDone={() => {
             setShown(null);
-            keys.reload();
+            reload();
           }}
         />
       )}
@@ -120,7 +118,7 @@ function Keys() {
           onCreated={(key) => {
             setCreating(false);
             setShown({ label: `The secret of “${key.name}”`, secret: key.secret, signsOut: false });
-            keys.reload();
+            reload();
           }}
           onCancel={() => (setCreating(false), focusPageHeading())}
         />
@@ -191,7 +189,7 @@ function Keys() {
                     apiKey={key}
                     own={key.id === session.api_key?.id}
                     canWrite={canWrite}
-                    onChanged={keys.reload}
+                    onChanged={reload}
                     onRevokedAway={
                       status && status !== "revoked"
                         ? (name) =>
@@ -204,7 +202,7 @@ function Keys() {
                     onSecret={(secret) => {
                       setShown(secret);
                       // Reading the list with a key that has just stopped would end the session before the secret is copied.
-                      if (!secret.endedNow) keys.reload();
+                      if (!secret.endedNow) reload();
                     }}
                   />
                 ))}

@@ -7,10 +7,11 @@
  * field), a candidate, events, the timeline with the matched events and the lit leaves, a webhook
  * endpoint at a local receiver, a test send and its answer, a resend and its delivery, the month's
  * billing amount, a key that may only send events (refused elsewhere, then revoked), and sign-out.
- * A second walk tries the edges: a link pasted after a refused one, a list's page kept in the
- * address through reload and Back, a filter the form refuses in its own words, focus as forms open
- * and close (Escape too), a void refused because another tab voided first, Back after sign-out,
- * and a key that may create candidates but not list schemas.
+ * A second walk tries the edges: the soonest of more than a page of candidates about to time out,
+ * a link pasted after a refused one, a list's page kept in the address through reload and Back, a
+ * filter the form refuses in its own words, focus as forms open and close (Escape too), a void
+ * refused because another tab voided first, Back after sign-out, and a key that may create
+ * candidates but not list schemas.
  * Every page it passes holds scripts/lib/page-checks.ts (console, origin, axe-core, keyboard,
  * screenshots at 1280 and 390 px in test/artifacts/dashboard/).
  */
@@ -344,6 +345,19 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
       timeout_outcome: "fail",
     },
   });
+  // The oldest candidate's activity window ends first (30 min), though the 100 newest OPEN end later.
+  const soonest = `edges-${stamp}-soonest`;
+  await call("/v1/candidates", {
+    candidate_alias: soonest,
+    customer_uuid: "edges",
+    contract: {
+      price: 10,
+      activity_window: 1800,
+      review_window: 3600,
+      fulfillment_condition: { event: "purchase" },
+      timeout_outcome: "fail",
+    },
+  });
   // 105 candidates, newest first 50 a page: pages begin with the 105th, the 55th and the 5th.
   const aliases = Array.from({ length: 105 }, (_, i) => `edges-${stamp}-${String(i).padStart(3, "0")}`);
   for (const alias of aliases) await call("/v1/candidates", { candidate_alias: alias, customer_uuid: "edges" });
@@ -364,6 +378,11 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.getByRole("alert").filter({ hasText: "INVALID_SIGN_IN_LINK" }).waitFor();
   await page.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
   await heading(page, "Overview");
+  // "About to time out" finds the soonest among more than a page of OPEN candidates ending within 24 h.
+  const timingOut = page.getByRole("region", { name: "Candidates about to time out" });
+  await timingOut.getByRole("link", { name: soonest }).waitFor();
+  await timingOut.getByText(/^More than 100 OPEN candidates/).waitFor();
+  await watch.check("edges-overview-timing-out");
 
   // The list's page is in the address: a reload and Back keep it; Previous knows the page before.
   const [first, second, third] = [104, 54, 4].map((i) => aliases[i]);

@@ -1,6 +1,6 @@
 /**
  * Reading the candidate list index: pages of an account's candidates, filtered by status as of an
- * instant, by customer, alias prefix, metadata and time. A row holds the settled status its object
+ * instant, by customer, alias prefix, metadata, status_since and the activity window's end. A row holds the settled status its object
  * indexed; a row whose boundary passed without it moving is lagging (docs/candidate-object.md,
  * "Glossary"), and the queries compute the status from the timeline instead. The row's writes:
  * candidate-index.ts.
@@ -63,12 +63,14 @@ export interface CandidateListQuery {
   metadata?: [key: string, value: string][];
   /** What the alias must begin with. */
   aliasPrefix?: string;
+  /** When the activity window ends (`activity_ends_at`: the fulfilment instant once fulfilled). */
+  activityEnds?: InstantRange;
   /**
-   * With a prefix alone, how a page is found: "range", the prefix's range of the alias index with
-   * its matches sorted (for a prefix that matches few), or "walk", the account's candidates newest
-   * first, each tested (for one that matches many). listCandidates counts to choose.
+   * With an activity_ends range, or a prefix alone, how a page is found: "range", that range of
+   * its own index with the matches sorted (for a range that matches few), or "walk", the account's
+   * candidates newest first, each tested (for one that matches many). listCandidates counts to choose.
    */
-  prefixPlan?: "range" | "walk";
+  rangePlan?: "range" | "walk";
   after?: string;
   limit: number;
 }
@@ -129,15 +131,37 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   /** The candidate's metadata holds pair i (a primary-key lookup in candidate_metadata). */
   const holds = (i: number) =>
     `EXISTS (SELECT 1 FROM candidate_metadata m WHERE m.account_id = :account AND m.key = :mk${i} AND m.value = :mv${i} AND m.candidate_id = candidates.id)`;
+  const inRange = (since: string) => [
+    ...(range.gte === undefined ? [] : [`${since} >= :gte`]),
+    ...(range.lt === undefined ? [] : [`${since} < :lt`]),
+  ];
+  const walkAll = customer ? "candidates_by_customer" : "candidates_by_account";
+  if (hasActivityEnds(query)) {
+    // One select, the status and its beginning computed from the timeline (every column it needs
+    // is on the walk's index entries): few matches are sorted off the activity end's index; many
+    // are met soon walking newest first.
+    const ends = query.activityEnds!;
+    if (ends.gte !== undefined) common.push("open_until >= :agte");
+    if (ends.lt !== undefined) common.push("open_until < :alt");
+    Object.assign(params, ends.gte !== undefined && { agte: ends.gte }, ends.lt !== undefined && { alt: ends.lt });
+    if (range.gte !== undefined) params.gte = range.gte;
+    if (range.lt !== undefined) params.lt = range.lt;
+    const conditions = [
+      ...common,
+      ...pairs.map((_, i) => holds(i)),
+      ...(query.status ? [`${STATUS_AT_SQL} = '${query.status}'`] : []),
+      ...inRange(STATUS_SINCE_AT_SQL),
+    ];
+    const index = query.rangePlan === "walk" ? walkAll : "candidates_by_activity_end";
+    return [
+      page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${index} WHERE ${conditions.join(" AND ")}`),
+      params,
+    ];
+  }
   if (!query.status && range.gte === undefined && range.lt === undefined) {
     // By prefix alone: few matches are sorted off the alias index; many are met soon walking newest first.
     if (pairs.length === 0 && query.aliasPrefix !== undefined) {
-      const index =
-        query.prefixPlan === "walk"
-          ? customer
-            ? "candidates_by_customer"
-            : "candidates_by_account"
-          : "candidates_by_alias";
+      const index = query.rangePlan === "walk" ? walkAll : "candidates_by_alias";
       return [
         page(`SELECT ${LISTED_COLUMNS} FROM candidates INDEXED BY ${index} WHERE ${common.join(" AND ")}`),
         params,
@@ -163,10 +187,6 @@ export function listPageQuery(accountId: string, query: CandidateListQuery, now:
   }
   common.push(...pairs.map((_, i) => holds(i)));
 
-  const inRange = (since: string) => [
-    ...(range.gte === undefined ? [] : [`${since} >= :gte`]),
-    ...(range.lt === undefined ? [] : [`${since} < :lt`]),
-  ];
   const created: string[] = [];
   if (range.gte !== undefined) {
     params.gte = range.gte;
@@ -214,11 +234,18 @@ export function prefixUpperBound(prefix: string): string | null {
 const STATUSES_IN_ORDER: Status[] = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
 /**
- * A prefix that matches at most this many of the account's candidates has them sorted for a page;
- * one that matches more is walked newest first, where a page meets its rows soon: either way a
- * page reads at most about PREFIX_SORT_LIMIT × (the account's candidates ÷ the matches) rows.
+ * A range (an activity_ends range, or a prefix) that matches at most this many of the account's
+ * candidates has them sorted for a page; one that matches more is walked newest first, where a
+ * page meets its rows soon: either way a page reads at most about RANGE_SORT_LIMIT × (the
+ * account's candidates ÷ the matches) rows.
  */
-export const PREFIX_SORT_LIMIT = 1000;
+export const RANGE_SORT_LIMIT = 1000;
+
+const hasActivityEnds = (query: CandidateListQuery) =>
+  query.activityEnds?.gte !== undefined || query.activityEnds?.lt !== undefined;
+
+/** Whether a page is read off a range of an index (activity_ends, or a prefix alone): its plan is chosen by a count. */
+const readsARange = (query: CandidateListQuery) => hasActivityEnds(query) || isPrefixOnly(query);
 
 const isPrefixOnly = (query: CandidateListQuery) =>
   query.aliasPrefix !== undefined &&
@@ -227,17 +254,18 @@ const isPrefixOnly = (query: CandidateListQuery) =>
   query.statusSince?.lt === undefined &&
   !query.metadata?.length;
 
-/** Whether `count` of the account's candidates (the customer's, if given) have the prefix: a bounded range count. */
-async function prefixMatchesAtLeast(
+/** Whether `count` of the account's candidates match the query read off its range: a bounded count. */
+async function rangeMatchesAtLeast(
   db: D1,
   accountId: string,
   query: CandidateListQuery,
   count: number,
+  now: number,
 ): Promise<boolean> {
   const [sql, params] = listPageQuery(
     accountId,
-    { aliasPrefix: query.aliasPrefix, customerUuid: query.customerUuid, prefixPlan: "range", limit: count - 1 },
-    0,
+    { ...query, after: undefined, rangePlan: "range", limit: count - 1 },
+    now,
   );
   const probe = sql.replace(`SELECT ${LISTED_COLUMNS} FROM`, "SELECT 1 FROM").replace(" ORDER BY id DESC", "");
   const found = await bindNamed(db, `SELECT count(*) AS n FROM (${probe})`, params).first<number>("n");
@@ -251,10 +279,10 @@ export async function listCandidates(
   query: CandidateListQuery,
   now: number,
 ): Promise<CandidatePage> {
-  if (isPrefixOnly(query))
+  if (readsARange(query))
     query = {
       ...query,
-      prefixPlan: (await prefixMatchesAtLeast(db, accountId, query, PREFIX_SORT_LIMIT + 1)) ? "walk" : "range",
+      rangePlan: (await rangeMatchesAtLeast(db, accountId, query, RANGE_SORT_LIMIT + 1, now)) ? "walk" : "range",
     };
   const [sql, params] = listPageQuery(accountId, query, now);
   const page = bindNamed(db, sql, params);

@@ -13,7 +13,7 @@ import { candidateFields } from "../candidate/record";
 import type { Contract } from "../domain/contract";
 import { foldMetadataQuery, LIST_FILTERS, listFilters } from "./shared/candidate-filters";
 import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
-import { statusSinceRangeInOrder } from "./shared/params";
+import { rangesInOrder } from "./shared/params";
 import { accountDb } from "../account-db";
 
 /** Rows read from the index per query: a few hundred kilobytes at most in memory at once. */
@@ -33,7 +33,7 @@ const COLUMNS = [
   "metadata",
 ] as const;
 
-const ExportQuery = z.strictObject(LIST_FILTERS).superRefine(statusSinceRangeInOrder);
+const ExportQuery = z.strictObject(LIST_FILTERS).superRefine(rangesInOrder);
 
 /** A candidate's CSV record as of `now`: what the list shows, the price in plain decimal notation. */
 function exportLine(c: ListedCandidate, now: number) {

@@ -19,13 +19,7 @@ import {
   createdCandidateExample,
   resolvedCandidateExample,
 } from "./shared/examples";
-import {
-  AliasSchema,
-  CursorSchema,
-  unknownCursor,
-  statusSinceRangeInOrder,
-  DefaultPageLimitSchema,
-} from "./shared/params";
+import { AliasSchema, CursorSchema, unknownCursor, rangesInOrder, DefaultPageLimitSchema } from "./shared/params";
 import {
   BODY_ERRORS,
   POST_ERRORS,
@@ -81,7 +75,7 @@ const ListQuery = z
     }),
     limit: DefaultPageLimitSchema,
   })
-  .superRefine(statusSinceRangeInOrder);
+  .superRefine(rangesInOrder);
 
 const UpdateBody = z
   .strictObject({

@@ -5,7 +5,7 @@ import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
-import { CursorSchema, InstantSchema, PageLimitSchema, statusSinceRangeInOrder } from "./shared/params";
+import { CursorSchema, InstantSchema, PageLimitSchema, rangesInOrder } from "./shared/params";
 import { timestamp } from "../models";
 import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
@@ -57,7 +57,7 @@ const SummaryQuerySchema = z
     limit: PageLimitSchema.optional().openapi({ description: "With group_by: customers per page (default 50)." }),
   })
   .superRefine((q, ctx) => {
-    statusSinceRangeInOrder(q, ctx);
+    rangesInOrder(q, ctx);
     for (const key of ["after", "limit"] as const) {
       if (q[key] !== undefined && q.group_by === undefined)
         ctx.addIssue({ code: "custom", path: [key], message: "is used only with group_by=customer_uuid" });

@@ -1,11 +1,11 @@
 /**
  * The alias prefix filter on an account large enough for both of its plans: a prefix matching
- * few candidates (sorted off the alias index) and one matching more than PREFIX_SORT_LIMIT (walked
+ * few candidates (sorted off the alias index) and one matching more than RANGE_SORT_LIMIT (walked
  * newest first) page through exactly the matches, newest first, as each plan alone would.
  */
 import { describe, expect, it } from "vitest";
 import { env } from "cloudflare:test";
-import { listCandidates, listPageQuery, PREFIX_SORT_LIMIT, type CandidateListQuery } from "../../src/db/candidates";
+import { listCandidates, listPageQuery, RANGE_SORT_LIMIT, type CandidateListQuery } from "../../src/db/candidates";
 import { bindNamed } from "../../src/db/sql-params";
 import { seedIndex } from "../../scripts/lib/seed-index";
 import { createAccount } from "../support/api";
@@ -25,7 +25,7 @@ describe("the alias prefix on a large account", () => {
   it("lists exactly the matches, newest first, whichever plan the count chooses", async () => {
     const account = await createAccount();
     const other = await createAccount();
-    const count = PREFIX_SORT_LIMIT + 100;
+    const count = RANGE_SORT_LIMIT + 100;
     await seedIndex(env.DB, account.id, count);
     await seedIndex(env.DB, other.id, 50);
     const { results } = await env.DB.prepare(`SELECT alias FROM candidates WHERE account_id = ? ORDER BY id DESC`)
@@ -42,8 +42,8 @@ describe("the alias prefix on a large account", () => {
         expected.filter((alias) => Number(alias.slice(alias.lastIndexOf("-") + 1)) % 100 === 1),
       );
       // Each plan alone gives the same first page.
-      const firstPage = async (prefixPlan: "range" | "walk") => {
-        const [sql, params] = listPageQuery(account.id, { aliasPrefix: prefix, prefixPlan, limit: 100 }, Date.now());
+      const firstPage = async (rangePlan: "range" | "walk") => {
+        const [sql, params] = listPageQuery(account.id, { aliasPrefix: prefix, rangePlan, limit: 100 }, Date.now());
         return (await bindNamed(env.DB, sql, params).all<{ alias: string }>()).results.map((r) => r.alias);
       };
       expect(await firstPage("walk")).toEqual(await firstPage("range"));

@@ -132,7 +132,7 @@ describe("candidate list queries by alias prefix", () => {
   );
 
   it.each(shapes)("%o, matching many, walks the account newest first testing the prefix: no sort", async (query) => {
-    const [sql, params] = listPageQuery("account", { ...query, prefixPlan: "walk" }, Date.now());
+    const [sql, params] = listPageQuery("account", { ...query, rangePlan: "walk" }, Date.now());
     const steps = await plan(sql, params);
     const index = query.customerUuid ? "candidates_by_customer" : "candidates_by_account";
     expect(steps, steps.join("\n")).toEqual([
@@ -157,6 +157,41 @@ describe("candidate list queries by alias prefix", () => {
       steps.filter((s) => /^SCAN candidates/.test(s)),
       steps.join("\n"),
     ).toEqual([]);
+  });
+});
+
+describe("candidate list queries by activity_ends", () => {
+  const shapes = [undefined, "OPEN" as const].flatMap((status) =>
+    [undefined, "cust_42"].flatMap((customerUuid) =>
+      [undefined, "0190aaaa-0000-7000-8000-000000000000"].map((after) => ({
+        status,
+        customerUuid,
+        after,
+        activityEnds: { gte: 1_700_000_000_000, lt: 1_700_086_400_000 },
+        limit: 50,
+      })),
+    ),
+  );
+
+  it.each(shapes)("%o is one range of the activity end's index: a page costs what the range holds", async (query) => {
+    const [sql, params] = listPageQuery("account", { ...query, rangePlan: "range" }, Date.now());
+    const steps = await plan(sql, params);
+    expect(steps[0], steps.join("\n")).toMatch(
+      /^SEARCH candidates USING INDEX candidates_by_activity_end \(account_id=\? AND open_until>\? AND open_until<\?\)$/,
+    );
+    expect(
+      steps.filter((s) => /^SCAN /.test(s)),
+      steps.join("\n"),
+    ).toEqual([]);
+  });
+
+  it.each(shapes)("%o, matching many, walks the account newest first testing the range: no sort", async (query) => {
+    const [sql, params] = listPageQuery("account", { ...query, rangePlan: "walk" }, Date.now());
+    const steps = await plan(sql, params);
+    const index = query.customerUuid ? "candidates_by_customer" : "candidates_by_account";
+    expect(steps, steps.join("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^SEARCH candidates USING (COVERING )?INDEX ${index} \\(account_id=\\?`)),
+    ]);
   });
 });
 

@@ -275,6 +275,8 @@ const query = fc.dictionary(
       "candidate_alias",
       "status_since_gte",
       "status_since_lt",
+      "activity_ends_gte",
+      "activity_ends_lt",
       "group_by",
     ),
     fc.string({ maxLength: 10 }),

@@ -2646,6 +2646,10 @@ export interface operations {
                 status_since_gte?: string;
                 /** @description Extension. Only candidates whose current status began before this instant. */
                 status_since_lt?: string;
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. */
+                activity_ends_gte?: string;
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. */
+                activity_ends_lt?: string;
                 /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
                 metadata?: {
                     [key: string]: string;
@@ -2846,6 +2850,10 @@ export interface operations {
                 status_since_gte?: string;
                 /** @description Extension. Only candidates whose current status began before this instant. */
                 status_since_lt?: string;
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. */
+                activity_ends_gte?: string;
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. */
+                activity_ends_lt?: string;
                 /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
                 metadata?: {
                     [key: string]: string;

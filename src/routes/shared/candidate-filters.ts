@@ -74,6 +74,16 @@ export const LIST_FILTERS = {
     description: "Extension. Only candidates whose current status began before this instant.",
     example: "2026-12-01T00:00:00.000Z",
   }),
+  activity_ends_gte: InstantSchema.optional().openapi({
+    description:
+      "Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With " +
+      "`status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled.",
+    example: "2026-11-22T16:00:00.000Z",
+  }),
+  activity_ends_lt: InstantSchema.optional().openapi({
+    description: "Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant.",
+    example: "2026-11-23T16:00:00.000Z",
+  }),
   metadata: MetadataFilterSchema.optional(),
   candidate_alias_prefix: z.string().min(1).max(255).optional().openapi({
     description: "Extension. Only candidates whose alias begins with this (exactly: case and every character count).",
@@ -88,6 +98,7 @@ export const listFilters = (query: Filters): Omit<CandidateListQuery, "limit" | 
   status: query.status,
   customerUuid: query.customer_uuid,
   statusSince: { gte: query.status_since_gte, lt: query.status_since_lt },
+  activityEnds: { gte: query.activity_ends_gte, lt: query.activity_ends_lt },
   metadata: Object.entries(query.metadata ?? {}),
   aliasPrefix: query.candidate_alias_prefix,
 });

@@ -74,23 +74,20 @@ export const InstantSchema = z.iso
   })
   .openapi({ type: "string", format: "date-time" });
 
-/** A `status_since` range whose start is after its end is empty by mistake: refused at its end. */
-export function statusSinceRangeInOrder(
-  query: { status_since_gte?: number; status_since_lt?: number },
+/** An instant range (`status_since`, `activity_ends`) whose start is after its end is empty by mistake: refused at its end. */
+export function rangesInOrder(
+  query: { status_since_gte?: number; status_since_lt?: number; activity_ends_gte?: number; activity_ends_lt?: number },
   ctx: z.RefinementCtx,
 ) {
-  if (
-    query.status_since_gte !== undefined &&
-    query.status_since_lt !== undefined &&
-    query.status_since_gte > query.status_since_lt
-  ) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["status_since_lt"],
-      message:
-        `must not be earlier than status_since_gte; received status_since_gte ${isoTime(query.status_since_gte)} ` +
-        `and status_since_lt ${isoTime(query.status_since_lt)}`,
-    });
+  for (const name of ["status_since", "activity_ends"] as const) {
+    const [gte, lt] = [query[`${name}_gte`], query[`${name}_lt`]];
+    if (gte !== undefined && lt !== undefined && gte > lt) {
+      ctx.addIssue({
+        code: "custom",
+        path: [`${name}_lt`],
+        message: `must not be earlier than ${name}_gte; received ${name}_gte ${isoTime(gte)} and ${name}_lt ${isoTime(lt)}`,
+      });
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 /**
- * OPEN candidates whose activity window ends within 24 hours, soonest first. It reads the 100
- * newest OPEN candidates (one page), and says so: older ones are not looked at.
+ * OPEN candidates whose activity window ends within 24 hours, soonest first. The list filters on
+ * the window's end; when more than a page of them end within 24 hours, the soonest are those
+ * ending within a shorter horizon whose candidates fit in a page (found by halving), and the
+ * panel says which.
  */
 import { api, ok } from "../../api";
 import { useLoad } from "../../load";
@@ -10,26 +12,62 @@ import { candidatePath } from "../../paths";
 import { candidatesHref } from "../candidates/filters";
 import { GettingStarted } from "../candidates/getting-started";
 
-const LOOKED_AT = 100;
+const PAGE = 100;
 const HORIZON_MS = 24 * 3_600_000;
+/** The horizon is halved at most this often (to about 6 minutes), and no more once this many fit. */
+const HALVINGS = 8;
+const ENOUGH = 20;
 
 async function readTimingOut() {
-  const page = await ok(api.GET("/v1/candidates", { params: { query: { status: "OPEN", limit: LOOKED_AT } } }));
   const now = Date.now();
-  const soon = page.data
+  const endingWithin = (horizon: number) =>
+    ok(
+      api.GET("/v1/candidates", {
+        params: {
+          query: {
+            status: "OPEN",
+            activity_ends_gte: new Date(now).toISOString(),
+            activity_ends_lt: new Date(now + horizon).toISOString(),
+            limit: PAGE,
+          },
+        },
+      }),
+    );
+  let shown = { page: await endingWithin(HORIZON_MS), horizon: HORIZON_MS };
+  if (shown.page.next_cursor !== null) {
+    // Every candidate ending within `fits` fits in a page; more than a page end within `crowded`.
+    let fits: typeof shown | undefined;
+    let crowded = shown;
+    for (let i = 0; i < HALVINGS && (fits?.page.data.length ?? 0) < ENOUGH; i++) {
+      const horizon = Math.round(((fits?.horizon ?? 0) + crowded.horizon) / 2);
+      const tried = { page: await endingWithin(horizon), horizon };
+      if (tried.page.next_cursor === null) fits = tried;
+      else crowded = tried;
+    }
+    shown = fits && fits.page.data.length > 0 ? fits : crowded;
+  }
+  const soon = shown.page.data
     .map((candidate) => ({ candidate, endsAt: Date.parse(candidate.activity_ends_at) }))
-    .filter(({ endsAt }) => endsAt > now && endsAt <= now + HORIZON_MS)
     .sort((a, b) => a.endsAt - b.endsAt);
-  // No OPEN ones may still mean some others: only an account with none at all gets the how-to.
+  // None ending soon may still mean some others: only an account with none at all gets the how-to.
   const anyAtAll =
-    page.data.length > 0 || (await ok(api.GET("/v1/candidates", { params: { query: { limit: 1 } } }))).data.length > 0;
-  return { soon, now, open: page.data.length, more: page.next_cursor !== null, anyAtAll };
+    soon.length > 0 || (await ok(api.GET("/v1/candidates", { params: { query: { limit: 1 } } }))).data.length > 0;
+  return { soon, now, horizon: shown.horizon, all: shown.page.next_cursor === null, anyAtAll };
 }
 
-/** "in 3 h 20 min": how far off an instant is, to read at a glance (the exact instant is beside it). */
-function inTime(ms: number): string {
+/** "3 h 20 min": a duration, to read at a glance. */
+function duration(ms: number): string {
   const minutes = Math.max(1, Math.round(ms / 60_000));
-  return minutes < 60 ? `in ${minutes} min` : `in ${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+}
+
+/** What the table holds, in words. */
+function caption({ soon, horizon, all }: { soon: unknown[]; horizon: number; all: boolean }): string {
+  if (horizon === HORIZON_MS) return "OPEN candidates whose activity window ends in the next 24 hours, soonest first.";
+  const crowded = `More than ${PAGE} OPEN candidates' activity windows end in the next 24 hours.`;
+  return all
+    ? `${crowded} ${soon.length === 1 ? "Here is the one" : `Here are the ${soon.length}`} ending in the next ${duration(horizon)}${soon.length === 1 ? "" : ", soonest first"}.`
+    : `${crowded} More than ${PAGE} end in the next ${duration(horizon)}: here are ${PAGE} of them, soonest first.`;
 }
 
 export function TimingOut() {
@@ -46,13 +84,10 @@ export function TimingOut() {
       ) : (
         <>
           <p class="muted">
-            OPEN candidates whose activity window ends in the next 24 hours, among the{" "}
-            {data.more ? `${LOOKED_AT} newest` : data.open} OPEN ones
-            {data.more ? " (older OPEN candidates are not looked at here)" : ""}.{" "}
-            <a href={candidatesHref({ status: "OPEN" })}>All OPEN candidates</a>
+            {caption(data)} <a href={candidatesHref({ status: "OPEN" })}>All OPEN candidates</a>
           </p>
           {data.soon.length === 0 ? (
-            <p>None: no activity window of {data.more ? "these" : "an OPEN candidate"} ends within 24 hours.</p>
+            <p>None: no OPEN candidate's activity window ends within 24 hours.</p>
           ) : (
             <div class="table-wrap">
               <table class="compact">
@@ -74,7 +109,7 @@ export function TimingOut() {
                       </td>
                       <td class="mono wrap">{c.customer_uuid}</td>
                       <td>
-                        {inTime(endsAt - data.now)} (<Time iso={c.activity_ends_at} />)
+                        in {duration(endsAt - data.now)} (<Time iso={c.activity_ends_at} />)
                       </td>
                       <td>
                         timeout outcome <span class="mono">{c.contract.timeout_outcome}</span>

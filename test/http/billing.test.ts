@@ -217,6 +217,15 @@ describe("GET /v1/summary", () => {
     const list = await api.get("/v1/candidates?status_since_gte=soon");
     expectStatus(list, 400);
     expect(list.body.error.details?.[0].path).toBe("status_since_gte");
+    // Both ends unreadable: each refused at its path, and nothing compares them.
+    for (const route of ["/v1/candidates", "/v1/candidates/export", "/v1/summary"]) {
+      const both = await api.raw.get(`${route}?status_since_gte=x&status_since_lt=2026-02-30T00:00:00Z`);
+      expect(both.status, route).toBe(400);
+      expect(both.body.error.details?.map((d: { path: string }) => d.path).sort(), route).toEqual([
+        "status_since_gte",
+        "status_since_lt",
+      ]);
+    }
   });
 });
 

@@ -74,14 +74,18 @@ export const InstantSchema = z.iso
   })
   .openapi({ type: "string", format: "date-time" });
 
-/** An instant range (`status_since`, `activity_ends`) whose start is after its end is empty by mistake: refused at its end. */
+/**
+ * An instant range (`status_since`, `activity_ends`) whose start is after its end is empty by
+ * mistake: refused at its end. An object's refinement runs even when a field failed, with that
+ * field's text: only two instants read are compared.
+ */
 export function rangesInOrder(
   query: { status_since_gte?: number; status_since_lt?: number; activity_ends_gte?: number; activity_ends_lt?: number },
   ctx: z.RefinementCtx,
 ) {
   for (const name of ["status_since", "activity_ends"] as const) {
-    const [gte, lt] = [query[`${name}_gte`], query[`${name}_lt`]];
-    if (gte !== undefined && lt !== undefined && gte > lt) {
+    const [gte, lt]: unknown[] = [query[`${name}_gte`], query[`${name}_lt`]];
+    if (typeof gte === "number" && typeof lt === "number" && gte > lt) {
       ctx.addIssue({
         code: "custom",
         path: [`${name}_lt`],

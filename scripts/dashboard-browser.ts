@@ -10,8 +10,8 @@
  * A second walk tries the edges: the soonest of more than a page of candidates about to time out,
  * a link pasted after a refused one, a list's page kept in the address through reload and Back, a
  * filter the form refuses in its own words, focus as forms open and close (Escape too), a void
- * refused because another tab voided first, Back after sign-out, and a key that may create
- * candidates but not list schemas.
+ * refused because another tab voided first, another tab signing in to another account, Back after
+ * sign-out, and a key that may create candidates but not list schemas.
  * Every page it passes holds scripts/lib/page-checks.ts (console, origin, axe-core, keyboard,
  * screenshots at 1280 and 390 px in test/artifacts/dashboard/).
  */
@@ -512,6 +512,28 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.goBack();
   await page.waitForURL((url) => url.searchParams.get("candidate_alias") === aliases[0]);
   assert.equal(await page.getByLabel("Candidate alias").inputValue(), aliases[0]);
+
+  // Another tab signs this browser in to another account: a tab still showing the first acts on
+  // neither. Its next call goes to sign-in, which says why and offers the account signed in now.
+  const stale = await context.newPage();
+  const staleWatch = new PageWatch(stale, dev.url);
+  await stale.goto(`${dev.url}/dashboard/schemas`);
+  await heading(stale, "Schemas");
+  const other = await accounts("create", "--name", `Other account ${stamp}`);
+  const otherTab = await context.newPage();
+  await otherTab.goto((await accounts("sign-in-link", "--account", other.account_id)).url);
+  await otherTab.getByRole("button", { name: "Use the link" }).click();
+  await heading(otherTab, "Overview");
+  await otherTab.close();
+  staleWatch.expectLeavingAnswer(401, /\/v1\/api_keys\?/);
+  await nav(stale, "API keys");
+  await stale.getByText("This page was signed in to another account").waitFor();
+  await stale.getByRole("button", { name: `Go on as Other account ${stamp}` }).waitFor();
+  await staleWatch.check("sign-in-after-another-tab-signed-in");
+  await stale.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
+  await stale.getByRole("button", { name: "Use the link" }).click();
+  await heading(stale, "Overview");
+  await stale.close();
 
   await nav(page, "API keys");
   // A key's revoke question takes the focus; Escape closes it and gives the focus back.

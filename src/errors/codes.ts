@@ -57,7 +57,7 @@ export const ERROR_CODES = {
   INVALID_SESSION: {
     status: 401,
     type: "authentication_error",
-    when: "The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.",
+    when: "The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.",
     fix: "Sign in to the dashboard again (a new sign-in link, or an API key), or send `Authorization: Bearer cct_...` instead.",
   },
   INVALID_SIGN_IN_LINK: {

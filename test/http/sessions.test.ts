@@ -274,6 +274,28 @@ describe("the session cookie", () => {
     expectError(await withCookie(cookie, "GET", `/v1/api_keys/${theirs.tokenId}`), 404, "API_KEY_NOT_FOUND");
     expect(await schemaCount(theirs)).toBe(1);
   });
+  it("refuses a page showing another account, doing nothing and keeping the cookie (another tab signed in since)", async () => {
+    const [shown, now] = [await createAccount(), await createAccount()];
+    const cookie = await session({ code: await linkCode(now) });
+    const fromStalePage = { headers: { "Dashboard-Account": shown.id } };
+    const refused = await withCookie(cookie, "POST", "/v1/schemas", {
+      json: { contract: contract() },
+      ...fromStalePage,
+    });
+    expect(expectError(refused, 401, "INVALID_SESSION").message).toMatch(/another tab signed in since/);
+    expect(refused.headers.get("Set-Cookie")).toBeNull(); // the browser's session is still good
+    expectError(await withCookie(cookie, "GET", "/v1/schemas", fromStalePage), 401, "INVALID_SESSION");
+    expect([await schemaCount(shown), await schemaCount(now)]).toEqual([0, 0]);
+    // A page showing the cookie's account, and any call naming none, go on.
+    const ok = await withCookie(cookie, "POST", "/v1/schemas", {
+      json: { contract: contract() },
+      headers: { "Dashboard-Account": now.id },
+    });
+    expectStatus(ok, 201);
+    expectStatus(await withCookie(cookie, "GET", "/v1/schemas"), 200);
+    expect(await schemaCount(now)).toBe(1);
+  });
+
   it("replays a keyed API key create to the same session only: not to another session, nor a key", async () => {
     const account = await createAccount();
     const code = await linkCode(account);

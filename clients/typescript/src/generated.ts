@@ -1488,7 +1488,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -1698,7 +1698,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -1993,7 +1993,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -2198,7 +2198,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -2437,7 +2437,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -2726,7 +2726,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -2966,7 +2966,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -3184,7 +3184,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -3533,7 +3533,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -3776,7 +3776,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -4081,7 +4081,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -4432,7 +4432,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -4797,7 +4797,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -5088,7 +5088,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -5293,7 +5293,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -5582,7 +5582,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -5787,7 +5787,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -6020,7 +6020,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -6312,7 +6312,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -6658,7 +6658,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -6889,7 +6889,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -7242,7 +7242,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -7464,7 +7464,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -7696,7 +7696,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -8044,7 +8044,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -8252,7 +8252,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -8459,7 +8459,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -8747,7 +8747,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -8978,7 +8978,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -9272,7 +9272,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {
@@ -9600,7 +9600,7 @@ export interface operations {
              *
              *     `EXPIRED_API_TOKEN`: The API key is past its `expires_at` (set at its creation, or by a roll): the message says when it expired.
              *
-             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie.
+             *     `INVALID_SESSION`: The dashboard's session cookie is missing (on `GET /dashboard/session`), matches no session, or its session has ended: signed out, 12 hours without use, 7 days after sign-in, or the API key it signed in with was revoked or expired. The message says which; the answer clears the cookie. Also when a dashboard page that shows one account calls with the cookie of another (another tab signed in since): then the cookie stays.
              */
             401: {
                 headers: {

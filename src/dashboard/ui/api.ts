@@ -32,6 +32,16 @@ export function takeWhyEnded(): string | undefined {
   return document.getElementById("app")?.dataset.notice || kept || undefined;
 }
 
+/**
+ * The account this tab shows, sent with each call (`Dashboard-Account`): the cookie is the
+ * browser's, and another tab may since have signed in to another account. The Worker then answers
+ * 401 and does nothing, and this tab goes to sign-in, instead of acting on that account.
+ */
+let shownAccount: string | undefined;
+export function showingAccount(accountId: string | undefined) {
+  shownAccount = accountId;
+}
+
 /** Calls to /v1 not yet answered: sign-out waits for them, so none is answered 401 after it. */
 let inFlight = 0;
 /**
@@ -49,7 +59,9 @@ const watched: typeof fetch = async (input, init) => {
   try {
     const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     const signal = own ? AbortSignal.any([own, signingOut.signal]) : signingOut.signal;
-    const response = await globalThis.fetch(input, { ...init, signal });
+    const request = new Request(input, { ...init, signal });
+    if (shownAccount) request.headers.set("Dashboard-Account", shownAccount);
+    const response = await globalThis.fetch(request);
     // These calls carry only the cookie: any 401 means it no longer signs in (INVALID_SESSION), or is
     // gone (MISSING_API_TOKEN: signed out in another tab). Sign-in's own 401s do not come this way.
     if (response.status === 401) {

@@ -5,7 +5,7 @@
 import { LocationProvider, Route, Router, useLocation } from "preact-iso";
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
-import { readSession, SESSION_ENDED, signOut, takeWhyEnded, type Session } from "./api";
+import { readSession, SESSION_ENDED, showingAccount, signOut, takeWhyEnded, type Session } from "./api";
 import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
 import { ErrorNote, Loading } from "./components/notes";
@@ -145,6 +145,8 @@ function NotFound() {
 function Root() {
   const { path, query, route } = useLocation();
   const [session, setSession] = useState<Session | null | undefined>(servedSession);
+  // Set as the page renders, before any of its pages' calls go out.
+  showingAccount(session?.account_id);
   /** Why the session this browser had no longer signs in, told once (api.ts). */
   const [whyEnded, setWhyEnded] = useState(takeWhyEnded);
   const [error, setError] = useState<unknown>(null);

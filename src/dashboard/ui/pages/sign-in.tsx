@@ -84,6 +84,18 @@ export function SignIn({
           </div>
         </div>
       )}
+      {current && !held && (
+        <div class="notice">
+          <p>
+            This browser is signed in to <strong>{current.account_name}</strong>.
+          </p>
+          <div class="actions">
+            <button type="button" class="secondary" onClick={onKeep}>
+              Go on as {current.account_name}
+            </button>
+          </div>
+        </div>
+      )}
       <p>
         Open a sign-in link (<code>npm run dev</code> prints one at every start;{" "}
         <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or paste an API key.

@@ -71,9 +71,7 @@ export const jsonBody = ({
     try {
       body = JSON.parse(text);
     } catch (syntax) {
-      // The parser's own words say what it met and where ("Unexpected number in JSON at position 10 (line 1 column 11)").
-      const where = syntax instanceof SyntaxError && syntax.message ? `: ${syntax.message.replace(/\.$/, "")}` : "";
-      throw new ApiError("INVALID_JSON", `The request body is not valid JSON${where}.`);
+      throw new ApiError("INVALID_JSON", `The request body is not valid JSON${whereJsonFails(text, syntax)}.`);
     }
     const problems = strictJsonProblems(text);
     if (problems.length > 0) throw validationError(problems);
@@ -98,3 +96,34 @@ function parsed(c: Context<AppEnv>, body: unknown, next: Next) {
   c.req.json = <T>() => Promise.resolve(body as T);
   return next();
 }
+
+/**
+ * Where JSON.parse stopped, in the service's words: the parser's message is the runtime's, so
+ * only its facts are taken (the position, or the character it met) and the place is described
+ * from the text itself.
+ */
+function whereJsonFails(text: string, error: unknown): string {
+  const message = error instanceof SyntaxError ? error.message : "";
+  if (text.trim() === "") return ": it is empty";
+  const position = /at position (\d+)/.exec(message);
+  const at = position ? Number(position[1]) : undefined;
+  if (/end of JSON input/i.test(message) || (at !== undefined && at >= text.length))
+    return ": it ends before its value is complete";
+  if (at === undefined) {
+    // "Unexpected token 'x', ... is not valid JSON": the character, but not where.
+    const token = /^Unexpected token '(.+?)',/su.exec(message)?.[1];
+    return token === undefined || [...token].length !== 1 ? "" : `: unexpected ${shownCharacter(token)}`;
+  }
+  const before = text.slice(0, at).split("\n");
+  const place = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  const found = shownCharacter(String.fromCodePoint(text.codePointAt(at)!));
+  return /after JSON/i.test(message)
+    ? `: something follows its value, at ${place} (${found})`
+    : `: unexpected ${found} at ${place}`;
+}
+
+/** A printable ASCII character in backticks; any other as its code point (U+000A). */
+const shownCharacter = (character: string) =>
+  /^[\x21-\x7e]$/.test(character)
+    ? `\`${character}\``
+    : `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;

@@ -100,12 +100,19 @@ describe("request bodies", () => {
     for (const raw of ["{", "", "{'a': 1}", "nul", '{"a":1}x']) {
       expectError(await call("POST", "/v1/schemas", { token, headers, raw }), 400, "INVALID_JSON");
     }
-    // The message says what the parser met, and where.
-    const leadingZero = await call("POST", "/v1/events", { token, headers, raw: '{"value":01}' });
-    expectError(leadingZero, 400, "INVALID_JSON");
-    expect(leadingZero.body.error.message).toBe(
-      "The request body is not valid JSON: Unexpected number in JSON at position 10 (line 1 column 11).",
-    );
+    // The message says what is wrong, and where, in the service's words (not the parser's).
+    const said = async (raw: string) => {
+      const res = await call("POST", "/v1/events", { token, headers, raw });
+      expectError(res, 400, "INVALID_JSON");
+      return res.body.error.message;
+    };
+    const prefix = "The request body is not valid JSON";
+    expect(await said('{"value":01}')).toBe(`${prefix}: unexpected \`1\` at line 1, column 11.`);
+    expect(await said('{\n  "type": "x",\n  "value": tru\n}')).toBe(`${prefix}: unexpected U+000A.`);
+    expect(await said("{'a': 1}")).toBe(`${prefix}: unexpected \`'\` at line 1, column 2.`);
+    expect(await said('{"a":1}x')).toBe(`${prefix}: something follows its value, at line 1, column 8 (\`x\`).`);
+    expect(await said("[1,2")).toBe(`${prefix}: it ends before its value is complete.`);
+    expect(await said("  ")).toBe(`${prefix}: it is empty.`);
   });
 
   it("refuses bytes that are not UTF-8 with 400 INVALID_JSON, storing nothing (never U+FFFD in their place)", async () => {

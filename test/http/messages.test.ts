@@ -356,7 +356,7 @@ describe("error messages", () => {
       expect((await call("GET", url, { token: account.token })).status, url).toBe(200);
   });
 
-  it("refuses a path parameter whose escapes are not UTF-8, so one candidate never answers at two URLs", async () => {
+  it("refuses an alias whose escapes are not UTF-8, so one candidate never answers at two URLs; such an id is not found", async () => {
     const account = await createAccount();
     const api = client(account);
     const notUtf8 = "is not valid percent-encoded UTF-8: encode the text as UTF-8, then percent-encode its bytes";
@@ -368,19 +368,22 @@ describe("error messages", () => {
       ["GET", "/v1/candidates/order-%41%FF-0001", "candidate_alias"],
       ["PATCH", "/v1/candidates/order-%FF-0001", "candidate_alias"],
       ["POST", "/v1/candidates/order-%FF-0001/resolve", "candidate_alias"],
-      ["GET", "/v1/schemas/%ED%A0%80", "id"], // a lone surrogate's bytes
-      ["DELETE", "/v1/webhook_endpoints/%C3", "id"],
-      ["GET", "/v1/notifications/ab%E0%A4", "id"],
     ] as const) {
-      const body =
-        method === "GET" || method === "DELETE"
-          ? undefined
-          : method === "PATCH"
-            ? { metadata: { a: "b" } }
-            : { outcome: "FAILED" };
+      const body = method === "GET" ? undefined : method === "PATCH" ? { metadata: { a: "b" } } : { outcome: "FAILED" };
       const res = await call(method, url, { token: account.token, json: body });
       expect(res.status, `${method} ${url}`).toBe(400);
       expect(res.body.error.details, `${method} ${url}`).toEqual([{ path, message: notUtf8 }]);
+    }
+    // An id is the service's own, never holding `%`: one that does not decode is none of the account's.
+    for (const [method, url, code] of [
+      ["GET", "/v1/schemas/%FF", "SCHEMA_NOT_FOUND"],
+      ["DELETE", "/v1/schemas/%ED%A0%80", "SCHEMA_NOT_FOUND"], // a lone surrogate's bytes
+      ["DELETE", "/v1/webhook_endpoints/%C3", "WEBHOOK_ENDPOINT_NOT_FOUND"],
+      ["GET", "/v1/notifications/ab%E0%A4", "NOTIFICATION_NOT_FOUND"],
+      ["GET", "/v1/api_keys/%FF", "API_KEY_NOT_FOUND"],
+    ] as const) {
+      const res = await call(method, url, { token: account.token });
+      expect([res.status, res.body.error.code], `${method} ${url}`).toEqual([404, code]);
     }
     // Nothing changed, and the alias is read through its escaped `%`, as ever.
     const read = await call("GET", "/v1/candidates/order-%25FF-0001", { token: account.token });

@@ -57,7 +57,10 @@ const refuseMalformedEscapes = createMiddleware(async (c, next) => {
     const path = url.slice(url.indexOf("/", url.indexOf("//") + 2), query === -1 ? undefined : query);
     path.split("/").forEach((segment, i) => {
       const param = routeSegments[i]?.startsWith(":") ? routeSegments[i].slice(1) : undefined;
-      if (param !== undefined && decoded(segment) === undefined) problems.push({ path: param, message: NOT_UTF8 });
+      // An id is the service's own (a UUID, never a `%`): one that does not decode is just none of
+      // the account's, answered 404 by its route as decisions.md has it ("malformed ids included").
+      if (param !== undefined && param !== "id" && decoded(segment) === undefined)
+        problems.push({ path: param, message: NOT_UTF8 });
     });
   }
   if (query !== -1) {

@@ -18,6 +18,8 @@ export interface EndpointRow {
   failing_since: number | null;
   created_at: number;
   updated_at: number;
+  /** When what it receives last changed (status, enabled_events): see notifications/redrive.ts. */
+  subscribed_since: number;
 }
 
 export interface NewEndpoint {
@@ -62,8 +64,8 @@ export function signingSecrets(endpoint: EndpointRow, now: number): string[] {
 export function insertEndpointStatement(db: D1, e: NewEndpoint, onlyIf?: SqlFragment) {
   return db
     .prepare(
-      `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at)
-       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7
+      `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at, subscribed_since)
+       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7, ?7
        WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
     .bind(
@@ -92,6 +94,7 @@ export const newEndpointRow = (e: NewEndpoint): EndpointRow => ({
   failing_since: null,
   created_at: e.now,
   updated_at: e.now,
+  subscribed_since: e.now,
 });
 
 export async function listEndpoints(db: D1, accountId: string): Promise<EndpointRow[]> {
@@ -124,6 +127,8 @@ export async function updateEndpoint(db: D1, accountId: string, id: string, c: E
   if (c.enabledEvents !== undefined) changes.push(["enabled_events", JSON.stringify(c.enabledEvents)]);
   if (c.status !== undefined) changes.push(["status", c.status]);
   if (c.status === "enabled") changes.push(["failing_since", null]);
+  // What it receives changed: the redrive owes it nothing recorded before (redrive.ts).
+  if (c.enabledEvents !== undefined || c.status !== undefined) changes.push(["subscribed_since", now]);
   const sets = changes.map(([column]) => `${column} = ?`);
   const params = changes.map(([, value]) => value);
   return db

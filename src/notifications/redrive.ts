@@ -1,8 +1,9 @@
 /**
  * Deliveries a queue lost, made again: notifications in the feed whose delivery an enabled
  * endpoint taking their type never received (its object holds no record of it), where the
- * endpoint is as it was when they were recorded (unchanged since: one disabled or subscribed to
- * other types then was right to get nothing).
+ * endpoint received then what it receives now (its status and enabled_events unchanged since: one
+ * disabled or subscribed to other types then was right to get nothing; a new description, URL or
+ * secret changes nothing it is owed).
  *
  * Cloudflare's queues keep a message once it is sent. Miniflare's live in memory: a notification
  * recorded in the second before `npm run dev` stops is in the feed but reaches no endpoint. The
@@ -47,7 +48,7 @@ async function lostOn(env: Env, shard: ShardName, since: number, before: number)
        FROM notifications n INDEXED BY notifications_by_age
        JOIN webhook_endpoints e ON e.account_id = n.account_id
        WHERE n.recorded_at >= ?1 AND n.recorded_at < ?2
-         AND e.status = 'enabled' AND e.updated_at <= n.recorded_at
+         AND e.status = 'enabled' AND e.subscribed_since <= n.recorded_at
          AND EXISTS (SELECT 1 FROM json_each(e.enabled_events) WHERE value = n.type)
        LIMIT ?3`,
     )

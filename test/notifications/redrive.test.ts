@@ -55,18 +55,23 @@ describe("deliveries a queue lost", () => {
     expect(await redeliver()).toBe(0);
     expect(await received(hook.name)).toHaveLength(1);
 
-    // The next lost notification goes to each endpoint enabled for it then and unchanged since: not
-    // to one disabled then (enabled again since), nor one that took other types then.
+    // The next lost notification goes to each endpoint enabled for it then and still: not to one
+    // disabled then (enabled again since), nor one that took other types then. One given a new
+    // description, URL or secret since is owed it as before.
     const later = await endpoint(account);
+    const renamed = await endpoint(account);
     const off = await endpoint(account);
     const other = await endpoint(account, "200", { enabled_events: ["candidate.failed"] });
     await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "disabled" });
     await pendingWithLostNotification(account);
     await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "enabled" });
     await client(account).patch(`/v1/webhook_endpoints/${other.id}`, { enabled_events: ["candidate.pending"] });
-    expect(await redeliver()).toBe(2);
+    await client(account).patch(`/v1/webhook_endpoints/${renamed.id}`, { description: "renamed after the stop" });
+    await client(account).post(`/v1/webhook_endpoints/${renamed.id}/rotate_secret`, {});
+    expect(await redeliver()).toBe(3);
     await waitForReceived(hook.name, 2);
     await waitForReceived(later.name, 1);
+    await waitForReceived(renamed.name, 1);
     expect(await received(off.name)).toEqual([]);
     expect(await received(other.name)).toEqual([]);
   });

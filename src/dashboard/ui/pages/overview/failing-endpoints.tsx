@@ -1,6 +1,7 @@
 /**
- * Webhook endpoints that need a look: each enabled one's newest failed attempt (one bounded read
- * per endpoint: an account has at most 16), and the disabled ones, which receive nothing.
+ * Webhook endpoints that need a look: the enabled ones whose newest answered attempt failed (one
+ * bounded read per endpoint: an account has at most 16; one whose newest succeeded has recovered),
+ * and the disabled ones, which receive nothing.
  */
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
@@ -13,23 +14,27 @@ type Attempt = Models["WebhookDeliveryAttempt"];
 
 /** More than an account may have (16): a bound on the calls should that limit ever grow. */
 const MAX_ENDPOINTS = 20;
+/** Attempts read per endpoint, newest first: the newest answered one is among them unless as many are under way. */
+const NEWEST = 20;
 
 async function readFailing() {
   const endpoints = (await ok(api.GET("/v1/webhook_endpoints"))).data;
   const enabled = endpoints.filter((e) => e.status === "enabled").slice(0, MAX_ENDPOINTS);
-  const newestFailed = await Promise.all(
+  const newestAnswered = await Promise.all(
     enabled.map((endpoint) =>
       ok(
         api.GET("/v1/webhook_endpoints/{id}/deliveries", {
-          params: { path: { id: endpoint.id }, query: { status: "failed", limit: 1 } },
+          params: { path: { id: endpoint.id }, query: { limit: NEWEST } },
         }),
       ).then((page) => ({
         endpoint,
-        attempt: page.data[0] ?? null,
+        attempt: page.data.find((a) => a.status !== "pending") ?? null,
       })),
     ),
   );
-  const failing = newestFailed.filter((f): f is { endpoint: Endpoint; attempt: Attempt } => f.attempt !== null);
+  const failing = newestAnswered.filter(
+    (f): f is { endpoint: Endpoint; attempt: Attempt } => f.attempt?.status === "failed",
+  );
   failing.sort((a, b) => b.attempt.attempted_at.localeCompare(a.attempt.attempted_at));
   return { endpoints, enabled: enabled.length, failing, disabled: endpoints.filter((e) => e.status === "disabled") };
 }
@@ -57,14 +62,15 @@ export function FailingEndpoints() {
           {data.failing.length === 0 && data.disabled.length === 0 && (
             <p>
               {data.enabled === 1
-                ? "No failed delivery attempt on the enabled endpoint."
-                : `No failed delivery attempt on any of the ${data.enabled} enabled endpoints.`}{" "}
+                ? "The enabled endpoint is not failing: its newest answered attempt succeeded, or it has none yet."
+                : `None of the ${data.enabled} enabled endpoints is failing: each one's newest answered attempt succeeded, or it has none yet.`}{" "}
               <a href={`${BASE}/webhooks`}>Webhooks</a>
             </p>
           )}
           {(data.failing.length > 0 || data.disabled.length > 0) && (
             <p class="muted">
-              Failed attempts on {data.failing.length} of {data.enabled} enabled endpoint{data.enabled === 1 ? "" : "s"}
+              Failing now (the newest answered attempt failed): {data.failing.length} of {data.enabled} enabled endpoint
+              {data.enabled === 1 ? "" : "s"}
               {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery
               log.
             </p>
@@ -76,7 +82,7 @@ export function FailingEndpoints() {
                   {endpoint.url}
                 </a>
                 <span>
-                  Newest failed attempt <Time iso={attempt.attempted_at} />:{" "}
+                  Newest answered attempt failed <Time iso={attempt.attempted_at} />:{" "}
                   {attempt.response_status !== null ? `HTTP ${attempt.response_status}` : "no answer"}
                   {attempt.error ? ` — ${attempt.error}` : ""} (attempt {attempt.attempt} of{" "}
                   <span class="mono">{attempt.type}</span>

@@ -192,7 +192,11 @@ export const TimeoutOutcomeSchema = z.enum(["confirm", "fail"]).openapi({
   description: "What the candidate is scheduled to become when the activity window ends unfulfilled.",
 });
 
-const WINDOW_TOO_LONG = { message: "is in seconds: at most 365 days (31,536,000)" };
+/** A window's bound, and what was received. */
+const windowBound = (bound: string) => ({
+  error: (issue: { input: unknown }) => `is in seconds: ${bound}; received ${issue.input}`,
+});
+const WINDOW_TOO_LONG = windowBound("at most 365 days (31,536,000)");
 
 export const ContractSchema = z
   .strictObject({
@@ -212,16 +216,17 @@ export const ContractSchema = z
       }),
     activity_window: z
       .number()
-      .min(0.001, { message: "is in seconds: at least 0.001 (one millisecond)" })
+      .min(0.001, windowBound("at least 0.001 (one millisecond)"))
       .max(MAX_WINDOW_SECONDS, WINDOW_TOO_LONG)
       .openapi({ description: "Seconds after creation during which events can fulfil the condition.", example: 86400 }),
     review_window: z
       .number()
-      .min(0, { message: "is in seconds: at least 0" })
+      .min(0, windowBound("at least 0"))
       // Windows are kept to the millisecond: a shorter one would be a review of 0 that says otherwise.
-      .refine((seconds) => seconds <= 0 || seconds >= 0.001, {
-        message: "is in seconds: 0 (no review), or at least 0.001 (one millisecond)",
-      })
+      .refine(
+        (seconds) => seconds <= 0 || seconds >= 0.001,
+        windowBound("0 (no review), or at least 0.001 (one millisecond)"),
+      )
       .max(MAX_WINDOW_SECONDS, WINDOW_TOO_LONG)
       .openapi({
         description: "Seconds the candidate stays PENDING before its outcome is final: 0 (none), or at least 0.001.",

@@ -33,11 +33,12 @@ const eventFields = {
 };
 
 const valueSizeCheck = (body: { value?: unknown }, ctx: z.RefinementCtx) => {
-  if (Object.hasOwn(body, "value") && longerThanUtf8(JSON.stringify(body.value), MAX_EVENT_VALUE_BYTES)) {
+  const json = Object.hasOwn(body, "value") ? JSON.stringify(body.value) : "";
+  if (longerThanUtf8(json, MAX_EVENT_VALUE_BYTES)) {
     ctx.addIssue({
       code: "custom",
       path: ["value"],
-      message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON`,
+      message: `must be at most ${MAX_EVENT_VALUE_BYTES} bytes as JSON; received ${new TextEncoder().encode(json).length} bytes`,
     });
   }
 };

@@ -118,7 +118,11 @@ describe("POST /v1/events", () => {
     const send = (value: string) => api.post("/v1/events", { candidate_alias: alias, type: "t", value });
     expect((await send("v".repeat(8 * 1024 - 2))).status).toBe(201); // the quotes make 8,192 bytes
     expect((await send("é".repeat(4095))).status).toBe(201); // 2 bytes each: 8,190 + quotes
-    expect((await send("é".repeat(4096))).status).toBe(400); // 4,098 characters, 8,194 bytes
+    const tooBig = await send("é".repeat(4096)); // 4,098 characters, 8,194 bytes
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body).toMatchObject({
+      error: { details: [{ path: "value", message: "must be at most 8192 bytes as JSON; received 8194 bytes" }] },
+    });
     expect((await send("😀".repeat(2047) + "ab")).status).toBe(201); // 4 bytes per pair: 8,188 + 2 + quotes
     expect((await send("😀".repeat(2048))).status).toBe(400);
     expect(okBody(await api.get(`/v1/candidates/${alias}`)).events).toHaveLength(3);

@@ -170,17 +170,17 @@ describe("POST /v1/schemas", () => {
     const api = client(await createAccount());
     const refused = async (body: unknown) => (await api.raw.post("/v1/schemas", body)).body.error.details;
     expect(await refused({ contract: contract({ activity_window: 604_800_000 }) })).toEqual([
-      { path: "contract.activity_window", message: "is in seconds: at most 365 days (31,536,000)" },
+      { path: "contract.activity_window", message: "is in seconds: at most 365 days (31,536,000); received 604800000" },
     ]);
     expect(await refused({ contract: contract({ review_window: -1 }) })).toEqual([
-      { path: "contract.review_window", message: "is in seconds: at least 0" },
+      { path: "contract.review_window", message: "is in seconds: at least 0; received -1" },
     ]);
     // Kept to the millisecond: under one, a review would be none while the contract said otherwise.
     for (const seconds of [0.0004, 1e-4, 0.0009])
       expect(await refused({ contract: contract({ review_window: seconds }) }), String(seconds)).toEqual([
         {
           path: "contract.review_window",
-          message: "is in seconds: 0 (no review), or at least 0.001 (one millisecond)",
+          message: `is in seconds: 0 (no review), or at least 0.001 (one millisecond); received ${seconds}`,
         },
       ]);
     for (const seconds of [0, 0.001, 0.0015])

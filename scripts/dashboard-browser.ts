@@ -140,6 +140,17 @@ test("a person's journey through the dashboard", async () => {
     await page.getByRole("status").filter({ hasText: "Recorded" }).waitFor();
     await page.getByRole("button", { name: "Reload" }).waitFor();
   }
+  // Metadata: a new key without a value is refused before anything is sent, and said; with one it
+  // is saved, the form made anew from the answer, the focus on the panel's heading and "Saved" said.
+  await page.getByLabel("New key").fill("region");
+  await page.getByRole("button", { name: "Save metadata" }).click();
+  await page.getByRole("alert").filter({ hasText: "One problem, shown at the fields above." }).waitFor();
+  await page.getByText("needs a value (a key set to nothing is removed)").waitFor();
+  await page.getByLabel("Its value").fill("eu");
+  await page.getByRole("button", { name: "Save metadata" }).click();
+  await page.getByRole("status").filter({ hasText: "Saved at" }).waitFor();
+  await page.getByLabel("region").waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === "h-metadata");
   // Review window 0: the fulfilling purchase made it CONFIRMED at once, as the API says.
   await page.locator(".page-head .badge", { hasText: "CONFIRMED" }).waitFor();
   const timeline = page.getByRole("img", { name: /timeline/i }).first();
@@ -409,6 +420,9 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await shows(fresh, second);
   await fresh.getByRole("button", { name: "Next →" }).click();
   await shows(fresh, third);
+  // The last page: Next is marked unavailable but keeps the focus (a disabled button would drop it).
+  assert.equal(await fresh.getByRole("button", { name: "Next →" }).getAttribute("aria-disabled"), "true");
+  await fresh.waitForFunction(() => document.activeElement?.textContent?.trim() === "Next →");
   await fresh.getByRole("button", { name: "← Previous" }).click();
   await shows(fresh, second);
   await fresh.getByRole("button", { name: "← First page" }).click();
@@ -657,6 +671,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await form.getByLabel("Schema id (optional)").fill("01a20d9d-0000-7000-8000-000000000000");
   await form.getByRole("button", { name: "Create candidate" }).click();
   await form.locator(".field.invalid", { has: page.getByLabel("Schema id (optional)") }).waitFor();
+  await form.getByRole("alert").filter({ hasText: "One problem, shown at the fields above." }).waitFor();
   assert.equal(await form.getByLabel("Schema id (optional)").getAttribute("aria-invalid"), "true");
   await watch.check("edges-schema-id-refused");
   await form.getByLabel("Schema id (optional)").fill("");

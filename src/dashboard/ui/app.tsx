@@ -9,7 +9,7 @@ import { readSession, SESSION_ENDED, showingAccount, signOut, takeWhyEnded, type
 import { BASE } from "./paths";
 import { SessionContext, useCan, type Permission } from "./session";
 import { ErrorNote, Loading } from "./components/notes";
-import { focusPageHeading } from "./components/page";
+import { focusPageHeading, Page } from "./components/page";
 import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
 import { Candidates } from "./pages/candidates";
@@ -36,18 +36,17 @@ const NAV: { href: string; label: string; needs?: Permission }[] = [
  * A page the session may not read says which permission it lacks, rather than the API's 403 (the
  * navigation hides it, but its address still opens).
  */
-function needs<P extends object>(permission: Permission, title: string, Page: (props: P) => JSX.Element | null) {
+function needs<P extends object>(permission: Permission, title: string, Shown: (props: P) => JSX.Element | null) {
   return function Guarded(props: P) {
     const can = useCan();
-    if (can(permission)) return <Page {...props} />;
+    if (can(permission)) return <Shown {...props} />;
     return (
-      <>
-        <h1 tabIndex={-1}>{title}</h1>
+      <Page title={title}>
         <p class="notice">
           This session’s key lacks <code>{permission}</code>, which this page needs. Sign in with a key that has it to
           see it.
         </p>
-      </>
+      </Page>
     );
   };
 }
@@ -129,12 +128,11 @@ const isCurrent = (path: string, href: string) =>
 
 function NotFound() {
   return (
-    <>
-      <h1 tabIndex={-1}>Not found</h1>
+    <Page title="Not found">
       <p>
         There is no such page. <a href={`${BASE}/`}>Go to the overview.</a>
       </p>
-    </>
+    </Page>
   );
 }
 

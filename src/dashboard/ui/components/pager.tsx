@@ -8,23 +8,22 @@ import { useLocation } from "preact-iso";
 export function Pager({ cursor, next, loading }: { cursor: Cursor; next: string | null; loading: boolean }) {
   if (!cursor.hasPrevious && next === null) return null;
   // While a page loads, `next` is still the page before's: a second click (a double click) would go
-  // to it again. So clicks wait; the buttons stay enabled, keeping a keyboard user's focus on them.
+  // to it again. So clicks wait. The buttons are never disabled, only marked so (aria-disabled): a
+  // disabled button loses the focus, and a keyboard user reaching the last page would be left nowhere.
   return (
     <nav class="pager" aria-label="Pages" aria-busy={loading}>
       <button
         type="button"
         class="secondary"
-        disabled={!cursor.hasPrevious}
-        aria-disabled={loading || undefined}
-        onClick={() => !loading && cursor.onPrevious()}
+        aria-disabled={loading || !cursor.hasPrevious || undefined}
+        onClick={() => !loading && cursor.hasPrevious && cursor.onPrevious()}
       >
         {cursor.previousIsFirst ? "← First page" : "← Previous"}
       </button>
       <button
         type="button"
         class="secondary"
-        disabled={next === null}
-        aria-disabled={loading || undefined}
+        aria-disabled={loading || next === null || undefined}
         onClick={() => !loading && next && cursor.onNext(next)}
       >
         Next →

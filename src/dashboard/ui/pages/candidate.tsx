@@ -3,14 +3,14 @@
  * its events, its notifications and their deliveries; and what can be done to it (metadata,
  * confirm or void). After any change the candidate is read again, so the page shows the API's word.
  */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { useRoute } from "preact-iso";
 import { api, CandidateContractError, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
-import { StatusBadge } from "../components/values";
+import { StatusBadge, Time } from "../components/values";
 import { BASE } from "../paths";
 import { Timeline } from "./candidate/timeline";
 import { EventsTable, Facts } from "./candidate/facts";
@@ -32,6 +32,10 @@ export function CandidatePage() {
     return { candidate, readAt: Date.now() };
   }, [alias, version]);
   const reload = () => setVersion((v) => v + 1);
+  // The metadata form is made anew from what the API answers after a save (its key is the
+  // metadata), so the focus goes to the panel's heading and a status says it was saved.
+  const [metadataSavedAt, setMetadataSavedAt] = useState<string | null>(null);
+  const metadataHeading = useRef<HTMLHeadingElement>(null);
 
   if (!can("candidates:read")) {
     return (
@@ -67,7 +71,12 @@ export function CandidatePage() {
       actions={
         <>
           <StatusBadge status={candidate.status} />
-          <button type="button" class="secondary" onClick={reload} disabled={loaded.loading}>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => !loaded.loading && reload()}
+            aria-disabled={loaded.loading || undefined}
+          >
             {loaded.loading ? "Reloading…" : "Reload"}
           </button>
         </>
@@ -98,13 +107,24 @@ export function CandidatePage() {
             />
           </section>
           <section class="panel" aria-labelledby="h-metadata">
-            <h2 id="h-metadata">Metadata</h2>
+            <h2 id="h-metadata" tabIndex={-1} ref={metadataHeading}>
+              Metadata
+            </h2>
+            {metadataSavedAt && (
+              <p role="status" class="muted">
+                Saved at <Time iso={metadataSavedAt} />.
+              </p>
+            )}
             <MetadataEditor
               key={JSON.stringify(candidate.metadata)}
               alias={candidate.candidate_alias}
               metadata={candidate.metadata}
               canWrite={can("candidates:write")}
-              onSaved={reload}
+              onSaved={() => {
+                setMetadataSavedAt(new Date().toISOString());
+                metadataHeading.current?.focus();
+                reload();
+              }}
             />
           </section>
         </div>

@@ -7,7 +7,7 @@ import { useLocation } from "preact-iso";
 import { api, ok } from "../api";
 import { useLoad } from "../load";
 import { useCan } from "../session";
-import { Empty, ErrorNote, Loading } from "../components/notes";
+import { Empty, Loading } from "../components/notes";
 import { Page, focusPageHeading } from "../components/page";
 import { Pager, useCursor } from "../components/pager";
 import { StatusBadge, Time } from "../components/values";
@@ -20,20 +20,10 @@ import {
   filtersFromQuery,
   isFiltered,
 } from "./candidates/filters";
-import { FilterForm } from "./candidates/filter-form";
+import { FIELD_PATHS, FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
-import { unplaced } from "./candidate/unplaced";
 import { NewCandidate } from "./forms/new-candidate";
-
-/** The API's names for what the filter form's fields hold. */
-const FIELD_PATHS = [
-  "status",
-  "customer_uuid",
-  "candidate_alias_prefix",
-  "status_since_gte",
-  "status_since_lt",
-  "metadata",
-];
+import { FormError } from "./shared/form-error";
 
 const LIMIT = 50;
 
@@ -87,7 +77,7 @@ export function Candidates() {
       {creating && <NewCandidate onCancel={() => (setCreating(false), focusPageHeading())} />}
       {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
       <FilterForm key={key} filters={filters} error={loaded.error} onApply={(href) => route(href)} />
-      <ErrorNote error={unplaced(loaded.error, FIELD_PATHS)} />
+      <FormError error={loaded.error} paths={FIELD_PATHS} />
       {!page ? (
         !loaded.error && <Loading />
       ) : page.data.length === 0 ? (

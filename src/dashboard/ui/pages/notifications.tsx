@@ -119,14 +119,19 @@ export function Notifications() {
             <button
               type="button"
               class="secondary"
-              disabled={walk.busy || feed.loading}
-              onClick={() => void toNewest()}
+              aria-disabled={walk.busy || feed.loading || undefined}
+              onClick={() => !walk.busy && !feed.loading && void toNewest()}
             >
               {walk.busy ? "Finding the newest…" : "Newest"}
             </button>
           </div>
           <div class="field">
-            <button type="button" class="secondary" disabled={feed.loading} onClick={feed.reload}>
+            <button
+              type="button"
+              class="secondary"
+              aria-disabled={feed.loading || undefined}
+              onClick={() => !feed.loading && feed.reload()}
+            >
               Refresh
             </button>
           </div>

@@ -5,9 +5,10 @@
  */
 import { useState } from "preact/hooks";
 import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
-import { described, Field, fieldMessages } from "../../components/fields";
+import { described, Field } from "../../components/fields";
 import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
+import { FormError } from "../shared/form-error";
 
 type Key = Models["ApiKey"];
 
@@ -46,7 +47,7 @@ export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () =
           </button>
         </div>
       </div>
-      <ErrorNote error={fieldMessages(error, "name").length ? null : error} />
+      <FormError error={error} paths={["name"]} />
     </form>
   );
 }

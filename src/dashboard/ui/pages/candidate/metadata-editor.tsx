@@ -4,10 +4,9 @@
  */
 import { useState } from "preact/hooks";
 import { api } from "../../api";
-import { described, Field, fieldMessages } from "../../components/fields";
-import { ErrorNote } from "../../components/notes";
-import { unplaced } from "./unplaced";
+import { described, Field } from "../../components/fields";
 import { useCall } from "../../components/use-call";
+import { FormError, localError } from "../shared/form-error";
 
 interface Props {
   alias: string;
@@ -21,7 +20,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
   const [draft, setDraft] = useState<Record<string, string>>(metadata);
   const [removed, setRemoved] = useState<string[]>([]);
   const [added, setAdded] = useState<{ key: string; value: string }>({ key: "", value: "" });
-  const { busy, error, run } = useCall();
+  const { busy, error, setError, run } = useCall();
 
   if (!canWrite) {
     return keys.length === 0 ? (
@@ -46,8 +45,19 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
   if (added.key !== "" || added.value !== "") changes[added.key] = added.value;
   const pending = Object.keys(changes).length > 0;
 
+  /** What is wrong with the new key as typed, before anything is sent (a key sent as "" is removed). */
+  const newKeyProblem =
+    added.key === "" && added.value !== ""
+      ? "needs a name"
+      : Object.hasOwn(metadata, added.key)
+        ? "is a key already: change its value in its own row"
+        : added.key !== "" && added.value === ""
+          ? "needs a value (a key set to nothing is removed)"
+          : null;
+
   const save = (e: Event) => {
     e.preventDefault();
+    if (newKeyProblem) return setError(localError(`metadata.${added.key}`, newKeyProblem));
     return run(
       async () => {
         await api.PATCH("/v1/candidates/{candidate_alias}", {
@@ -103,12 +113,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           />
         </Field>
       </div>
-      <ErrorNote
-        error={unplaced(
-          error,
-          [...keys, added.key].map((key) => `metadata.${key}`),
-        )}
-      />
+      <FormError error={error} paths={[...keys, added.key].map((key) => `metadata.${key}`)} />
       <button type="submit" disabled={!pending} aria-disabled={busy || undefined}>
         {busy ? "Saving…" : "Save metadata"}
       </button>{" "}
@@ -118,11 +123,6 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           {Object.keys(changes)
             .map((k) => (changes[k] === "" ? `remove ${k}` : `set ${k}`))
             .join(", ")}
-        </span>
-      )}
-      {fieldMessages(error, "metadata").length > 0 && (
-        <span class="visually-hidden" role="status">
-          The service refused some values: see the fields.
         </span>
       )}
     </form>

@@ -11,8 +11,8 @@ import { Field } from "../../components/fields";
 import { ErrorNote, Loading } from "../../components/notes";
 import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
-import { unplaced } from "./unplaced";
 import { useCall } from "../../components/use-call";
+import { FormError } from "../shared/form-error";
 
 type Notification = Models["Notification"];
 type Endpoint = Models["WebhookEndpoint"];
@@ -208,17 +208,20 @@ function Resend({
   const id = `resend-${notificationId}`;
   const resend = (e: Event) => {
     e.preventDefault();
-    return run(async () => {
-      setDeliveryId(null);
-      const answer = await ok(
-        api.POST("/v1/notifications/{id}/resend", {
-          params: { path: { id: notificationId } },
-          body: { webhook_endpoint_id: target },
-        }),
-      );
-      setDeliveryId(answer.delivery_id);
-      onResent();
-    });
+    return run(
+      async () => {
+        setDeliveryId(null);
+        const answer = await ok(
+          api.POST("/v1/notifications/{id}/resend", {
+            params: { path: { id: notificationId } },
+            body: { webhook_endpoint_id: target },
+          }),
+        );
+        setDeliveryId(answer.delivery_id);
+        onResent();
+      },
+      { exclusive: true }, // its button stays focusable while busy (aria-disabled)
+    );
   };
   return (
     <form class="row resend" onSubmit={resend}>
@@ -231,7 +234,7 @@ function Resend({
           ))}
         </select>
       </Field>
-      <button type="submit" class="secondary field-button" disabled={busy}>
+      <button type="submit" class="secondary field-button" aria-disabled={busy || undefined}>
         {busy ? "Resending…" : "Resend"}
       </button>
       {deliveryId && (
@@ -239,7 +242,7 @@ function Resend({
           Sent again as delivery <span class="mono">{deliveryId}</span>; its attempts appear above.
         </p>
       )}
-      <ErrorNote error={unplaced(error, ["webhook_endpoint_id"])} />
+      <FormError error={error} paths={["webhook_endpoint_id"]} />
     </form>
   );
 }

@@ -5,8 +5,18 @@
 import { useState } from "preact/hooks";
 import { described, Field } from "../../components/fields";
 import { parseMetadataLines } from "../forms/metadata-lines";
-import { localError } from "../shared/form-error";
+import { FormError, localError } from "../shared/form-error";
 import { candidatesHref, filterProblem, isFiltered, type Filters } from "./filters";
+
+/** The API's names for what the filter form's fields hold. */
+export const FIELD_PATHS = [
+  "status",
+  "customer_uuid",
+  "candidate_alias_prefix",
+  "status_since_gte",
+  "status_since_lt",
+  "metadata",
+];
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
@@ -104,6 +114,7 @@ export function FilterForm({
           </Field>
         </div>
       </div>
+      <FormError error={pageError} paths={FIELD_PATHS} />
       <div class="actions">
         <button type="submit">Apply filters</button>
         {isFiltered(filters) && (

@@ -11,7 +11,7 @@ import { ErrorNote } from "../../components/notes";
 import { useFocusOnShow } from "../../components/page";
 import { api, CandidateContractError, ok, type Models } from "../../api";
 import { parseMetadataLines } from "./metadata-lines";
-import { localError } from "../shared/form-error";
+import { FormError, localError } from "../shared/form-error";
 import { useCan } from "../../session";
 import { useCall } from "../../components/use-call";
 
@@ -19,11 +19,13 @@ import { useCall } from "../../components/use-call";
 const contractLine = (c: Models["Contract"]) =>
   `Price ${c.price}; activity window ${c.activity_window} s; review window ${c.review_window} s; unfulfilled at the window's end: ${c.timeout_outcome}.`;
 
-/** A schema not found is the schema field's problem: shown there, tied to it for screen readers. */
-function atSchemaField(error: unknown): unknown {
-  if (!(error instanceof CandidateContractError) || error.code !== "SCHEMA_NOT_FOUND") return error;
-  const details = [{ path: "schema_id", message: error.message }];
-  return new CandidateContractError(error.code, error.message, error.status, details, error.requestId);
+/** Refusals that are one field's problem (an unknown schema, an alias taken): shown there, tied to it for screen readers. */
+const FIELD_OF: Record<string, string> = { SCHEMA_NOT_FOUND: "schema_id", CANDIDATE_ALIAS_TAKEN: "candidate_alias" };
+function atItsField(error: unknown): unknown {
+  const path = error instanceof CandidateContractError ? FIELD_OF[error.code] : undefined;
+  if (path === undefined) return error;
+  const { code, message, status, requestId } = error as CandidateContractError;
+  return new CandidateContractError(code, message, status, [{ path, message }], requestId);
 }
 
 export function NewCandidate({ onCancel }: { onCancel: () => void }) {
@@ -59,7 +61,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
         );
         route(candidatePath(created.candidate_alias));
       },
-      { leaving: true, asError: atSchemaField, exclusive: true },
+      { leaving: true, asError: atItsField, exclusive: true },
     );
   };
 
@@ -145,7 +147,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
           onInput={(e) => setMetadata(e.currentTarget.value)}
         />
       </Field>
-      <ErrorNote error={error instanceof CandidateContractError && error.details.length > 0 ? null : error} />
+      <FormError error={error} paths={["candidate_alias", "customer_uuid", "schema_id", "metadata"]} />
       <div class="actions">
         <button type="submit" disabled={noSchema} aria-disabled={busy || undefined}>
           Create candidate

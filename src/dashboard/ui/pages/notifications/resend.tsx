@@ -38,19 +38,23 @@ export function Resend({
     () => button.current,
   );
 
+  // Its buttons stay focusable while sending (aria-disabled): a disabled one would drop the focus.
   const send = (endpointId: string) =>
-    run(async () => {
-      setAnswer(null);
-      const sent = await ok(
-        api.POST("/v1/notifications/{id}/resend", {
-          params: { path: { id: notificationId } },
-          body: { webhook_endpoint_id: endpointId },
-        }),
-      );
-      setAnswer(sent);
-      setChoosing(false);
-      onSent?.(sent);
-    });
+    run(
+      async () => {
+        setAnswer(null);
+        const sent = await ok(
+          api.POST("/v1/notifications/{id}/resend", {
+            params: { path: { id: notificationId } },
+            body: { webhook_endpoint_id: endpointId },
+          }),
+        );
+        setAnswer(sent);
+        setChoosing(false);
+        onSent?.(sent);
+      },
+      { exclusive: true },
+    );
 
   if (endpoints.length === 0) return null;
   const only = endpoints.length === 1 ? endpoints[0] : null;
@@ -61,7 +65,7 @@ export function Resend({
           ref={button}
           type="button"
           class="secondary small"
-          disabled={busy}
+          aria-disabled={busy || undefined}
           aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`}
           onClick={() => (only ? void send(only.id) : setChoosing(true))}
         >
@@ -85,7 +89,7 @@ export function Resend({
               </option>
             ))}
           </select>
-          <button type="submit" class="small" disabled={busy}>
+          <button type="submit" class="small" aria-disabled={busy || undefined}>
             {busy ? "Sending…" : "Send"}
           </button>
           <button type="button" class="secondary small" onClick={() => setChoosing(false)}>

@@ -1,14 +1,14 @@
 /**
- * A form's error beside its submit button: a VALIDATION_ERROR's details are shown at their fields,
- * so here only a count of them and any detail no field of this form shows; any other error whole.
+ * A form's error beside its submit button, announced (role="alert"): an error's details (a
+ * VALIDATION_ERROR's, or a refusal the form placed at its field) are shown at their fields, so
+ * here only a count of them and any detail no field of this form shows; any other error whole.
  */
 import { CandidateContractError } from "../../api";
 import { belowPath } from "../../components/fields";
 import { ErrorNote } from "../../components/notes";
 
 export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
-  if (!(error instanceof CandidateContractError) || error.code !== "VALIDATION_ERROR" || error.details.length === 0)
-    return <ErrorNote error={error} />;
+  if (!(error instanceof CandidateContractError) || error.details.length === 0) return <ErrorNote error={error} />;
   const shown = (path: string) => paths.some((p) => belowPath(path, p) !== null);
   const elsewhere = error.details.filter((d) => !shown(d.path));
   const atFields = error.details.length - elsewhere.length;

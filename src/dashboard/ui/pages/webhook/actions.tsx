@@ -33,16 +33,23 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
   const [secret, setSecret] = useState<string | null>(null);
   const path = { params: { path: { id: endpoint.id } } };
 
+  // Their buttons stay focusable while busy (aria-disabled): a disabled one would drop the focus.
   const setStatus = (status: Endpoint["status"]) =>
-    run(async () => {
-      await api.PATCH("/v1/webhook_endpoints/{id}", { ...path, body: { status } });
-      onChanged();
-    });
+    run(
+      async () => {
+        await api.PATCH("/v1/webhook_endpoints/{id}", { ...path, body: { status } });
+        onChanged();
+      },
+      { exclusive: true },
+    );
   const sendTest = () =>
-    run(async () => {
-      setTest(null);
-      setTest(await ok(api.POST("/v1/webhook_endpoints/{id}/test", { ...path, body: {} })));
-    });
+    run(
+      async () => {
+        setTest(null);
+        setTest(await ok(api.POST("/v1/webhook_endpoints/{id}/test", { ...path, body: {} })));
+      },
+      { exclusive: true },
+    );
   const rotate = () =>
     run(async () => {
       setSecret((await ok(api.POST("/v1/webhook_endpoints/{id}/rotate_secret", { ...path, body: {} }))).secret);
@@ -70,15 +77,20 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
       </h2>
       <div class="actions">
         {endpoint.status === "enabled" ? (
-          <button type="button" class="secondary" disabled={busy} onClick={() => void setStatus("disabled")}>
+          <button
+            type="button"
+            class="secondary"
+            aria-disabled={busy || undefined}
+            onClick={() => void setStatus("disabled")}
+          >
             Disable
           </button>
         ) : (
-          <button type="button" disabled={busy} onClick={() => void setStatus("enabled")}>
+          <button type="button" aria-disabled={busy || undefined} onClick={() => void setStatus("enabled")}>
             Enable
           </button>
         )}
-        <button type="button" class="secondary" disabled={busy} onClick={() => void sendTest()}>
+        <button type="button" class="secondary" aria-disabled={busy || undefined} onClick={() => void sendTest()}>
           Send a test
         </button>
         <button ref={editButton} type="button" class="secondary" disabled={editing} onClick={() => setEditing(true)}>

@@ -103,7 +103,12 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
             </div>
           )}
           <div class="field">
-            <button type="button" class="secondary" onClick={log.reload} disabled={log.loading}>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => !log.loading && log.reload()}
+              aria-disabled={log.loading || undefined}
+            >
               {log.loading ? "Reading…" : "Refresh"}
             </button>
           </div>

@@ -638,6 +638,33 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   const byName = page.getByRole("row", { name: /^every permission, by name / });
   await byName.getByText("api_keys:write").waitFor();
   assert.equal(await byName.getByText("Full access").count(), 0, "not called full access");
+  // A session whose key may write keys but do little else, and expires: keys that can do more are
+  // not offered to it to change, and its new keys may not outlive it. (Room made under 100 keys.)
+  const filler = (await call("/v1/api_keys?status=active&limit=100")).data.find((k: { name: string }) =>
+    k.name.startsWith("filler"),
+  );
+  await call(`/v1/api_keys/${filler.id}/revoke`, {});
+  const manager = await call("/v1/api_keys", {
+    name: "Key manager",
+    permissions: ["api_keys:write"],
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  const managerContext = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+  const managerPage = await managerContext.newPage();
+  await managerPage.goto(`${dev.url}/dashboard/sign-in`);
+  await managerPage.getByLabel("API key").fill(manager.secret);
+  await managerPage.getByRole("button", { name: "Sign in" }).click();
+  await heading(managerPage, "Overview");
+  await nav(managerPage, "API keys");
+  const outranking = managerPage.getByRole("row", { name: /^every permission, by name / });
+  await outranking.getByText("It can do more than this session’s key").waitFor();
+  assert.equal(await outranking.getByRole("button").count(), 0, "no Rename, Roll or Revoke for it");
+  await managerPage.getByRole("button", { name: "New key" }).click();
+  const expires = managerPage.getByLabel("Expires", { exact: true });
+  assert.match(await expires.locator("option:checked").innerText(), /^With this session's key/);
+  assert.equal(await expires.locator("option", { hasText: "Never" }).count(), 0, "no key outliving the session's");
+  assert.equal(await expires.locator("option", { hasText: "In 30 days" }).count(), 0);
+  await managerContext.close();
   await call(`/v1/api_keys/${byNameKey.id}/revoke`, {}); // room for the keys made below
 
   // Back after signing out goes to sign-in, not a page left loading.

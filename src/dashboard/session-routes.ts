@@ -27,7 +27,7 @@ import {
   type Session,
 } from "../session";
 import { sha256Hex } from "../hash";
-import { isoTime } from "../domain/iso-time";
+import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { jsonBody } from "../json-body";
 import { zodDetails } from "../errors/zod-issues";
 import type { AppEnv } from "../app-env";
@@ -39,7 +39,13 @@ export function sessionView(session: Session) {
     account_id: session.accountId,
     account_name: session.accountName,
     signed_in_with: session.key ? "api_key" : "sign_in_link",
-    api_key: session.key && { id: session.key.id, name: session.key.name, redacted: session.key.redacted },
+    api_key: session.key && {
+      id: session.key.id,
+      name: session.key.name,
+      redacted: session.key.redacted,
+      /** A key it makes must expire no later (the dashboard's new-key form offers only such). */
+      expires_at: isoTimeOrNull(keyExpiry),
+    },
     permissions: listedPermissions(session.grant),
     /** Signed in with a full-access key or a sign-in link: only such a session makes a full-access key. */
     full_access: session.grant.listed === null,

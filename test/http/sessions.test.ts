@@ -158,7 +158,12 @@ describe("sign-in with a pasted API key", () => {
     expect(res.body).toMatchObject({
       account_id: account.id,
       signed_in_with: "api_key",
-      api_key: { id: events.tokenId, name: "Checkout events", redacted: `cct_…${events.token.slice(-4)}` },
+      api_key: {
+        id: events.tokenId,
+        name: "Checkout events",
+        redacted: `cct_…${events.token.slice(-4)}`,
+        expires_at: null,
+      },
       permissions: ["events:write"],
       full_access: false,
     });
@@ -493,6 +498,7 @@ describe("the session's end", () => {
     const key = await addKey(account, { expiresAt: clock.now() + HOUR });
     const res = await signIn({ key: key.token });
     expect(res.body.expires_at).toBe(iso(clock.now() + HOUR));
+    expect(res.body.api_key.expires_at).toBe(iso(clock.now() + HOUR)); // a key it makes must expire no later
     const cookie = cookieOf(res).pair;
     clock.advance(HOUR - 1);
     expect((await withCookie(cookie, "GET", "/v1/schemas")).status).toBe(200);

@@ -94,7 +94,7 @@ export interface Session {
   account_id: string;
   account_name: string;
   signed_in_with: "api_key" | "sign_in_link";
-  api_key: { id: string; name: string; redacted: string } | null;
+  api_key: { id: string; name: string; redacted: string; expires_at: string | null } | null;
   permissions: Models["ApiKey"]["permissions"];
   full_access: boolean;
   created_at: string;

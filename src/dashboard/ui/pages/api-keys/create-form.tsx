@@ -14,6 +14,7 @@ import { useCall } from "../../components/use-call";
 
 const EXPIRIES = [
   { value: "never", label: "Never" },
+  { value: "holder", label: "With this session's key" },
   { value: "1", label: "In 1 day" },
   { value: "30", label: "In 30 days" },
   { value: "90", label: "In 90 days" },
@@ -22,11 +23,23 @@ const EXPIRIES = [
 ] as const;
 type Expiry = (typeof EXPIRIES)[number]["value"];
 
-/** The instant a key made now with `expiry` ends at (a date: its first instant, UTC). */
-function expiresAt(expiry: Expiry, date: string): string | undefined {
+/**
+ * The instant a key made now with `expiry` ends at (a date: its first instant, UTC; "holder": when
+ * the session's own key does, `limit`).
+ */
+function expiresAt(expiry: Expiry, date: string, limit: string | null): string | undefined {
   if (expiry === "never") return undefined;
+  if (expiry === "holder") return limit ?? undefined;
   if (expiry === "date") return date ? `${date}T00:00:00.000Z` : "";
   return new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
+}
+
+/** Whether a key made now with `expiry` would outlive `limit` (the session's key's expiry), which the API refuses. */
+function outlives(expiry: Expiry, limit: string | null): boolean {
+  if (limit === null) return expiry === "holder"; // nothing to follow
+  if (expiry === "never") return true;
+  if (expiry === "holder" || expiry === "date") return false; // a date is bounded by the input's max
+  return Date.now() + Number(expiry) * 86_400_000 > Date.parse(limit);
 }
 
 /** The first day a key can be set to stop working as it begins: tomorrow, UTC (today's has begun). */
@@ -44,7 +57,9 @@ export function CreateKeyForm({
   const [name, setName] = useState("");
   const [full, setFull] = useState(false);
   const [chosen, setChosen] = useState<Permission[]>([]);
-  const [expiry, setExpiry] = useState<Expiry>("never");
+  // A session whose key expires makes keys that expire no later: the choices that would not are not offered.
+  const limit = useSession().api_key?.expires_at ?? null;
+  const [expiry, setExpiry] = useState<Expiry>(limit === null ? "never" : "holder");
   const [date, setDate] = useState("");
   const { busy, error, run } = useCall();
   // Holding every permission by name is not enough: only a full-access session makes a full-access key.
@@ -59,7 +74,7 @@ export function CreateKeyForm({
     e.preventDefault();
     return run(
       async () => {
-        const expires_at = expiresAt(expiry, date);
+        const expires_at = expiresAt(expiry, date, limit);
         onCreated(
           await client.apiKeys.create({
             name: name.trim(),
@@ -141,11 +156,20 @@ export function CreateKeyForm({
         ))}
       </fieldset>
       <div class="row">
-        <Field id="key-expiry" label="Expires">
-          <select id="key-expiry" value={expiry} onChange={(e) => setExpiry(e.currentTarget.value as Expiry)}>
-            {EXPIRIES.map((x) => (
+        <Field
+          id="key-expiry"
+          label="Expires"
+          hint={limit === null ? undefined : `This session's key expires at ${limit}: a key it makes expires no later.`}
+        >
+          <select
+            id="key-expiry"
+            aria-describedby={limit === null ? undefined : "key-expiry-hint"}
+            value={expiry}
+            onChange={(e) => setExpiry(e.currentTarget.value as Expiry)}
+          >
+            {EXPIRIES.filter((x) => !outlives(x.value, limit)).map((x) => (
               <option key={x.value} value={x.value}>
-                {x.label}
+                {x.value === "holder" ? `${x.label} (${new Date(limit!).toISOString()})` : x.label}
               </option>
             ))}
           </select>
@@ -164,6 +188,7 @@ export function CreateKeyForm({
               value={date}
               required
               min={firstExpiryDay()}
+              max={limit === null ? undefined : limit.slice(0, 10)}
               onInput={(e) => setDate(e.currentTarget.value)}
             />
           </Field>

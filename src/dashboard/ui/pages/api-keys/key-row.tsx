@@ -5,6 +5,7 @@
 import { useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { useFocusInPlace } from "../../components/page";
+import { useCan, useSession } from "../../session";
 import { StatusBadge, Time } from "../../components/values";
 import { Rename, Revoke, Roll } from "./key-actions";
 import { compact } from "./permissions";
@@ -51,13 +52,23 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
     onChanged();
   };
   const panel = `key-${apiKey.id}-action`;
+  // A key changes only keys that can do no more than it (a full-access one only by full access):
+  // what this session may not change is not offered, and says why.
+  const session = useSession();
+  const can = useCan();
+  const outranks = !session.full_access && (apiKey.full_access || apiKey.permissions.some((p) => !can(p)));
   return (
     <>
       <tr>
         <th scope="row" class="key-name">
           <span class="name">{apiKey.name}</span> {own && <span class="badge own">this session’s key</span>}
           <div class="mono muted">{apiKey.redacted}</div>
-          {canWrite && (
+          {canWrite && outranks && (
+            <div class="muted">
+              It can do more than this session’s key, so only a key that can do all it can changes it.
+            </div>
+          )}
+          {canWrite && !outranks && (
             <div class="row-actions">
               <button
                 type="button"

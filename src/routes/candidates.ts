@@ -69,7 +69,7 @@ const AliasParam = z.object({
 const ListQuery = z
   .strictObject({
     ...LIST_FILTERS,
-    after: CursorSchema.optional().openapi({
+    after: CursorSchema.min(8).optional().openapi({
       description: "The `next_cursor` of the previous page.",
       example: candidateExample.id,
     }),
@@ -245,7 +245,13 @@ export const candidatesRouter = createRouter()
     const page = await readOrAskPrimary(
       c,
       (db) =>
-        listCandidates(db, c.get("accountId"), { ...listFilters(query), after: query.after, limit: query.limit }, now),
+        listCandidates(
+          db,
+          c.get("accountId"),
+          // A cursor is an id, which is lowercase: one written in capitals is the same cursor, as every id.
+          { ...listFilters(query), after: query.after?.toLowerCase(), limit: query.limit },
+          now,
+        ),
       (p) => p.cursorValid,
     );
     if (!page.cursorValid) throw unknownCursor(query.after!, "this account's candidate list");

@@ -355,6 +355,12 @@ describe("GET /v1/candidates", () => {
     } while (after);
     expect(pages).toBe(3);
     expect(seen).toEqual(newestFirst);
+    // A cursor is an id: written in capitals it is the same cursor; under 8 characters it is none.
+    const first = okBody(await api.get("/v1/candidates?limit=3"));
+    const upper = okBody(await api.get(`/v1/candidates?limit=3&after=${first.next_cursor!.toUpperCase()}`));
+    expect(upper.data.map((c) => c.candidate_alias)).toEqual(newestFirst.slice(3, 6));
+    const short = await api.raw.get("/v1/candidates?after=0190aa");
+    expect([short.status, short.body.error.details[0].path]).toEqual([400, "after"]);
   });
 
   it("returns next_cursor null when the page is exactly the rest", async () => {

@@ -71,6 +71,10 @@ export function CandidatePage() {
       actions={
         <>
           <StatusBadge status={candidate.status} />
+          {/* Read once: a boundary passing later shows after Reload. */}
+          <span class="muted">
+            as of <Time iso={new Date(readAt).toISOString()} />
+          </span>
           <button
             type="button"
             class="secondary"

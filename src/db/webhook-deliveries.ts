@@ -81,8 +81,7 @@ export async function recordAttempt(db: D1, a: AttemptRow, endpoint: { disable: 
       : db
           .prepare(
             `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?),
-               status = iif(?2, 'disabled', status), updated_at = iif(?2, ?1, updated_at),
-               subscribed_since = iif(?2, ?1, subscribed_since)
+               status = iif(?2, 'disabled', status), updated_at = iif(?2, ?1, updated_at)
              WHERE id = ?3`,
           )
           .bind(a.attempted_at, endpoint.disable ? 1 : 0, a.endpoint_id),

@@ -18,8 +18,8 @@ export interface EndpointRow {
   failing_since: number | null;
   created_at: number;
   updated_at: number;
-  /** When what it receives last changed (status, enabled_events): see notifications/redrive.ts. */
-  subscribed_since: number;
+  /** JSON {type: epoch ms}: since when it has taken each type it takes now (notifications/redrive.ts). */
+  subscribed_since: string;
 }
 
 export interface NewEndpoint {
@@ -65,7 +65,7 @@ export function insertEndpointStatement(db: D1, e: NewEndpoint, onlyIf?: SqlFrag
   return db
     .prepare(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at, subscribed_since)
-       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7, ?7
+       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7, (SELECT json_group_object(value, ?7) FROM json_each(?5))
        WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
     .bind(
@@ -94,7 +94,7 @@ export const newEndpointRow = (e: NewEndpoint): EndpointRow => ({
   failing_since: null,
   created_at: e.now,
   updated_at: e.now,
-  subscribed_since: e.now,
+  subscribed_since: JSON.stringify(Object.fromEntries(e.enabledEvents.map((type) => [type, e.now]))),
 });
 
 export async function listEndpoints(db: D1, accountId: string): Promise<EndpointRow[]> {
@@ -119,6 +119,18 @@ export interface EndpointChanges {
   status?: "enabled" | "disabled";
 }
 
+/**
+ * What the endpoint takes after a change of its status or enabled_events (binds, in order: the new
+ * status or null, the instant twice, the new enabled_events or null): a type it took before and still
+ * takes, enabled before and after, keeps its instant; any other type it takes starts now. In an
+ * UPDATE's SET, the row's columns are its values before the change, so a PATCH that sends what
+ * the endpoint already has changes nothing it is owed.
+ */
+const SUBSCRIBED_SINCE_AFTER_CHANGE = `(
+  SELECT json_group_object(t.value, iif(status = 'enabled' AND coalesce(?, status) = 'enabled',
+    coalesce(json_extract(subscribed_since, '$."' || t.value || '"'), ?), ?))
+  FROM json_each(coalesce(?, enabled_events)) t)`;
+
 /** Applies the given changes; re-enabling clears the failure streak. Null when there is no such endpoint. */
 export async function updateEndpoint(db: D1, accountId: string, id: string, c: EndpointChanges, now: number) {
   const changes: [column: string, value: string | number | null][] = [["updated_at", now]];
@@ -127,10 +139,12 @@ export async function updateEndpoint(db: D1, accountId: string, id: string, c: E
   if (c.enabledEvents !== undefined) changes.push(["enabled_events", JSON.stringify(c.enabledEvents)]);
   if (c.status !== undefined) changes.push(["status", c.status]);
   if (c.status === "enabled") changes.push(["failing_since", null]);
-  // What it receives changed: the redrive owes it nothing recorded before (redrive.ts).
-  if (c.enabledEvents !== undefined || c.status !== undefined) changes.push(["subscribed_since", now]);
   const sets = changes.map(([column]) => `${column} = ?`);
-  const params = changes.map(([, value]) => value);
+  const params: (string | number | null)[] = changes.map(([, value]) => value);
+  if (c.enabledEvents !== undefined || c.status !== undefined) {
+    sets.push(`subscribed_since = ${SUBSCRIBED_SINCE_AFTER_CHANGE}`);
+    params.push(c.status ?? null, now, now, c.enabledEvents ? JSON.stringify(c.enabledEvents) : null);
+  }
   return db
     .prepare(`UPDATE webhook_endpoints SET ${sets.join(", ")} WHERE account_id = ? AND id = ? RETURNING *`)
     .bind(...params, accountId, id)

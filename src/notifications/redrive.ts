@@ -1,9 +1,9 @@
 /**
  * Deliveries a queue lost, made again: notifications in the feed whose delivery an enabled
  * endpoint taking their type never received (its object holds no record of it), where the
- * endpoint received then what it receives now (its status and enabled_events unchanged since: one
- * disabled or subscribed to other types then was right to get nothing; a new description, URL or
- * secret changes nothing it is owed).
+ * endpoint took its type then and has since (`subscribed_since`, per type: one disabled or
+ * subscribed to other types then was right to get nothing; a new description, URL or secret, or a
+ * type added beside it, changes nothing it is owed).
  *
  * Cloudflare's queues keep a message once it is sent. Miniflare's live in memory: a notification
  * recorded in the second before `npm run dev` stops is in the feed but reaches no endpoint. The
@@ -48,8 +48,8 @@ async function lostOn(env: Env, shard: ShardName, since: number, before: number)
        FROM notifications n INDEXED BY notifications_by_age
        JOIN webhook_endpoints e ON e.account_id = n.account_id
        WHERE n.recorded_at >= ?1 AND n.recorded_at < ?2
-         AND e.status = 'enabled' AND e.subscribed_since <= n.recorded_at
-         AND EXISTS (SELECT 1 FROM json_each(e.enabled_events) WHERE value = n.type)
+         AND e.status = 'enabled'
+         AND json_extract(e.subscribed_since, '$."' || n.type || '"') <= n.recorded_at
        LIMIT ?3`,
     )
     .bind(since, before, REDRIVE_LIMIT)

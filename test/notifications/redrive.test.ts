@@ -55,23 +55,33 @@ describe("deliveries a queue lost", () => {
     expect(await redeliver()).toBe(0);
     expect(await received(hook.name)).toHaveLength(1);
 
-    // The next lost notification goes to each endpoint enabled for it then and still: not to one
-    // disabled then (enabled again since), nor one that took other types then. One given a new
-    // description, URL or secret since is owed it as before.
+    // The next lost notification goes to each endpoint enabled for its type then and still: not to
+    // one disabled then (enabled again since), nor one that took other types then. One given a new
+    // description, URL or secret since, one sent what it already had (status and types), and one
+    // that took the type then and another type besides since, are owed it as before.
     const later = await endpoint(account);
     const renamed = await endpoint(account);
+    const resent = await endpoint(account);
+    const widened = await endpoint(account, "200", { enabled_events: ["candidate.pending"] });
     const off = await endpoint(account);
     const other = await endpoint(account, "200", { enabled_events: ["candidate.failed"] });
     await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "disabled" });
     await pendingWithLostNotification(account);
-    await client(account).patch(`/v1/webhook_endpoints/${off.id}`, { status: "enabled" });
-    await client(account).patch(`/v1/webhook_endpoints/${other.id}`, { enabled_events: ["candidate.pending"] });
-    await client(account).patch(`/v1/webhook_endpoints/${renamed.id}`, { description: "renamed after the stop" });
-    await client(account).post(`/v1/webhook_endpoints/${renamed.id}/rotate_secret`, {});
-    expect(await redeliver()).toBe(3);
+    const api = client(account);
+    await api.patch(`/v1/webhook_endpoints/${off.id}`, { status: "enabled" });
+    await api.patch(`/v1/webhook_endpoints/${other.id}`, { enabled_events: ["candidate.pending"] });
+    await api.patch(`/v1/webhook_endpoints/${renamed.id}`, { description: "renamed after the stop" });
+    await api.post(`/v1/webhook_endpoints/${renamed.id}/rotate_secret`, {});
+    await api.patch(`/v1/webhook_endpoints/${resent.id}`, {
+      status: "enabled",
+      enabled_events: ["candidate.pending", "candidate.confirmed", "candidate.failed"],
+    });
+    await api.patch(`/v1/webhook_endpoints/${widened.id}`, {
+      enabled_events: ["candidate.failed", "candidate.pending"],
+    });
+    expect(await redeliver()).toBe(5);
     await waitForReceived(hook.name, 2);
-    await waitForReceived(later.name, 1);
-    await waitForReceived(renamed.name, 1);
+    for (const owed of [later, renamed, resent, widened]) await waitForReceived(owed.name, 1);
     expect(await received(off.name)).toEqual([]);
     expect(await received(other.name)).toEqual([]);
   });

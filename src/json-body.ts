@@ -104,18 +104,23 @@ function parsed(c: Context<AppEnv>, body: unknown, next: Next) {
  */
 function whereJsonFails(text: string, error: unknown): string {
   const message = error instanceof SyntaxError ? error.message : "";
-  if (text.trim() === "") return ": it is empty";
+  if (text === "") return ": it is empty";
+  if (/^[\t\n\r ]+$/.test(text)) return ": it holds only white space";
   const position = /at position (\d+)/.exec(message);
   const at = position ? Number(position[1]) : undefined;
   if (/end of JSON input/i.test(message) || (at !== undefined && at >= text.length))
     return ": it ends before its value is complete";
   if (at === undefined) {
     // "Unexpected token 'x', ... is not valid JSON": the character, but not where.
+    // V8 names a character outside the BMP by its first half: the text has the whole of it.
     const token = /^Unexpected token '(.+?)',/su.exec(message)?.[1];
-    return token === undefined || [...token].length !== 1 ? "" : `: unexpected ${shownCharacter(token)}`;
+    if (token === undefined || token.length !== 1) return "";
+    const whole = /[\ud800-\udbff]/.test(token) ? String.fromCodePoint(text.codePointAt(text.indexOf(token))!) : token;
+    return `: unexpected ${shownCharacter(whole)}`;
   }
+  // Columns count characters (code points), as an editor shows them, not UTF-16 code units.
   const before = text.slice(0, at).split("\n");
-  const place = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  const place = `line ${before.length}, column ${[...before[before.length - 1]].length + 1}`;
   const found = shownCharacter(String.fromCodePoint(text.codePointAt(at)!));
   return /after JSON/i.test(message)
     ? `: something follows its value, at ${place} (${found})`

@@ -112,7 +112,19 @@ describe("request bodies", () => {
     expect(await said("{'a': 1}")).toBe(`${prefix}: unexpected \`'\` at line 1, column 2.`);
     expect(await said('{"a":1}x')).toBe(`${prefix}: something follows its value, at line 1, column 8 (\`x\`).`);
     expect(await said("[1,2")).toBe(`${prefix}: it ends before its value is complete.`);
-    expect(await said("  ")).toBe(`${prefix}: it is empty.`);
+    expect(await said("")).toBe(`${prefix}: it is empty.`);
+    expect(await said(" \r\n\t")).toBe(`${prefix}: it holds only white space.`);
+    // Only JSON's own four are white space to it; any other is a character it did not expect.
+    for (const [raw, shown] of [
+      ["\u00a0", "U+00A0"],
+      ["\u2028", "U+2028"],
+      ["\u3000", "U+3000"],
+      ["\v", "U+000B"],
+    ])
+      expect(await said(raw)).toBe(`${prefix}: unexpected ${shown}.`);
+    // A character outside the BMP is one character: named whole, counted once in a column.
+    expect(await said("\u{1f600}")).toBe(`${prefix}: unexpected U+1F600.`);
+    expect(await said('{"a":"\u{1f600}\u{1f600}",,}')).toBe(`${prefix}: unexpected \`,\` at line 1, column 11.`);
   });
 
   it("refuses bytes that are not UTF-8 with 400 INVALID_JSON, storing nothing (never U+FFFD in their place)", async () => {

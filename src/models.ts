@@ -47,7 +47,9 @@ export const CandidateView = z
       description:
         "null while `OPEN`; from `PENDING` on, what the candidate becomes (or became) when its review ends: `CONFIRMED` after a fulfilling event, else per `timeout_outcome`.",
     }),
-    activity_ends_at: timestamp("Extension. End of the activity window (the fulfilment instant once fulfilled)."),
+    activity_ends_at: timestamp(
+      "Extension. End of the activity window: the fulfilling event's instant once fulfilled, the resolve's once resolved from `OPEN`.",
+    ),
     review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
     created_at: timestamp("Extension. When the candidate was created."),
     metadata: z.record(z.string(), z.string()).openapi({

@@ -5,7 +5,7 @@ import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
-import { CursorSchema, InstantSchema, PageLimitSchema, rangesInOrder } from "./shared/params";
+import { BOUND_RULES, CursorSchema, InstantSchema, PageLimitSchema, rangesInOrder } from "./shared/params";
 import { timestamp } from "../models";
 import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
@@ -39,11 +39,11 @@ const SummaryQuerySchema = z
       .optional()
       .openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
     status_since_gte: InstantSchema.optional().openapi({
-      description: "Only candidates whose current status began at or after this instant.",
+      description: "Only candidates whose current status began at or after this instant." + BOUND_RULES,
       example: "2026-11-01T00:00:00Z",
     }),
     status_since_lt: InstantSchema.optional().openapi({
-      description: "Only candidates whose current status began before this instant.",
+      description: "Only candidates whose current status began before this instant." + BOUND_RULES,
       example: "2026-12-01T00:00:00Z",
     }),
     group_by: z

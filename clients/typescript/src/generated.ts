@@ -667,7 +667,7 @@ export interface components {
             scheduled_outcome: "CONFIRMED" | "FAILED" | null;
             /**
              * Format: date-time
-             * @description Extension. End of the activity window (the fulfilment instant once fulfilled).
+             * @description Extension. End of the activity window: the fulfilling event's instant once fulfilled, the resolve's once resolved from `OPEN`.
              * @example 2026-11-22T01:02:03.456Z
              */
             activity_ends_at: string;
@@ -2642,13 +2642,13 @@ export interface operations {
                 status?: "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
                 /** @description Only this customer's candidates. */
                 customer_uuid?: string;
-                /** @description Extension. Only candidates whose current status began at or after this instant. */
+                /** @description Extension. Only candidates whose current status began at or after this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_gte?: string;
-                /** @description Extension. Only candidates whose current status began before this instant. */
+                /** @description Extension. Only candidates whose current status began before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_lt?: string;
-                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. */
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 activity_ends_gte?: string;
-                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. */
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 activity_ends_lt?: string;
                 /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
                 metadata?: {
@@ -2846,13 +2846,13 @@ export interface operations {
                 status?: "OPEN" | "PENDING" | "CONFIRMED" | "FAILED";
                 /** @description Only this customer's candidates. */
                 customer_uuid?: string;
-                /** @description Extension. Only candidates whose current status began at or after this instant. */
+                /** @description Extension. Only candidates whose current status began at or after this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_gte?: string;
-                /** @description Extension. Only candidates whose current status began before this instant. */
+                /** @description Extension. Only candidates whose current status began before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_lt?: string;
-                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. */
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With `status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 activity_ends_gte?: string;
-                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. */
+                /** @description Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 activity_ends_lt?: string;
                 /** @description Extension. `metadata[KEY]=VALUE`: only candidates whose metadata has exactly this value (several: all must hold). */
                 metadata?: {
@@ -7937,9 +7937,9 @@ export interface operations {
             query?: {
                 /** @description Only this customer's candidates. */
                 customer_uuid?: string;
-                /** @description Only candidates whose current status began at or after this instant. */
+                /** @description Only candidates whose current status began at or after this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_gte?: string;
-                /** @description Only candidates whose current status began before this instant. */
+                /** @description Only candidates whose current status began before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_lt?: string;
                 /** @description One summary per customer, ordered by customer_uuid, paged. */
                 group_by?: "customer_uuid";

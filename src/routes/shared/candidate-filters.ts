@@ -9,7 +9,7 @@ import { describeValue, MAX_METADATA_VALUE_LENGTH, metadataObjectSchema } from "
 import { STATUSES } from "../../domain/timeline";
 import type { CandidateListQuery } from "../../db/candidates";
 import type { AppEnv } from "../../app-env";
-import { InstantSchema } from "./params";
+import { BOUND_RULES, InstantSchema } from "./params";
 import { GIVEN_TWICE } from "../../errors/zod-issues";
 
 /** At most this many `metadata[KEY]=VALUE` filters on one list. */
@@ -67,21 +67,23 @@ export const LIST_FILTERS = {
     .optional()
     .openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
   status_since_gte: InstantSchema.optional().openapi({
-    description: "Extension. Only candidates whose current status began at or after this instant.",
+    description: "Extension. Only candidates whose current status began at or after this instant." + BOUND_RULES,
     example: "2026-11-01T00:00:00.000Z",
   }),
   status_since_lt: InstantSchema.optional().openapi({
-    description: "Extension. Only candidates whose current status began before this instant.",
+    description: "Extension. Only candidates whose current status began before this instant." + BOUND_RULES,
     example: "2026-12-01T00:00:00.000Z",
   }),
   activity_ends_gte: InstantSchema.optional().openapi({
     description:
       "Extension. Only candidates whose activity window ends (`activity_ends_at`) at or after this instant. With " +
-      "`status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled.",
+      "`status=OPEN` and `activity_ends_lt`: the candidates that will time out by then unless fulfilled." +
+      BOUND_RULES,
     example: "2026-11-22T16:00:00.000Z",
   }),
   activity_ends_lt: InstantSchema.optional().openapi({
-    description: "Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant.",
+    description:
+      "Extension. Only candidates whose activity window ends (`activity_ends_at`) before this instant." + BOUND_RULES,
     example: "2026-11-23T16:00:00.000Z",
   }),
   metadata: MetadataFilterSchema.optional(),

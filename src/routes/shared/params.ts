@@ -74,6 +74,11 @@ export const InstantSchema = z.iso
   })
   .openapi({ type: "string", format: "date-time" });
 
+/** What the document says of every bound of an instant range, after what it selects. */
+export const BOUND_RULES =
+  " An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` " +
+  "later than its `_lt` is 400 at the `_lt`.";
+
 /**
  * An instant range (`status_since`, `activity_ends`) whose start is after its end is empty by
  * mistake: refused at its end. An object's refinement runs even when a field failed, with that

@@ -17,6 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -252,6 +253,14 @@ test("a person's journey through the dashboard", async () => {
   const customerRow = page.getByRole("row").filter({ hasText: customer });
   await customerRow.waitFor();
   assert.match(await customerRow.innerText(), /\b49\.5\b/, "the customer's confirmed amount");
+  // The month's candidates as the API's CSV, downloaded once the API says this tab's account is signed in.
+  const [monthCsv] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export this month’s candidates (CSV)" }).click(),
+  ]);
+  const csvText = readFileSync((await monthCsv.path())!, "utf8");
+  assert.match(csvText, /^candidate_alias,customer_uuid,status,/, "the export's header row");
+  assert.ok(csvText.includes(`${alias},${customer},CONFIRMED,`), "the month's confirmed candidate");
   await watch.check("billing");
 
   // A key that may only send events: its secret once, refused elsewhere, then revoked.
@@ -529,10 +538,20 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
 
   // Another tab signs this browser in to another account: a tab still showing the first acts on
   // neither. Its next call goes to sign-in, which says why and offers the account signed in now.
+  // Nor does its CSV download (a link, which cannot name the account: it asks first), nor its
+  // Sign out, which would end the other tab's session.
   const stale = await context.newPage();
   const staleWatch = new PageWatch(stale, dev.url);
   await stale.goto(`${dev.url}/dashboard/schemas`);
   await heading(stale, "Schemas");
+  const staleExport = await context.newPage();
+  const staleExportWatch = new PageWatch(staleExport, dev.url);
+  await staleExport.goto(`${dev.url}/dashboard/candidates`);
+  await heading(staleExport, "Candidates");
+  const staleSignOut = await context.newPage();
+  const staleSignOutWatch = new PageWatch(staleSignOut, dev.url);
+  await staleSignOut.goto(`${dev.url}/dashboard/billing`);
+  await heading(staleSignOut, "Billing");
   const other = await accounts("create", "--name", `Other account ${stamp}`);
   const otherTab = await context.newPage();
   await otherTab.goto((await accounts("sign-in-link", "--account", other.account_id)).url);
@@ -544,6 +563,22 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await stale.getByText("This page was signed in to another account").waitFor();
   await stale.getByRole("button", { name: `Go on as Other account ${stamp}` }).waitFor();
   await staleWatch.check("sign-in-after-another-tab-signed-in");
+  let downloads = 0;
+  staleExport.on("download", () => downloads++);
+  staleExportWatch.expectLeavingAnswer(401, /\/v1\/candidates\?/);
+  await staleExport.getByRole("link", { name: "Download CSV" }).click();
+  await staleExport.getByText("This page was signed in to another account").waitFor();
+  assert.equal(downloads, 0, "a tab showing another account downloads nothing");
+  await staleExport.close();
+  staleSignOutWatch.expectLeavingAnswer(401, /\/dashboard\/session$/);
+  await staleSignOut.getByRole("button", { name: "Sign out" }).click();
+  await staleSignOut.getByText("This page was signed in to another account").waitFor();
+  assert.equal(
+    (await context.request.get(`${dev.url}/dashboard/session`)).status(),
+    200,
+    "the other tab's session goes on",
+  );
+  await staleSignOut.close();
   await stale.goto((await accounts("sign-in-link", "--account", account.account_id)).url);
   await stale.getByRole("button", { name: "Use the link" }).click();
   await heading(stale, "Overview");

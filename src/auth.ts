@@ -147,6 +147,22 @@ async function bearerCaller(c: Context<AppEnv>, authorization: string | undefine
 export const DASHBOARD_ACCOUNT_HEADER = "Dashboard-Account";
 
 /**
+ * A tab of the dashboard names the account it shows: the cookie is the browser's, and may since
+ * have been replaced by another tab's sign-in to another account. Nothing is done for that tab.
+ */
+export function refuseOtherAccount(c: Context<AppEnv>, sessionAccountId: string) {
+  const shown = c.req.header(DASHBOARD_ACCOUNT_HEADER);
+  if (shown === undefined || shown === sessionAccountId) return;
+  throw new ApiError(
+    "INVALID_SESSION",
+    "This page was signed in to another account than the one this browser is signed in to now (another tab signed in " +
+      "since). Nothing was done. Sign in again, or go on as the account now signed in.",
+    undefined,
+    { "WWW-Authenticate": "Bearer" },
+  );
+}
+
+/**
  * The caller of a session cookie. A cross-site request that changes something is refused first,
  * before any lookup: the browser sends the cookie whoever made the page.
  */
@@ -162,18 +178,7 @@ export async function sessionCaller(c: Context<AppEnv>, value: string, now: numb
       }),
     );
   }
-  // A tab of the dashboard names the account it shows: the cookie is the browser's, and may since
-  // have been replaced by another tab's sign-in to another account. Nothing is done for that tab.
-  const shown = c.req.header(DASHBOARD_ACCOUNT_HEADER);
-  if (shown !== undefined && shown !== cached.accountId) {
-    throw new ApiError(
-      "INVALID_SESSION",
-      "This page was signed in to another account than the one this browser is signed in to now (another tab signed in " +
-        "since). Nothing was done. Sign in again, or go on as the account now signed in.",
-      undefined,
-      { "WWW-Authenticate": "Bearer" },
-    );
-  }
+  refuseOtherAccount(c, cached.accountId);
   recordSeen(c, cached, now);
   if (cached.key) recordUse(c, cached.key.id, now);
   return {

@@ -11,7 +11,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { z } from "zod";
 import { ApiError, validationError } from "../errors/api-error";
-import { authenticateKey, sessionCaller } from "../auth";
+import { authenticateKey, refuseOtherAccount, sessionCaller } from "../auth";
 import { failure, refuseIfBlocked } from "../auth-failures";
 import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
 import { listedPermissions } from "../domain/permissions";
@@ -23,6 +23,7 @@ import {
   SESSION_MAX_AGE_MS,
   sessionCookie,
   sessionCookieHeader,
+  sessionOf,
   storedSession,
   type Session,
 } from "../session";
@@ -133,7 +134,13 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
   })
   .delete("/session", sameOrigin, async (c) => {
     const value = sessionCookie(c);
-    if (value !== undefined) await endSession(c.env.DB, value, Date.now());
+    if (value !== undefined) {
+      const now = Date.now();
+      // A tab left on another account signs nobody out: the session now is another tab's.
+      const session = await sessionOf(c.env.DB, value, now, () => refuseIfBlocked(c, now));
+      if (typeof session !== "string") refuseOtherAccount(c, session.accountId);
+      await endSession(c.env.DB, value, now);
+    }
     c.header("Set-Cookie", sessionCookieHeader(c, "", 0));
     return c.body(null, 204);
   });

@@ -299,6 +299,14 @@ describe("the session cookie", () => {
     expectStatus(ok, 201);
     expectStatus(await withCookie(cookie, "GET", "/v1/schemas"), 200);
     expect(await schemaCount(now)).toBe(1);
+    // Nor does such a page sign out the session the browser holds now: the other tab's.
+    expectError(await withCookie(cookie, "DELETE", "/dashboard/session", fromStalePage), 401, "INVALID_SESSION");
+    expectStatus(await withCookie(cookie, "GET", "/dashboard/session"), 200);
+    expectStatus(
+      await withCookie(cookie, "DELETE", "/dashboard/session", { headers: { "Dashboard-Account": now.id } }),
+      204,
+    );
+    expectError(await withCookie(cookie, "GET", "/dashboard/session"), 401, "INVALID_SESSION");
   });
 
   it("replays a keyed API key create to the same session only: not to another session, nor a key", async () => {

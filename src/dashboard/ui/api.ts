@@ -120,14 +120,29 @@ export async function signIn(credentials: { code: string } | { key: string }): P
   return (await response.json()) as Session;
 }
 
-export async function signOut(): Promise<void> {
+/**
+ * Ends this browser's session; false when this tab shows another account than the one signed in
+ * now (another tab signed in since): nobody is signed out, and the tab goes to sign-in as on any
+ * call that finds it so.
+ */
+export async function signOut(): Promise<boolean> {
   // The page's reads still under way finish first (for at most 3 s): ended under them, they would fail.
   for (const until = Date.now() + 3000; inFlight > 0 && Date.now() < until;)
     await new Promise((r) => setTimeout(r, 25));
   signingOut.abort();
-  const response = await fetch("/dashboard/session", { method: "DELETE" });
-  if (!response.ok && response.status !== 401) {
+  // Named like every call: a tab left on another account signs out nobody (401), and goes to sign-in.
+  const response = await fetch("/dashboard/session", {
+    method: "DELETE",
+    headers: shownAccount ? { "Dashboard-Account": shownAccount } : {},
+  });
+  if (response.status === 401) {
+    await keepWhyEnded(response.clone());
+    window.dispatchEvent(new Event(SESSION_ENDED));
+    return false;
+  }
+  if (!response.ok) {
     signingOut = new AbortController(); // still signed in: the page's calls work again
     throw await errorFromResponse(response);
   }
+  return true;
 }

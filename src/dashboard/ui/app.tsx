@@ -95,9 +95,12 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
             type="button"
             class="secondary"
             onClick={() =>
-              signOut().then(onSignedOut, (e: unknown) => {
-                setError(e);
-              })
+              signOut().then(
+                (signedOut) => signedOut && onSignedOut(),
+                (e: unknown) => {
+                  setError(e);
+                },
+              )
             }
           >
             Sign out

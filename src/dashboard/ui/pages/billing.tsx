@@ -13,6 +13,7 @@ import { Empty, ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
 import { Time } from "../components/values";
 import { Customers } from "./billing/customers";
+import { ExportLink } from "./candidates/export-link";
 import { currentMonth, FIRST_MONTH, isMonth, LAST_MONTH, monthName, monthRange, shiftMonth } from "./billing/month";
 import { TotalsChart, TotalsTable } from "./billing/totals";
 
@@ -108,15 +109,14 @@ function MonthSummary({ month }: { month: string }) {
         <>
           <p class="muted">
             Exact as of <Time iso={s.as_of} /> <span class="mono">({s.as_of})</span>.
-            {can("candidates:read") && (
-              <>
-                {" "}
-                <a href={exportUrl} download>
-                  Export this month’s candidates (CSV)
-                </a>
-              </>
-            )}
           </p>
+          {can("candidates:read") && (
+            <div>
+              <ExportLink query={range} href={exportUrl}>
+                Export this month’s candidates (CSV)
+              </ExportLink>
+            </div>
+          )}
           {none ? (
             <Empty title={`No candidate’s status began in ${name}.`}>
               <p>

@@ -20,6 +20,7 @@ import {
   filtersFromQuery,
   isFiltered,
 } from "./candidates/filters";
+import { ExportLink } from "./candidates/export-link";
 import { FIELD_PATHS, FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
 import { NewCandidate } from "./forms/new-candidate";
@@ -68,9 +69,14 @@ export function Candidates() {
               New candidate
             </button>
           )}
-          <a class="button secondary" href={exportHref(filters)} download="candidates.csv">
+          <ExportLink
+            class="button secondary"
+            query={apiQuery(filters)}
+            href={exportHref(filters)}
+            file="candidates.csv"
+          >
             Download CSV{filtered ? " (filtered)" : ""}
-          </a>
+          </ExportLink>
         </>
       }
     >

@@ -1,0 +1,55 @@
+/**
+ * A link to the CSV export (GET /v1/candidates/export) that asks the API first. A download cannot
+ * send the `Dashboard-Account` header every other call carries (api.ts), so a tab left showing one
+ * account would download another's, signed in since in another tab. The same filters go first to
+ * the list (one candidate) through the client: that call names the account, so a tab left behind
+ * goes to sign-in as on any call, and refused filters are said here; then the browser downloads
+ * the export itself, streamed.
+ */
+import type { ComponentChildren } from "preact";
+import { api, ok } from "../../api";
+import { ErrorNote } from "../../components/notes";
+import { useCall } from "../../components/use-call";
+import type { ListQuery } from "./filters";
+
+export function ExportLink({
+  query,
+  href,
+  file,
+  class: className,
+  children,
+}: {
+  /** The list's query for the export's filters. */
+  query: Omit<ListQuery, "after" | "limit">;
+  /** The export's URL with the same filters. */
+  href: string;
+  file?: string;
+  class?: string;
+  children: ComponentChildren;
+}) {
+  const { busy, error, run } = useCall();
+  const download = (e: MouseEvent) => {
+    e.preventDefault();
+    void run(
+      async () => {
+        await ok(api.GET("/v1/candidates", { params: { query: { ...query, limit: 1 } } }));
+        const link = document.createElement("a");
+        link.href = href;
+        link.download = file ?? "";
+        link.hidden = true;
+        document.body.append(link);
+        link.click();
+        link.remove();
+      },
+      { exclusive: true }, // the link stays focusable while it asks (aria-disabled)
+    );
+  };
+  return (
+    <>
+      <a class={className} href={href} download={file ?? true} onClick={download} aria-disabled={busy || undefined}>
+        {children}
+      </a>
+      <ErrorNote error={error} />
+    </>
+  );
+}

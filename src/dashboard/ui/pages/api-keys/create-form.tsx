@@ -38,12 +38,16 @@ function expiresAt(expiry: Expiry, date: string, limit: string | null): string |
 function outlives(expiry: Expiry, limit: string | null): boolean {
   if (limit === null) return expiry === "holder"; // nothing to follow
   if (expiry === "never") return true;
-  if (expiry === "holder" || expiry === "date") return false; // a date is bounded by the input's max
+  if (expiry === "holder") return false;
+  // A date is bounded by the input's max, the session key's own day: none is left when that is today.
+  if (expiry === "date") return firstExpiryDay() > limit.slice(0, 10);
   return Date.now() + Number(expiry) * 86_400_000 > Date.parse(limit);
 }
 
 /** The first day a key can be set to stop working as it begins: tomorrow, UTC (today's has begun). */
-const firstExpiryDay = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+function firstExpiryDay() {
+  return new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+}
 
 export function CreateKeyForm({
   onCreated,

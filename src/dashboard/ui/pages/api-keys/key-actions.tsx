@@ -14,7 +14,7 @@ type Key = Models["ApiKey"];
 
 export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () => void; onCancel: () => void }) {
   const [name, setName] = useState(apiKey.name);
-  const { busy, error, run } = useCall();
+  const { busy, error, setError, run } = useCall();
   const id = `rename-${apiKey.id}`;
   return (
     <form
@@ -35,7 +35,10 @@ export function Rename({ apiKey, onDone, onCancel }: { apiKey: Key; onDone: () =
             {...described(id, error, "name")}
             value={name}
             required
-            onInput={(e) => setName(e.currentTarget.value)}
+            onInput={(e) => {
+              setName(e.currentTarget.value);
+              setError(null); // the refusal was of the name it replaces
+            }}
           />
         </Field>
         <div class="actions field-actions">

@@ -57,6 +57,11 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
   const session = useSession();
   const can = useCan();
   const outranks = !session.full_access && (apiKey.full_access || apiKey.permissions.some((p) => !can(p)));
+  // A rolled key keeps the old one's expiry, which a key may not give past its own.
+  const sessionKeyEnds = session.api_key?.expires_at;
+  const outlives =
+    sessionKeyEnds != null &&
+    (apiKey.expires_at === null || Date.parse(apiKey.expires_at) > Date.parse(sessionKeyEnds));
   return (
     <>
       <tr>
@@ -66,6 +71,11 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
           {canWrite && outranks && (
             <div class="muted">
               It can do more than this session’s key, so only a key that can do all it can changes it.
+            </div>
+          )}
+          {canWrite && !outranks && outlives && apiKey.status === "active" && !replaced && (
+            <div class="muted">
+              It expires later than this session’s key, so only a key that expires no earlier rolls it.
             </div>
           )}
           {canWrite && !outranks && (
@@ -80,7 +90,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
               >
                 Rename
               </button>
-              {apiKey.status === "active" && !replaced && (
+              {apiKey.status === "active" && !replaced && !outlives && (
                 <button
                   type="button"
                   class="secondary small"

@@ -14,8 +14,7 @@ import { GettingStarted } from "../candidates/getting-started";
 
 const PAGE = 100;
 const HORIZON_MS = 24 * 3_600_000;
-/** The horizon is halved at most this often (to about 6 minutes), and no more once this many fit. */
-const HALVINGS = 8;
+/** The search for a horizon that fits stops once this many fit. */
 const ENOUGH = 20;
 
 async function readTimingOut() {
@@ -36,10 +35,12 @@ async function readTimingOut() {
   let shown = { page: await endingWithin(HORIZON_MS), horizon: HORIZON_MS };
   if (shown.page.next_cursor !== null) {
     // Every candidate ending within `fits` fits in a page; more than a page end within `crowded`.
+    // Halved down to the millisecond if need be: a crowded page is the newest made, not the soonest
+    // to end, so it is shown only when more than a page end within a millisecond of each other.
     let fits: typeof shown | undefined;
     let crowded = shown;
-    for (let i = 0; i < HALVINGS && (fits?.page.data.length ?? 0) < ENOUGH; i++) {
-      const horizon = Math.round(((fits?.horizon ?? 0) + crowded.horizon) / 2);
+    while ((fits?.page.data.length ?? 0) < ENOUGH && crowded.horizon - (fits?.horizon ?? 0) > 1) {
+      const horizon = Math.floor(((fits?.horizon ?? 0) + crowded.horizon) / 2);
       const tried = { page: await endingWithin(horizon), horizon };
       if (tried.page.next_cursor === null) fits = tried;
       else crowded = tried;

@@ -33,12 +33,25 @@ export function ChangeNotice({
   );
 }
 
+const alertNumbers = new WeakMap<object, number>();
+let alertsMade = 0;
+/**
+ * The key of an error's alert: each error its own element, so a second refusal in the same words
+ * is put in anew and read out again (a screen reader announces an alert as it appears or changes).
+ */
+export function alertKey(error: unknown): string {
+  if (typeof error !== "object" || error === null) return String(error);
+  let number = alertNumbers.get(error);
+  if (number === undefined) alertNumbers.set(error, (number = ++alertsMade));
+  return `alert-${number}`;
+}
+
 /** What went wrong, as the API said it, with the request id to quote. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   const known = error instanceof CandidateContractError;
   return (
-    <div class="error-note" role="alert">
+    <div class="error-note" role="alert" key={alertKey(error)}>
       <strong>{known ? error.code : "Error"}</strong> {error instanceof Error ? error.message : String(error)}
       {known && error.requestId && <span class="muted"> (request {error.requestId})</span>}
     </div>

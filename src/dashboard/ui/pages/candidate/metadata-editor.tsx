@@ -55,6 +55,12 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           ? "needs a value (a key set to nothing is removed)"
           : null;
 
+  /** Typing in the new key's fields: an objection to what was there before is gone with it. */
+  const editAdded = (change: Partial<typeof added>) => {
+    setAdded({ ...added, ...change });
+    setError(null);
+  };
+
   const save = (e: Event) => {
     e.preventDefault();
     if (newKeyProblem) return setError(localError(`metadata.${added.key}`, newKeyProblem));
@@ -102,15 +108,11 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
             {...described("meta-new-key", error, `metadata.${added.key}`)}
             value={added.key}
             spellcheck={false}
-            onInput={(e) => setAdded({ ...added, key: e.currentTarget.value })}
+            onInput={(e) => editAdded({ key: e.currentTarget.value })}
           />
         </Field>
         <Field id="meta-new-value" label="Its value">
-          <input
-            id="meta-new-value"
-            value={added.value}
-            onInput={(e) => setAdded({ ...added, value: e.currentTarget.value })}
-          />
+          <input id="meta-new-value" value={added.value} onInput={(e) => editAdded({ value: e.currentTarget.value })} />
         </Field>
       </div>
       <FormError error={error} paths={[...keys, added.key].map((key) => `metadata.${key}`)} />
@@ -121,7 +123,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
         <span class="muted">
           Changes:{" "}
           {Object.keys(changes)
-            .map((k) => (changes[k] === "" ? `remove ${k}` : `set ${k}`))
+            .map((k) => (k === added.key ? `add ${k || "a key"}` : changes[k] === "" ? `remove ${k}` : `set ${k}`))
             .join(", ")}
         </span>
       )}

@@ -2,7 +2,7 @@
  * The candidate list's filter form: edits a draft of the filters, and applies it by changing the
  * page's address. The API's objections to a filter appear at its field.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { described, Field } from "../../components/fields";
 import { parseMetadataLines } from "../forms/metadata-lines";
 import { FormError, localError } from "../shared/form-error";
@@ -20,6 +20,12 @@ export const FIELD_PATHS = [
 
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
+/**
+ * Set as the form applies other filters: the page makes a new form for the new address (keyed by
+ * it), which takes the focus back to its Apply button rather than leave it on the page's body.
+ */
+let applying = false;
+
 export function FilterForm({
   filters,
   error,
@@ -33,6 +39,11 @@ export function FilterForm({
   const [metadataText, setMetadataText] = useState(filters.metadata.map(([k, v]) => `${k}=${v}`).join("\n"));
   const [pageError, setPageError] = useState<unknown>(null);
   const shown = pageError ?? error;
+  const applyButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (applying) applyButton.current?.focus();
+    applying = false;
+  }, []);
   const set = (name: keyof Omit<Filters, "metadata">) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
     setDraft({ ...draft, [name]: e.currentTarget.value });
 
@@ -46,7 +57,9 @@ export function FilterForm({
     const next = { ...draft, metadata: Object.entries(parsed) };
     const problem = filterProblem(next);
     setPageError(problem);
-    if (!problem) onApply(candidatesHref(next));
+    if (problem) return;
+    applying = candidatesHref(next) !== candidatesHref(filters);
+    onApply(candidatesHref(next));
   };
 
   return (
@@ -116,7 +129,9 @@ export function FilterForm({
       </div>
       <FormError error={pageError} paths={FIELD_PATHS} />
       <div class="actions">
-        <button type="submit">Apply filters</button>
+        <button type="submit" ref={applyButton}>
+          Apply filters
+        </button>
         {isFiltered(filters) && (
           <a class="button secondary" href={candidatesHref({})}>
             Clear filters

@@ -5,7 +5,7 @@
  */
 import { CandidateContractError } from "../../api";
 import { belowPath } from "../../components/fields";
-import { ErrorNote } from "../../components/notes";
+import { alertKey, ErrorNote } from "../../components/notes";
 
 export function FormError({ error, paths }: { error: unknown; paths: string[] }) {
   if (!(error instanceof CandidateContractError) || error.details.length === 0) return <ErrorNote error={error} />;
@@ -13,7 +13,7 @@ export function FormError({ error, paths }: { error: unknown; paths: string[] })
   const elsewhere = error.details.filter((d) => !shown(d.path));
   const atFields = error.details.length - elsewhere.length;
   return (
-    <div class="error-note" role="alert">
+    <div class="error-note" role="alert" key={alertKey(error)}>
       <strong>{error.code}</strong>{" "}
       {atFields > 0 && `${atFields === 1 ? "One problem" : `${atFields} problems`}, shown at the fields above.`}
       {elsewhere.map((d) => (

@@ -1,6 +1,7 @@
 /** A page: its heading and the document's title, and where focus goes as parts of it open and close. */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { isolated } from "./bidi";
 
 /** A page: its heading (and the document's title), its actions beside it. */
 export function Page({
@@ -13,7 +14,7 @@ export function Page({
   children: ComponentChildren;
 }) {
   useEffect(() => {
-    document.title = `${title} · Candidate Contract Service`;
+    document.title = `${isolated(title)} · Candidate Contract Service`;
   }, [title]);
   return (
     <>

@@ -3,6 +3,7 @@ import { shellQuote } from "../../components/shell";
 import type { Models } from "../../api";
 import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
+import { readableJson } from "../../components/bidi";
 
 type Candidate = Models["CandidateWithEvents"];
 
@@ -81,7 +82,7 @@ export function Facts({ candidate }: { candidate: Candidate }) {
       <dd class="mono">{contract.timeout_outcome}</dd>
       <dt>Condition</dt>
       <dd>
-        <pre class="json">{JSON.stringify(contract.fulfillment_condition, null, 2)}</pre>
+        <pre class="json">{readableJson(contract.fulfillment_condition, 2)}</pre>
       </dd>
     </dl>
   );
@@ -127,7 +128,7 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
               <td class="mono">{leavesBy.get(event.id)?.join(", ") ?? <span class="muted">—</span>}</td>
               <td>
                 {"value" in event && event.value !== undefined ? (
-                  <code>{JSON.stringify(event.value)}</code>
+                  <code>{readableJson(event.value)}</code>
                 ) : (
                   <span class="muted">none</span>
                 )}

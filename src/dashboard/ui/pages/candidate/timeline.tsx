@@ -8,6 +8,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { LOCAL_TIME } from "../../components/values";
 import { leafName } from "./facts";
+import { isolated } from "../../components/bidi";
 import {
   eventsRange,
   layoutTimeline,
@@ -210,7 +211,7 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
           <g key={leaf.path}>
             <text class="tl-label" x={plot.x1} y={leaf.labelY}>
               {fit(
-                `${leaf.event} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`,
+                `${isolated(leaf.event)} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`,
                 plot.x2 - plot.x1,
               )}
             </text>

@@ -9,6 +9,7 @@ import { FormError, localError, localErrors } from "../shared/form-error";
 import type { Models } from "../../api";
 import { exactNumber, parseExact } from "../../exact-json";
 import { useCall } from "../../components/use-call";
+import { readableJson } from "../../components/bidi";
 
 type Schema = Models["Schema"];
 type Contract = Models["Contract"];
@@ -47,7 +48,7 @@ function valuesOf(schema: Schema | undefined): Values {
     activity_window: String(c.activity_window),
     review_window: String(c.review_window),
     timeout_outcome: c.timeout_outcome,
-    condition: JSON.stringify(c.fulfillment_condition, null, 2),
+    condition: readableJson(c.fulfillment_condition, 2),
   };
 }
 

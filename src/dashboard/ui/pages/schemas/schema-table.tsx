@@ -3,6 +3,7 @@ import type { Models } from "../../api";
 import { Time } from "../../components/values";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { candidateCurl, duration } from "./text";
+import { readableJson } from "../../components/bidi";
 
 type Schema = Models["Schema"];
 
@@ -45,7 +46,7 @@ export function SchemaTable({
                 <code class="muted">{s.id}</code>
                 <details class="contract-details">
                   <summary>Contract and use</summary>
-                  <pre class="mono">{JSON.stringify(s.contract, null, 2)}</pre>
+                  <pre class="mono">{readableJson(s.contract, 2)}</pre>
                   <p class="muted">A candidate from this schema:</p>
                   <pre class="mono">{candidateCurl(s.id)}</pre>
                 </details>

@@ -68,6 +68,8 @@ export const jsonBody = ({
     } catch {
       throw new ApiError("INVALID_JSON", "The request body is not valid JSON: it is not UTF-8.");
     }
+    // A byte-order mark alone (the decoder drops it) is no body either.
+    if (text === "" && optional) return parsed(c, {}, next);
     try {
       body = JSON.parse(text);
     } catch (syntax) {
@@ -111,20 +113,43 @@ function whereJsonFails(text: string, error: unknown): string {
   if (/end of JSON input/i.test(message) || (at !== undefined && at >= text.length))
     return ": it ends before its value is complete";
   if (at === undefined) {
-    // "Unexpected token 'x', ... is not valid JSON": the character, but not where.
-    // V8 names a character outside the BMP by its first half: the text has the whole of it.
+    // "Unexpected token 'x', ... is not valid JSON": the character, but not where. One that JSON
+    // allows nowhere outside a string is where it first stands outside one; V8 names one outside
+    // the BMP by its first UTF-16 half, and the text there has the whole of it.
     const token = /^Unexpected token '(.+?)',/su.exec(message)?.[1];
     if (token === undefined || token.length !== 1) return "";
-    const whole = /[\ud800-\udbff]/.test(token) ? String.fromCodePoint(text.codePointAt(text.indexOf(token))!) : token;
-    return `: unexpected ${shownCharacter(whole)}`;
+    const first = MAY_STAND_OUTSIDE_STRINGS.test(token) ? -1 : firstOutsideStrings(text, token);
+    if (first === -1) return `: unexpected ${shownCharacter(token)}`;
+    return `: unexpected ${shownCharacter(String.fromCodePoint(text.codePointAt(first)!))} at ${placeOf(text, first)}`;
   }
-  // Columns count characters (code points), as an editor shows them, not UTF-16 code units.
-  const before = text.slice(0, at).split("\n");
-  const place = `line ${before.length}, column ${[...before[before.length - 1]].length + 1}`;
   const found = shownCharacter(String.fromCodePoint(text.codePointAt(at)!));
+  const place = placeOf(text, at);
   return /after JSON/i.test(message)
     ? `: something follows its value, at ${place} (${found})`
     : `: unexpected ${found} at ${place}`;
+}
+
+/** Characters JSON text may hold outside its strings: white space, punctuation, numbers, true, false, null. */
+const MAY_STAND_OUTSIDE_STRINGS = /^[\t\n\r {}[\]:,"0-9+\-.eEtrufalsn]$/;
+
+/** Where `character` (one UTF-16 code unit) first stands outside a JSON string in `text`; -1 if nowhere. */
+function firstOutsideStrings(text: string, character: string): number {
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text[i];
+    if (inString) {
+      if (unit === "\\") i++;
+      else if (unit === '"') inString = false;
+    } else if (unit === '"') inString = true;
+    else if (unit === character) return i;
+  }
+  return -1;
+}
+
+/** "line 2, column 5" of a UTF-16 offset: columns count characters (code points), as an editor shows them. */
+function placeOf(text: string, at: number): string {
+  const before = text.slice(0, at).split("\n");
+  return `line ${before.length}, column ${[...before[before.length - 1]].length + 1}`;
 }
 
 /** A printable ASCII character in backticks; any other as its code point (U+000A). */

@@ -121,9 +121,11 @@ describe("request bodies", () => {
       ["\u3000", "U+3000"],
       ["\v", "U+000B"],
     ])
-      expect(await said(raw)).toBe(`${prefix}: unexpected ${shown}.`);
-    // A character outside the BMP is one character: named whole, counted once in a column.
-    expect(await said("\u{1f600}")).toBe(`${prefix}: unexpected U+1F600.`);
+      expect(await said(raw)).toBe(`${prefix}: unexpected ${shown} at line 1, column 1.`);
+    // A character outside the BMP is one character: named whole, where it stands outside a string
+    // (not the same first half inside one), and counted once in a column.
+    expect(await said("\u{1f600}")).toBe(`${prefix}: unexpected U+1F600 at line 1, column 1.`);
+    expect(await said('["\u{1f4a9}",\n \u{1f600}]')).toBe(`${prefix}: unexpected U+1F600 at line 2, column 2.`);
     expect(await said('{"a":"\u{1f600}\u{1f600}",,}')).toBe(`${prefix}: unexpected \`,\` at line 1, column 11.`);
   });
 
@@ -158,6 +160,10 @@ describe("request bodies", () => {
       ["no body", {}],
       ["an empty stream (what a proxy may forward)", { raw: emptyStream() }],
       ["an empty JSON body", { headers: { "Content-Type": "application/json" }, raw: "" }],
+      [
+        "a byte-order mark alone",
+        { headers: { "Content-Type": "application/json" }, raw: new Uint8Array([0xef, 0xbb, 0xbf]) },
+      ],
       ["{}", { headers: { "Content-Type": "application/json" }, raw: "{}" }],
     ] as const) {
       const res = await rotate(options);

@@ -256,7 +256,7 @@ test("a person's journey through the dashboard", async () => {
   // The month's candidates as the API's CSV, downloaded once the API says this tab's account is signed in.
   const [monthCsv] = await Promise.all([
     page.waitForEvent("download"),
-    page.getByRole("link", { name: "Export this month’s candidates (CSV)" }).click(),
+    page.getByRole("button", { name: "Export this month’s candidates (CSV)" }).click(),
   ]);
   const csvText = readFileSync((await monthCsv.path())!, "utf8");
   assert.match(csvText, /^candidate_alias,customer_uuid,status,/, "the export's header row");
@@ -538,7 +538,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
 
   // Another tab signs this browser in to another account: a tab still showing the first acts on
   // neither. Its next call goes to sign-in, which says why and offers the account signed in now.
-  // Nor does its CSV download (a link, which cannot name the account: it asks first), nor its
+  // Nor does its CSV download (which cannot name the account: it asks first), nor its
   // Sign out, which would end the other tab's session.
   const stale = await context.newPage();
   const staleWatch = new PageWatch(stale, dev.url);
@@ -566,7 +566,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   let downloads = 0;
   staleExport.on("download", () => downloads++);
   staleExportWatch.expectLeavingAnswer(401, /\/v1\/candidates\?/);
-  await staleExport.getByRole("link", { name: "Download CSV" }).click();
+  await staleExport.getByRole("button", { name: "Download CSV" }).click();
   await staleExport.getByText("This page was signed in to another account").waitFor();
   assert.equal(downloads, 0, "a tab showing another account downloads nothing");
   await staleExport.close();

@@ -13,7 +13,7 @@ import { Empty, ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
 import { Time } from "../components/values";
 import { Customers } from "./billing/customers";
-import { ExportLink } from "./candidates/export-link";
+import { ExportButton } from "./candidates/export-button";
 import { currentMonth, FIRST_MONTH, isMonth, LAST_MONTH, monthName, monthRange, shiftMonth } from "./billing/month";
 import { TotalsChart, TotalsTable } from "./billing/totals";
 
@@ -112,9 +112,9 @@ function MonthSummary({ month }: { month: string }) {
           </p>
           {can("candidates:read") && (
             <div>
-              <ExportLink query={range} href={exportUrl}>
+              <ExportButton class="link" query={range} href={exportUrl}>
                 Export this month’s candidates (CSV)
-              </ExportLink>
+              </ExportButton>
             </div>
           )}
           {none ? (

@@ -20,7 +20,7 @@ import {
   filtersFromQuery,
   isFiltered,
 } from "./candidates/filters";
-import { ExportLink } from "./candidates/export-link";
+import { ExportButton } from "./candidates/export-button";
 import { FIELD_PATHS, FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
 import { NewCandidate } from "./forms/new-candidate";
@@ -69,20 +69,21 @@ export function Candidates() {
               New candidate
             </button>
           )}
-          <ExportLink
-            class="button secondary"
-            query={apiQuery(filters)}
-            href={exportHref(filters)}
-            file="candidates.csv"
-          >
+          <ExportButton class="secondary" query={apiQuery(filters)} href={exportHref(filters)} file="candidates.csv">
             Download CSV{filtered ? " (filtered)" : ""}
-          </ExportLink>
+          </ExportButton>
         </>
       }
     >
       {creating && <NewCandidate onCancel={() => (setCreating(false), focusPageHeading())} />}
       {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
-      <FilterForm key={key} filters={filters} error={loaded.error} onApply={(href) => route(href)} />
+      <FilterForm
+        key={key}
+        filters={filters}
+        error={loaded.error}
+        // The filters shown, applied again: read again (the address would not move), and any refusal said anew.
+        onApply={(href) => (href === location.pathname + location.search ? loaded.reload() : route(href))}
+      />
       <FormError error={loaded.error} paths={FIELD_PATHS} />
       {!page ? (
         !loaded.error && <Loading />

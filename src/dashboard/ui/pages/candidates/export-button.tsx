@@ -1,10 +1,11 @@
 /**
- * A link to the CSV export (GET /v1/candidates/export) that asks the API first. A download cannot
- * send the `Dashboard-Account` header every other call carries (api.ts), so a tab left showing one
- * account would download another's, signed in since in another tab. The same filters go first to
- * the list (one candidate) through the client: that call names the account, so a tab left behind
- * goes to sign-in as on any call, and refused filters are said here; then the browser downloads
- * the export itself, streamed.
+ * A button that downloads the CSV export (GET /v1/candidates/export) once the API has answered. A
+ * download cannot send the `Dashboard-Account` header every other call carries (api.ts), so a tab
+ * left showing one account would download another's, signed in since in another tab. The same
+ * filters go first to the list (one candidate) through the client: that call names the account,
+ * so a tab left behind goes to sign-in as on any call, and refused filters are said here; then the
+ * browser downloads the export itself, streamed. A button, not a link: a link's middle-click or
+ * "Save link as" would fetch the export without asking.
  */
 import type { ComponentChildren } from "preact";
 import { api, ok } from "../../api";
@@ -12,7 +13,7 @@ import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
 import type { ListQuery } from "./filters";
 
-export function ExportLink({
+export function ExportButton({
   query,
   href,
   file,
@@ -28,8 +29,7 @@ export function ExportLink({
   children: ComponentChildren;
 }) {
   const { busy, error, run } = useCall();
-  const download = (e: MouseEvent) => {
-    e.preventDefault();
+  const download = () =>
     void run(
       async () => {
         await ok(api.GET("/v1/candidates", { params: { query: { ...query, limit: 1 } } }));
@@ -41,14 +41,13 @@ export function ExportLink({
         link.click();
         link.remove();
       },
-      { exclusive: true }, // the link stays focusable while it asks (aria-disabled)
+      { exclusive: true }, // the button stays focusable while it asks (aria-disabled)
     );
-  };
   return (
     <>
-      <a class={className} href={href} download={file ?? true} onClick={download} aria-disabled={busy || undefined}>
+      <button type="button" class={className} onClick={download} aria-disabled={busy || undefined}>
         {children}
-      </a>
+      </button>
       <ErrorNote error={error} />
     </>
   );

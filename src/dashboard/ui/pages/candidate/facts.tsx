@@ -100,7 +100,7 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
     return (
       <p class="empty">
         No events yet. Send one:{" "}
-        <code>{`curl -X POST ${location.origin}/v1/events -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d ${shellQuote(JSON.stringify({ candidate_alias: candidate.candidate_alias, type: "..." }))}`}</code>
+        <code>{`curl -X POST ${location.origin}/v1/events -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" -d ${shellQuote(readableJson({ candidate_alias: candidate.candidate_alias, type: "..." }))}`}</code>
       </p>
     );
   }

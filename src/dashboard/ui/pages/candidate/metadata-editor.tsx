@@ -7,6 +7,7 @@ import { api } from "../../api";
 import { described, Field } from "../../components/fields";
 import { useCall } from "../../components/use-call";
 import { FormError, localError } from "../shared/form-error";
+import { isolated } from "../../components/bidi";
 
 interface Props {
   alias: string;
@@ -55,11 +56,12 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           ? "needs a value (a key set to nothing is removed)"
           : null;
 
-  /** Typing in the new key's fields: an objection to what was there before is gone with it. */
-  const editAdded = (change: Partial<typeof added>) => {
-    setAdded({ ...added, ...change });
+  /** Any edit: an objection to what was there before goes with it (the next save is judged anew). */
+  const edit = (change: () => void) => {
+    change();
     setError(null);
   };
+  const editAdded = (change: Partial<typeof added>) => edit(() => setAdded({ ...added, ...change }));
 
   const save = (e: Event) => {
     e.preventDefault();
@@ -84,20 +86,25 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
         const gone = removed.includes(key);
         return (
           <div class="row" key={key}>
-            <Field id={id} label={gone ? `${key} (removed on save)` : key} error={error} path={`metadata.${key}`}>
+            <Field
+              id={id}
+              label={gone ? `${isolated(key)} (removed on save)` : key}
+              error={error}
+              path={`metadata.${key}`}
+            >
               <input
                 {...described(id, error, `metadata.${key}`)}
                 value={draft[key]}
                 disabled={gone}
-                onInput={(e) => setDraft({ ...draft, [key]: e.currentTarget.value })}
+                onInput={(e) => edit(() => setDraft({ ...draft, [key]: e.currentTarget.value }))}
               />
             </Field>
             <button
               type="button"
               class="secondary field-button"
-              onClick={() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key])}
+              onClick={() => edit(() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key]))}
             >
-              {gone ? `Keep ${key}` : `Remove ${key}`}
+              {gone ? `Keep ${isolated(key)}` : `Remove ${isolated(key)}`}
             </button>
           </div>
         );
@@ -123,7 +130,11 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
         <span class="muted">
           Changes:{" "}
           {Object.keys(changes)
-            .map((k) => (k === added.key ? `add ${k || "a key"}` : changes[k] === "" ? `remove ${k}` : `set ${k}`))
+            .map((k) =>
+              k === added.key
+                ? `add ${k ? isolated(k) : "a key"}`
+                : `${changes[k] === "" ? "remove" : "set"} ${isolated(k)}`,
+            )
             .join(", ")}
         </span>
       )}

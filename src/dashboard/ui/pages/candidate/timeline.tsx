@@ -59,7 +59,7 @@ function summary(candidate: Candidate, now: number): string {
   const leaves = candidate.condition_progress.leaves;
   const met = leaves.filter((l) => l.satisfied_at !== null);
   return [
-    `Timeline of ${candidate.candidate_alias}: created ${when(ms(candidate.created_at))}`,
+    `Timeline of ${isolated(candidate.candidate_alias)}: created ${when(ms(candidate.created_at))}`,
     `activity window ends ${when(ms(candidate.activity_ends_at))}`,
     candidate.review_ends_at ? `review ends ${when(ms(candidate.review_ends_at))}` : "review not started",
     `${candidate.status} as read at ${when(now)}.`,
@@ -68,7 +68,9 @@ function summary(candidate: Candidate, now: number): string {
     .concat(
       ` ${candidate.events.length} events, ${matched} matched. Condition leaves met: ${met.length} of ${leaves.length}`,
     )
-    .concat(met.length ? ` (${met.map((l) => `${l.event} at ${when(ms(l.satisfied_at!))}`).join("; ")}).` : ".");
+    .concat(
+      met.length ? ` (${met.map((l) => `${isolated(l.event)} at ${when(ms(l.satisfied_at!))}`).join("; ")}).` : ".",
+    );
 }
 
 export function Timeline({ candidate, now }: { candidate: Candidate; now: number }) {
@@ -185,7 +187,7 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
         const cy = eventsRow.y + eventsRow.height / 2;
         return (
           <g key={e.id}>
-            <title>{`${event.type} at ${when(ms(event.received_at))}${e.matched ? " (matched)" : ""}`}</title>
+            <title>{`${isolated(event.type)} at ${when(ms(event.received_at))}${e.matched ? " (matched)" : ""}`}</title>
             {e.lit && <circle class="tl-ring" cx={e.x} cy={cy} r={9} />}
             {e.matched ? (
               <rect

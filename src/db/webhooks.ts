@@ -65,7 +65,7 @@ export function insertEndpointStatement(db: D1, e: NewEndpoint, onlyIf?: SqlFrag
   return db
     .prepare(
       `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, secret, created_at, updated_at, subscribed_since)
-       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7, (SELECT json_group_object(value, ?7) FROM json_each(?5))
+       SELECT ?1, ?2, ?3, ?4, ?5, 'enabled', ?6, ?7, ?7, (SELECT json_group_object(value, CAST(?7 AS INTEGER)) FROM json_each(?5))
        WHERE (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ?2) < ?8${onlyIf ? ` AND ${onlyIf.sql}` : ""}`,
     )
     .bind(
@@ -124,11 +124,12 @@ export interface EndpointChanges {
  * status or null, the instant twice, the new enabled_events or null): a type it took before and still
  * takes, enabled before and after, keeps its instant; any other type it takes starts now. In an
  * UPDATE's SET, the row's columns are its values before the change, so a PATCH that sends what
- * the endpoint already has changes nothing it is owed.
+ * the endpoint already has changes nothing it is owed. (D1 binds a number as REAL: cast, so JSON
+ * holds integers, as the column's own rows do.)
  */
 const SUBSCRIBED_SINCE_AFTER_CHANGE = `(
   SELECT json_group_object(t.value, iif(status = 'enabled' AND coalesce(?, status) = 'enabled',
-    coalesce(json_extract(subscribed_since, '$."' || t.value || '"'), ?), ?))
+    coalesce(json_extract(subscribed_since, '$."' || t.value || '"'), CAST(? AS INTEGER)), CAST(? AS INTEGER)))
   FROM json_each(coalesce(?, enabled_events)) t)`;
 
 /** Applies the given changes; re-enabling clears the failure streak. Null when there is no such endpoint. */

@@ -93,7 +93,6 @@ function MonthSummary({ month }: { month: string }) {
   const range = monthRange(month);
   const summary = useLoad(() => client.summary(range), [month]);
   const name = monthName(month);
-  const exportUrl = `/v1/candidates/export?${new URLSearchParams(range)}`;
   const s = summary.data;
   const none = s && s.OPEN.count + s.PENDING.count + s.CONFIRMED.count + s.FAILED.count === 0;
   return (
@@ -112,7 +111,7 @@ function MonthSummary({ month }: { month: string }) {
           </p>
           {can("candidates:read") && (
             <div>
-              <ExportButton class="link" query={range} href={exportUrl}>
+              <ExportButton class="link" query={range}>
                 Export this month’s candidates (CSV)
               </ExportButton>
             </div>

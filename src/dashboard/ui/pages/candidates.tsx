@@ -12,14 +12,7 @@ import { Page, focusPageHeading } from "../components/page";
 import { Pager, useCursor } from "../components/pager";
 import { StatusBadge, Time } from "../components/values";
 import { candidatePath } from "../paths";
-import {
-  apiQuery,
-  candidatesHref,
-  exportHref,
-  filterProblem,
-  filtersFromQuery,
-  isFiltered,
-} from "./candidates/filters";
+import { apiQuery, candidatesHref, filterProblem, filtersFromQuery, isFiltered } from "./candidates/filters";
 import { ExportButton } from "./candidates/export-button";
 import { FIELD_PATHS, FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
@@ -69,7 +62,7 @@ export function Candidates() {
               New candidate
             </button>
           )}
-          <ExportButton class="secondary" query={apiQuery(filters)} href={exportHref(filters)} file="candidates.csv">
+          <ExportButton class="secondary" query={apiQuery(filters)} file="candidates.csv">
             Download CSV{filtered ? " (filtered)" : ""}
           </ExportButton>
         </>

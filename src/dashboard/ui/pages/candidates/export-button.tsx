@@ -11,19 +11,16 @@ import type { ComponentChildren } from "preact";
 import { api, ok } from "../../api";
 import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
-import type { ListQuery } from "./filters";
+import { exportHref, type ListQuery } from "./filters";
 
 export function ExportButton({
   query,
-  href,
   file,
   class: className,
   children,
 }: {
-  /** The list's query for the export's filters. */
+  /** The list's query for the export's filters (`apiQuery`). */
   query: Omit<ListQuery, "after" | "limit">;
-  /** The export's URL with the same filters. */
-  href: string;
   file?: string;
   class?: string;
   children: ComponentChildren;
@@ -34,7 +31,7 @@ export function ExportButton({
       async () => {
         await ok(api.GET("/v1/candidates", { params: { query: { ...query, limit: 1 } } }));
         const link = document.createElement("a");
-        link.href = href;
+        link.href = exportHref(query);
         link.download = file ?? "";
         link.hidden = true;
         document.body.append(link);

@@ -86,11 +86,14 @@ export function apiQuery(filters: Filters): Omit<ListQuery, "after" | "limit"> {
   };
 }
 
-/** The CSV export of the same filters: a same-origin GET, which the session cookie authenticates. */
-export function exportHref(filters: Filters): string {
-  const { metadata: _encoded, ...rest } = apiQuery(filters);
+/**
+ * The CSV export of a list query (as `apiQuery` makes it, its metadata keys encoded for the typed
+ * client): a same-origin GET, which the session cookie authenticates.
+ */
+export function exportHref(query: Omit<ListQuery, "after" | "limit">): string {
+  const { metadata = {}, ...rest } = query;
   const params = new URLSearchParams(rest as Record<string, string>);
-  for (const [key, value] of filters.metadata) params.set(`metadata[${key}]`, value);
+  for (const [key, value] of Object.entries(metadata)) params.set(`metadata[${decodeURIComponent(key)}]`, value);
   const search = params.toString();
   return `/v1/candidates/export${search ? `?${search}` : ""}`;
 }

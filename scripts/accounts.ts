@@ -192,11 +192,14 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (error: unknown) => {
+    const json = process.argv.includes("--json");
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`${(error as Error).message}\n\n${await usage()}`);
+      const { message } = error as Error;
+      console.error(
+        json ? JSON.stringify({ error: { code: "INVALID_COMMAND", message } }) : `${message}\n\n${await usage()}`,
+      );
       process.exit(2);
     }
-    const json = process.argv.includes("--json");
     if (error instanceof OperatorError) {
       const { code, message, details } = error;
       console.error(json ? JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) : message);

@@ -200,6 +200,10 @@ test("every documented accounts CLI command works while the server runs", async 
     (await accountsFailing("tokens", "list", "--account", "no-such-account")).error.code,
     "ACCOUNT_NOT_FOUND",
   );
+  // A command it cannot read: exit 2, and with --json still the error object.
+  const unreadable = await accountsFailing("create");
+  assert.equal(unreadable.code, 2);
+  assert.deepEqual(unreadable.error, { code: "INVALID_COMMAND", message: "--name is required" });
 
   const tokens = await accounts("tokens", "list", "--account", created.account_id);
   assert.equal(tokens.account_id, created.account_id);

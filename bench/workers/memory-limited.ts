@@ -27,12 +27,20 @@ function memoryLimiter(limit: number, periodSeconds: number): RateLimit {
   };
 }
 
-let limiter: RateLimit | undefined;
+/**
+ * The service's bindings with RATE_LIMITER swapped, made once per bindings object the runtime
+ * hands in: a copy per request would be work the service does not do on Cloudflare.
+ */
+const withMemoryLimiter = new WeakMap<Env, Env>();
 
 export default {
   ...service,
   fetch(request, env, ctx) {
-    limiter ??= memoryLimiter(env.RATE_LIMIT_REQUESTS, env.RATE_LIMIT_PERIOD_SECONDS);
-    return service.fetch(request, { ...env, RATE_LIMITER: limiter }, ctx);
+    let bindings = withMemoryLimiter.get(env);
+    if (!bindings) {
+      bindings = { ...env, RATE_LIMITER: memoryLimiter(env.RATE_LIMIT_REQUESTS, env.RATE_LIMIT_PERIOD_SECONDS) };
+      withMemoryLimiter.set(env, bindings);
+    }
+    return service.fetch(request, bindings, ctx);
   },
 } satisfies ExportedHandler<Env>;

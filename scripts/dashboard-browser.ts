@@ -165,6 +165,13 @@ test("a person's journey through the dashboard", async () => {
     path: "test/artifacts/dashboard/readme.png",
     clip: { x: 0, y: 0, width: 1280, height: 800 },
   });
+  // A key as long as the API allows, of wide letters and no break: it wraps, the page keeps its width.
+  const wideKey = "W".repeat(40);
+  await page.getByLabel("New key").fill(wideKey);
+  await page.getByLabel("Its value").fill("wide");
+  await page.getByRole("button", { name: "Save metadata" }).click();
+  await page.getByLabel(wideKey, { exact: true }).waitFor();
+  await watch.check("candidate-long-metadata-key");
 
   // A webhook endpoint at the local receiver: its secret once (copied), a test, its answer.
   await nav(page, "Webhooks");

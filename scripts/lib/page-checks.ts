@@ -112,6 +112,10 @@ export class PageWatch {
       wraps.filter((w) => w.scrollWidth > w.clientWidth + 1).map((w) => `${w.scrollWidth} > ${w.clientWidth}`),
     );
     assert.deepEqual(scrolled, [], `${name}: every table fits a 1280 px window`);
+    const wider = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    assert.ok(wider <= 1, `${name}: nothing wider than a 1280 px window (${wider} px over)`);
     const size = page.viewportSize()!;
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(100);

@@ -410,6 +410,12 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await timingOut.getByRole("link", { name: soonest }).waitFor();
   await timingOut.getByText(/^More than 100 OPEN candidates/).waitFor();
   await watch.check("edges-overview-timing-out");
+  // On a phone, when each times out is beside its alias, in view without scrolling the table.
+  const wide = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  const ends = await timingOut.locator("td.ends").first().boundingBox();
+  assert.ok(ends && ends.x + ends.width <= 390, `a time-out's end is in view at 390 px: ${JSON.stringify(ends)}`);
+  await page.setViewportSize(wide);
 
   // The list's page is in the address: a reload and Back keep it; Previous knows the page before.
   const [first, second, third] = [104, 54, 4].map((i) => aliases[i]);

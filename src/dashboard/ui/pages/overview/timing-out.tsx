@@ -17,11 +17,13 @@ const HORIZON_MS = 24 * 3_600_000;
 /** The search for a horizon that fits stops once this many fit. */
 const ENOUGH = 20;
 
-async function readTimingOut() {
+/** `signal`: the panel is gone (its page left); the search, which may take a dozen calls, stops. */
+async function readTimingOut(signal: AbortSignal) {
   const now = Date.now();
   const endingWithin = (horizon: number) =>
     ok(
       api.GET("/v1/candidates", {
+        signal,
         params: {
           query: {
             status: "OPEN",
@@ -52,7 +54,8 @@ async function readTimingOut() {
     .sort((a, b) => a.endsAt - b.endsAt);
   // None ending soon may still mean some others: only an account with none at all gets the how-to.
   const anyAtAll =
-    soon.length > 0 || (await ok(api.GET("/v1/candidates", { params: { query: { limit: 1 } } }))).data.length > 0;
+    soon.length > 0 ||
+    (await ok(api.GET("/v1/candidates", { signal, params: { query: { limit: 1 } } }))).data.length > 0;
   return { soon, now, horizon: shown.horizon, all: shown.page.next_cursor === null, anyAtAll };
 }
 
@@ -94,10 +97,10 @@ export function TimingOut() {
               <table class="compact">
                 <thead>
                   <tr>
+                    {/* When, beside the alias: on a phone the table scrolls, and this is what it is for. */}
                     <th scope="col">Alias</th>
-                    <th scope="col">Customer</th>
                     <th scope="col">Activity window ends</th>
-                    <th scope="col">Then, unless fulfilled</th>
+                    <th scope="col">Customer</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -108,13 +111,14 @@ export function TimingOut() {
                           {c.candidate_alias}
                         </a>
                       </td>
-                      <td class="mono wrap">{c.customer_uuid}</td>
-                      <td>
+                      <td class="ends">
                         in {duration(endsAt - data.now)} (<Time iso={c.activity_ends_at} />)
+                        <br />
+                        <span class="muted">
+                          then <span class="mono">{c.contract.timeout_outcome}</span>, unless fulfilled
+                        </span>
                       </td>
-                      <td>
-                        timeout outcome <span class="mono">{c.contract.timeout_outcome}</span>
-                      </td>
+                      <td class="mono wrap">{c.customer_uuid}</td>
                     </tr>
                   ))}
                 </tbody>

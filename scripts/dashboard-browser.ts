@@ -787,10 +787,30 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
     0,
     "no second roll of the own key",
   );
+  const rolledSecret = await page.getByRole("textbox", { name: "The new secret of “Self”" }).inputValue();
+  await page.getByRole("button", { name: "Done" }).click();
   // The old key works for an hour yet: the list and its count are read again, the new key in them.
   await page
     .getByRole("row", { name: /^Self / })
     .filter({ hasNotText: "this session’s key" })
     .waitFor();
+
+  // Signed in with the new key, rolled again with no overlap: the session has ended at the roll,
+  // so the page keeps only the secret and says so; Done goes to sign-in.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await heading(page, "Sign in to the dashboard");
+  await page.getByLabel("API key").fill(rolledSecret);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await heading(page, "Overview");
+  await nav(page, "API keys");
+  const ownNow = page.getByRole("row", { name: /^Self / }).filter({ hasText: "this session’s key" });
+  await ownNow.getByRole("button", { name: "Roll", exact: true }).click();
+  await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
+  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByText("The old key stopped working at the roll, and this browser’s session with it").waitFor();
+  assert.equal(await page.getByRole("table").count(), 0, "no list of keys the ended session cannot read");
+  await watch.check("api-keys-own-rolled-now");
+  await page.getByRole("button", { name: "Done" }).click();
+  await heading(page, "Sign in to the dashboard");
   await context.close();
 });

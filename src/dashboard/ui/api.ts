@@ -117,6 +117,8 @@ export async function signIn(credentials: { code: string } | { key: string }): P
     body: JSON.stringify(credentials),
   });
   if (!response.ok) throw await errorFromResponse(response);
+  // Signed in again in the tab that signed out: its calls are no longer dropped.
+  signingOut = new AbortController();
   return (await response.json()) as Session;
 }
 

@@ -33,6 +33,8 @@ interface Shown {
   secret: string;
   /** This session ends with the key it replaced (when that stops: then the notice below says so). */
   signsOut: boolean;
+  /** It has ended already: the old key stopped at the roll. */
+  endedNow: boolean;
 }
 
 export function ApiKeys() {
@@ -82,12 +84,15 @@ function Keys() {
   };
 
   const list = keys.data?.data;
+  /** The session ended at a roll of its own key: the page keeps only the secret, to copy before signing in. */
+  const ended = shown?.endedNow === true;
   return (
     <Page
       title="API keys"
       actions={
         canWrite &&
-        !creating && (
+        !creating &&
+        !ended && (
           <button type="button" onClick={() => setCreating(true)}>
             New key
           </button>
@@ -110,108 +115,133 @@ function Keys() {
         />
       )}
       {notice?.status === status && <ChangeNotice text={notice.text} shown={notice} onClose={() => setNotice(null)} />}
-      {shown?.signsOut && (
-        <p class="notice">This browser signs out when the old key stops working: sign in again with the new secret.</p>
-      )}
-      {creating && (
-        <CreateKeyForm
-          onCreated={(key) => {
-            setCreating(false);
-            setShown({ label: `The secret of “${key.name}”`, secret: key.secret, signsOut: false });
-            reload();
-          }}
-          onCancel={() => (setCreating(false), focusPageHeading())}
-        />
-      )}
-      {active.data !== undefined &&
-        (active.data >= MAX_ACTIVE ? (
+      {shown?.signsOut &&
+        (shown.endedNow ? (
           <p class="notice">
-            {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key to make room for a new
-            one. A roll still works if its old key stops “Now”: it swaps the two.
+            The old key stopped working at the roll, and this browser’s session with it: copy the new secret now, then
+            sign in again with it.
           </p>
         ) : (
-          <p class="muted">
-            {active.data} of {MAX_ACTIVE} active keys.
+          <p class="notice">
+            This browser signs out when the old key stops working: sign in again with the new secret.
           </p>
         ))}
-      <div class="row list-filters">
-        <Field id="key-status" label="Status">
-          <select
-            id="key-status"
-            value={status}
-            onChange={(e) =>
-              route(e.currentTarget.value ? `${path}?${new URLSearchParams({ status: e.currentTarget.value })}` : path)
-            }
-          >
-            {STATUSES.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
-      <ErrorNote error={keys.error} />
-      {keys.loading && !list && <Loading />}
-      {list && list.length === 0 && !cursor.hasPrevious && (
-        <Empty title={status ? `No ${status} keys.` : "No keys yet."}>
-          {status ? (
-            <p>Choose “All” to see every key.</p>
-          ) : canWrite ? (
-            <p>
-              Make one with <strong>New key</strong>, or <code>POST /v1/api_keys</code> with{" "}
-              <code>{`{"name": "...", "permissions": ["events:write"]}`}</code>.
-            </p>
-          ) : (
-            <p>A session with api_keys:write can make one.</p>
-          )}
-        </Empty>
-      )}
-      {list && list.length > 0 && (
+      {!ended && (
         <>
-          {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
-          <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys, scrollable" aria-busy={keys.loading}>
-            <table class="keys">
-              <thead>
-                <tr>
-                  <th scope="col">Key</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Permissions</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Last used</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((key) => (
-                  <KeyRow
-                    key={key.id}
-                    apiKey={key}
-                    own={key.id === session.api_key?.id}
-                    canWrite={canWrite}
-                    onChanged={reload}
-                    onRevokedAway={
-                      status && status !== "revoked"
-                        ? (name) =>
-                            setNotice({
-                              text: `“${name}” is revoked, so it is no longer listed under “${labelOf(status)}”.`,
-                              status,
-                            })
-                        : undefined
-                    }
-                    onSecret={(secret) => {
-                      setShown(secret);
-                      // Reading the list with a key that has just stopped would end the session before the secret is copied.
-                      if (!secret.endedNow) reload();
-                    }}
-                  />
+          {creating && (
+            <CreateKeyForm
+              onCreated={(key) => {
+                setCreating(false);
+                setShown({
+                  label: `The secret of “${key.name}”`,
+                  secret: key.secret,
+                  signsOut: false,
+                  endedNow: false,
+                });
+                reload();
+              }}
+              onCancel={() => (setCreating(false), focusPageHeading())}
+            />
+          )}
+          {active.data !== undefined &&
+            (active.data >= MAX_ACTIVE ? (
+              <p class="notice">
+                {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key to make room for a
+                new one. A roll still works if its old key stops “Now”: it swaps the two.
+              </p>
+            ) : (
+              <p class="muted">
+                {active.data} of {MAX_ACTIVE} active keys.
+              </p>
+            ))}
+          <div class="row list-filters">
+            <Field id="key-status" label="Status">
+              <select
+                id="key-status"
+                value={status}
+                onChange={(e) =>
+                  route(
+                    e.currentTarget.value ? `${path}?${new URLSearchParams({ status: e.currentTarget.value })}` : path,
+                  )
+                }
+              >
+                {STATUSES.map((s) => (
+                  <option key={s.value} value={s.value}>
+                    {s.label}
+                  </option>
                 ))}
-              </tbody>
-            </table>
+              </select>
+            </Field>
           </div>
+          <ErrorNote error={keys.error} />
+          {keys.loading && !list && <Loading />}
+          {list && list.length === 0 && !cursor.hasPrevious && (
+            <Empty title={status ? `No ${status} keys.` : "No keys yet."}>
+              {status ? (
+                <p>Choose “All” to see every key.</p>
+              ) : canWrite ? (
+                <p>
+                  Make one with <strong>New key</strong>, or <code>POST /v1/api_keys</code> with{" "}
+                  <code>{`{"name": "...", "permissions": ["events:write"]}`}</code>.
+                </p>
+              ) : (
+                <p>A session with api_keys:write can make one.</p>
+              )}
+            </Empty>
+          )}
+          {list && list.length > 0 && (
+            <>
+              {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
+              <div
+                class="table-wrap"
+                tabIndex={0}
+                role="region"
+                aria-label="API keys, scrollable"
+                aria-busy={keys.loading}
+              >
+                <table class="keys">
+                  <thead>
+                    <tr>
+                      <th scope="col">Key</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Permissions</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">Last used</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.map((key) => (
+                      <KeyRow
+                        key={key.id}
+                        apiKey={key}
+                        own={key.id === session.api_key?.id}
+                        canWrite={canWrite}
+                        onChanged={reload}
+                        onRevokedAway={
+                          status && status !== "revoked"
+                            ? (name) =>
+                                setNotice({
+                                  text: `“${name}” is revoked, so it is no longer listed under “${labelOf(status)}”.`,
+                                  status,
+                                })
+                            : undefined
+                        }
+                        onSecret={(secret) => {
+                          setShown(secret);
+                          // Reading the list with a key that has just stopped would end the session before the secret is copied.
+                          if (!secret.endedNow) reload();
+                        }}
+                      />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
+          )}
+          <Pager cursor={cursor} next={keys.data?.next_cursor ?? null} loading={keys.loading} />
         </>
       )}
-      <Pager cursor={cursor} next={keys.data?.next_cursor ?? null} loading={keys.loading} />
     </Page>
   );
 }

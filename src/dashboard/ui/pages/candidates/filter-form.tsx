@@ -4,7 +4,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { described, Field } from "../../components/fields";
-import { parseMetadataLines } from "../forms/metadata-lines";
+import { metadataLines, parseMetadataLines } from "../forms/metadata-lines";
 import { FormError, localError } from "../shared/form-error";
 import { candidatesHref, filterProblem, isFiltered, type Filters } from "./filters";
 
@@ -36,7 +36,7 @@ export function FilterForm({
   onApply: (href: string) => void;
 }) {
   const [draft, setDraft] = useState(filters);
-  const [metadataText, setMetadataText] = useState(filters.metadata.map(([k, v]) => `${k}=${v}`).join("\n"));
+  const [metadataText, setMetadataText] = useState(metadataLines(filters.metadata));
   const [pageError, setPageError] = useState<unknown>(null);
   const shown = pageError ?? error;
   const applyButton = useRef<HTMLButtonElement>(null);
@@ -112,7 +112,7 @@ export function FilterForm({
           <Field
             id="f-metadata"
             label="Metadata"
-            hint="KEY=VALUE, one per line; all must hold."
+            hint='KEY=VALUE, one per line; all must hold. "Quote" a value to keep spaces at its ends.'
             error={shown}
             path="metadata"
           >

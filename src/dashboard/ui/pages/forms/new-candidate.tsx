@@ -139,7 +139,13 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
           </Field>
         )}
       </div>
-      <Field id="nc-metadata" label="Metadata (optional)" hint="One key=value per line." error={error} path="metadata">
+      <Field
+        id="nc-metadata"
+        label="Metadata (optional)"
+        hint='One key=value per line; "quote" a value to keep spaces at its ends.'
+        error={error}
+        path="metadata"
+      >
         <textarea
           {...described("nc-metadata", error, "metadata", true)}
           rows={3}

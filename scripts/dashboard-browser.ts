@@ -772,6 +772,11 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   for (const filler of active.filter((k) => k.name.startsWith("filler ")).slice(0, 2))
     await call(`/v1/api_keys/${filler.id}/revoke`, {});
   const { token: self } = await accounts("tokens", "create", "--account", account.account_id, "--name", "Self");
+  // A key refused, signed in with the mouse: the refusal is said, the focus stays on the button.
+  await page.getByLabel("API key").fill(`cct_${"x".repeat(43)}`);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("alert").filter({ hasText: "INVALID_API_TOKEN" }).waitFor();
+  await focusReaches("Sign in", "a refused sign-in keeps the focus on its button");
   await page.getByLabel("API key").fill(self);
   await page.getByRole("button", { name: "Sign in" }).click();
   await heading(page, "Candidates");

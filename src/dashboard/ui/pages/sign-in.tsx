@@ -37,7 +37,7 @@ export function SignIn({
   const question = useFocusOnShow<HTMLDivElement>([held]);
 
   const attempt = (credentials: { code: string } | { key: string }) =>
-    run(async () => onSignedIn(await signIn(credentials)), { leaving: true });
+    run(async () => onSignedIn(await signIn(credentials)), { leaving: true, exclusive: true });
 
   useEffect(() => {
     document.title = "Sign in · Candidate Contract Service";
@@ -75,7 +75,7 @@ export function SignIn({
             It ends that session, and the link may be for another account.
           </p>
           <div class="actions">
-            <button type="button" disabled={busy} onClick={() => void attempt({ code: held })}>
+            <button type="button" aria-disabled={busy || undefined} onClick={() => void attempt({ code: held })}>
               Use the link
             </button>
             <button type="button" class="secondary" onClick={onKeep}>
@@ -118,7 +118,8 @@ export function SignIn({
             required
           />
         </Field>
-        <button type="submit" disabled={busy || key.trim() === ""}>
+        {/* aria-disabled while signing in: a refused key keeps the focus here (a disabled button would drop it). */}
+        <button type="submit" disabled={key.trim() === ""} aria-disabled={busy || undefined}>
           Sign in
         </button>
       </form>

@@ -88,7 +88,7 @@ export function Candidates() {
             </p>
           </Empty>
         ) : (
-          <GettingStarted />
+          <GettingStarted onCandidatesPage />
         )
       ) : (
         <>

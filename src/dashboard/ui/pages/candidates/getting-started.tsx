@@ -1,9 +1,11 @@
 /** What an account without candidates does next: a schema, then a candidate, then events (with the curl). */
 import { BASE } from "../../paths";
 import { Empty } from "../../components/notes";
-import { PermittedLink } from "../../session";
+import { PermittedLink, useCan } from "../../session";
 
-export function GettingStarted() {
+/** `onCandidatesPage`: shown on the Candidates page, whose “New candidate” is above it (no link to itself). */
+export function GettingStarted({ onCandidatesPage = false }: { onCandidatesPage?: boolean }) {
+  const can = useCan();
   const api = location.origin;
   const auth = `-H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json"`;
   return (
@@ -17,11 +19,17 @@ export function GettingStarted() {
           .
         </li>
         <li>
-          Create a candidate for a customer: “New candidate” on the{" "}
-          <PermittedLink href={`${BASE}/candidates`} needs="candidates:write">
-            Candidates page
-          </PermittedLink>
-          .
+          {onCandidatesPage && can("candidates:write") ? (
+            "Create a candidate for a customer: “New candidate”, above."
+          ) : (
+            <>
+              Create a candidate for a customer: “New candidate” on the{" "}
+              <PermittedLink href={`${BASE}/candidates`} needs="candidates:write">
+                Candidates page
+              </PermittedLink>
+              .
+            </>
+          )}
         </li>
         <li>Send it events on its page.</li>
       </ol>

@@ -4,8 +4,10 @@
  * page it names. The Worker serves it (wrangler.toml's `run_worker_first`) so that it carries the
  * dashboard's headers (headers.ts), is never cached, and is only served to a signed-in browser:
  * without a session, a page redirects to the sign-in page, which returns to it after. The page
- * carries its session, so its first call is for what it shows. The script
- * and style files it loads, under /dashboard/assets/, are served by the platform without the Worker.
+ * carries its session, so its first call is for what it shows. The script and style files it
+ * loads, under /dashboard/assets/, pass through the Worker too, to anyone: what the build made, with
+ * the dashboard's headers and cached for good (their names hold their content's hash); any other
+ * address under it is a 404 cached nowhere, which the platform's own would have been for a year.
  */
 import { Hono, type Context } from "hono";
 import { html } from "hono/html";
@@ -73,6 +75,14 @@ async function pageWith(template: string, session: Session | null, notice: strin
 export const dashboardPagesRouter = new Hono<AppEnv>()
   // One address per page: /dashboard is /dashboard/, where the overview is.
   .get("/", (c) => c.redirect(`${new URL(c.req.url).origin}/dashboard/`, 308))
+  .get("/assets/*", async (c) => {
+    const asset = await c.env.ASSETS.fetch(c.req.raw);
+    if (asset.status === 404)
+      throw new ApiError("NOT_FOUND", "No such file in the dashboard's build.", undefined, {
+        "Cache-Control": "no-store",
+      });
+    return new Response(asset.body, asset); // its headers, made changeable: the dashboard's are set on it
+  })
   .get("/*", async (c) => {
     const url = new URL(c.req.url);
     // The sign-in page gets it too: it asks before a link replaces a session the browser has.

@@ -86,6 +86,26 @@ describe("dashboard pages", () => {
     expect(html).not.toMatch(/\sstyle=|\son[a-z]+=/i);
   });
 
+  it("give anyone the build's scripts and styles, cached for good, and a 404 cached nowhere for any other file", async () => {
+    const { cookie } = await linkCookie();
+    const html = await (await page("/dashboard/", cookie)).text();
+    const files = [...html.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(files.some((f) => f.endsWith(".js")) && files.some((f) => f.endsWith(".css"))).toBe(true);
+    for (const file of files) {
+      const res = await page(file); // no session: the sign-in page loads them too
+      expect(res.status).toBe(200);
+      expect(res.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect((await res.text()).length).toBeGreaterThan(0);
+    }
+    const missing = await page("/dashboard/assets/index-00000000.js");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("Cache-Control")).toBe("no-store");
+    expect(missing.headers.get("Content-Security-Policy")).toContain("script-src 'self'");
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
+  });
+
   it("send a signed-out browser to sign-in with the page to return to; the sign-in page needs no session", async () => {
     const res = await page("/dashboard/candidates?status=OPEN");
     expect(res.status).toBe(302);

@@ -800,19 +800,43 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
     .filter({ hasNotText: "this session’s key" })
     .waitFor();
 
-  // Signed in with the new key, rolled again with no overlap: the session has ended at the roll,
-  // so the page keeps only the secret and says so; Done goes to sign-in.
+  // Signed out here and in again in the same tab, then out again and in from another tab, then
+  // Back here: each time the pages' calls work (sign-out had left them all aborted).
   await page.getByRole("button", { name: "Sign out" }).click();
   await heading(page, "Sign in to the dashboard");
   await page.getByLabel("API key").fill(rolledSecret);
   await page.getByRole("button", { name: "Sign in" }).click();
   await heading(page, "Overview");
+  await nav(page, "Schemas"); // Back from sign-in comes to the overview, in this same document
+  await heading(page, "Schemas");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await heading(page, "Sign in to the dashboard");
+  const secondTab = await context.newPage();
+  await secondTab.goto(`${dev.url}/dashboard/sign-in`);
+  await secondTab.getByLabel("API key").fill(rolledSecret);
+  await secondTab.getByRole("button", { name: "Sign in" }).click();
+  await heading(secondTab, "Overview");
+  await secondTab.close();
+  await page.goBack();
+  await heading(page, "Overview");
   await nav(page, "API keys");
+  // Rolled again with no overlap, while a read of the list is still under way (it will be answered
+  // 401): the session has ended at the roll, so the page keeps only the secret and says so; it does
+  // not leave for sign-in before the secret is copied. Done goes to sign-in.
   const ownNow = page.getByRole("row", { name: /^Self / }).filter({ hasText: "this session’s key" });
   await ownNow.getByRole("button", { name: "Roll", exact: true }).click();
   await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
+  await page.route(/\/v1\/api_keys\?.*status=active/, async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  watch.expectLeavingAnswer(401, /\/v1\/api_keys\?/);
+  await page.getByLabel("Status").selectOption({ label: "Active" });
   await page.getByRole("button", { name: "Roll key" }).click();
   await page.getByText("The old key stopped working at the roll, and this browser’s session with it").waitFor();
+  await page.waitForTimeout(2500); // the read held back has been answered 401 by now
+  await page.unroute(/\/v1\/api_keys\?.*status=active/);
+  assert.match(page.url(), /\/dashboard\/api-keys/, "still on the page with the secret");
   assert.equal(await page.getByRole("table").count(), 0, "no list of keys the ended session cannot read");
   await watch.check("api-keys-own-rolled-now");
   await page.getByRole("button", { name: "Done" }).click();

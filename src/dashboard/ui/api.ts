@@ -50,6 +50,20 @@ let inFlight = 0;
  */
 let signingOut = new AbortController();
 
+/** A session is found or made in this tab (signed in here, in another tab, or a page shown again): its calls go out again. */
+function callsLive() {
+  if (signingOut.signal.aborted) signingOut = new AbortController();
+}
+
+/**
+ * While on: a call that finds the session ended does not take the tab to sign-in. Held while a
+ * roll of the session's own key ends it, so that the new secret stays shown until it is copied.
+ */
+let endHeld = false;
+export function holdSessionEnd(on: boolean) {
+  endHeld = on;
+}
+
 /**
  * Every call to /v1: counted while in flight, and watched for the session's end (signed out
  * elsewhere, expired, its key revoked), whichever page made it and whether or not it shows the error.
@@ -66,7 +80,7 @@ const watched: typeof fetch = async (input, init) => {
     // gone (MISSING_API_TOKEN: signed out in another tab). Sign-in's own 401s do not come this way.
     if (response.status === 401) {
       await keepWhyEnded(response.clone());
-      window.dispatchEvent(new Event(SESSION_ENDED));
+      if (!endHeld) window.dispatchEvent(new Event(SESSION_ENDED));
     }
     return response;
   } finally {
@@ -106,6 +120,7 @@ export async function readSession(): Promise<Session | null> {
   const response = await fetch("/dashboard/session", { headers: { Accept: "application/json" } });
   if (response.status === 401) return null;
   if (!response.ok) throw await errorFromResponse(response);
+  callsLive();
   return (await response.json()) as Session;
 }
 
@@ -117,8 +132,7 @@ export async function signIn(credentials: { code: string } | { key: string }): P
     body: JSON.stringify(credentials),
   });
   if (!response.ok) throw await errorFromResponse(response);
-  // Signed in again in the tab that signed out: its calls are no longer dropped.
-  signingOut = new AbortController();
+  callsLive();
   return (await response.json()) as Session;
 }
 
@@ -143,7 +157,7 @@ export async function signOut(): Promise<boolean> {
     return false;
   }
   if (!response.ok) {
-    signingOut = new AbortController(); // still signed in: the page's calls work again
+    callsLive(); // still signed in: the page's calls work again
     throw await errorFromResponse(response);
   }
   return true;

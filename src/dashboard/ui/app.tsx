@@ -62,6 +62,8 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   const { path } = useLocation();
   const can = useCan();
   const [error, setError] = useState<unknown>(null);
+  /** Signing out: the page is taken down first, so that none of its reads fails visibly under it. */
+  const [leaving, setLeaving] = useState(false);
   // A new page starts at its top, with its heading in focus for keyboard and screen-reader users.
   useEffect(() => {
     focusPageHeading();
@@ -94,14 +96,19 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
           <button
             type="button"
             class="secondary"
-            onClick={() =>
+            aria-disabled={leaving || undefined}
+            onClick={() => {
+              if (leaving) return;
+              setLeaving(true);
+              setError(null);
               signOut().then(
                 (signedOut) => signedOut && onSignedOut(),
                 (e: unknown) => {
+                  setLeaving(false);
                   setError(e);
                 },
-              )
-            }
+              );
+            }}
           >
             Sign out
           </button>
@@ -109,18 +116,22 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
       </header>
       <main id="main">
         <ErrorNote error={error} />
-        <Router>
-          <Route path={`${BASE}/`} component={Overview} />
-          <Route path={`${BASE}/candidates`} component={CandidatesPage} />
-          <Route path={`${BASE}/candidates/:alias`} component={OneCandidatePage} />
-          <Route path={`${BASE}/schemas`} component={SchemasPage} />
-          <Route path={`${BASE}/webhooks`} component={WebhooksPage} />
-          <Route path={`${BASE}/webhooks/:id`} component={OneWebhookPage} />
-          <Route path={`${BASE}/notifications`} component={NotificationsPage} />
-          <Route path={`${BASE}/billing`} component={Billing} />
-          <Route path={`${BASE}/api-keys`} component={ApiKeys} />
-          <Route default component={NotFound} />
-        </Router>
+        {leaving ? (
+          <p role="status">Signing out…</p>
+        ) : (
+          <Router>
+            <Route path={`${BASE}/`} component={Overview} />
+            <Route path={`${BASE}/candidates`} component={CandidatesPage} />
+            <Route path={`${BASE}/candidates/:alias`} component={OneCandidatePage} />
+            <Route path={`${BASE}/schemas`} component={SchemasPage} />
+            <Route path={`${BASE}/webhooks`} component={WebhooksPage} />
+            <Route path={`${BASE}/webhooks/:id`} component={OneWebhookPage} />
+            <Route path={`${BASE}/notifications`} component={NotificationsPage} />
+            <Route path={`${BASE}/billing`} component={Billing} />
+            <Route path={`${BASE}/api-keys`} component={ApiKeys} />
+            <Route default component={NotFound} />
+          </Router>
+        )}
       </main>
     </>
   );

@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
-import { api, ok, type Models } from "../api";
+import { api, holdSessionEnd, ok, type Models } from "../api";
 import { useLoad } from "../load";
 import { useCan, useSession } from "../session";
 import { Field } from "../components/fields";
@@ -110,6 +110,8 @@ function Keys() {
           secret={shown.secret}
           onDone={() => {
             setShown(null);
+            // An ended session's secret is copied: its next call (401) goes to sign-in, saying why.
+            holdSessionEnd(false);
             reload();
           }}
         />

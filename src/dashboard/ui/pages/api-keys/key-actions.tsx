@@ -4,7 +4,7 @@
  * managing a key that can do more than it (403): that answer is shown at the action.
  */
 import { useState } from "preact/hooks";
-import { CandidateContractError, client, SESSION_ENDED, signOut, type Models } from "../../api";
+import { CandidateContractError, client, holdSessionEnd, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, Field } from "../../components/fields";
 import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
@@ -94,8 +94,20 @@ export function Roll({
     <form
       onSubmit={(e) => {
         e.preventDefault();
+        // The session's own key, stopped now: the session ends with the roll. A read under way,
+        // answered 401, would take the tab to sign-in before the new secret is shown (api-keys.tsx
+        // releases the hold at Done).
+        const endsSession = own && seconds === 0;
         void run(
-          async () => onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret, seconds === 0),
+          async () => {
+            holdSessionEnd(endsSession);
+            try {
+              onRolled((await client.apiKeys.roll(apiKey.id, { expiresIn: seconds })).secret, seconds === 0);
+            } catch (error) {
+              holdSessionEnd(false);
+              throw error;
+            }
+          },
           {
             leaving: true,
             exclusive: true,

@@ -34,17 +34,19 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
-async function readNotifications(alias: string, withDeliveries: boolean) {
+/** `signal`: the page is left or read again; its calls (a log per notification and endpoint) stop. */
+async function readNotifications(alias: string, withDeliveries: boolean, signal: AbortSignal) {
   const [page, endpoints] = await Promise.all([
-    ok(api.GET("/v1/notifications", { params: { query: { candidate_alias: alias, limit: 100 } } })),
+    ok(api.GET("/v1/notifications", { signal, params: { query: { candidate_alias: alias, limit: 100 } } })),
     withDeliveries
-      ? ok(api.GET("/v1/webhook_endpoints")).then((r) => r.data.slice(0, MAX_ENDPOINTS))
+      ? ok(api.GET("/v1/webhook_endpoints", { signal })).then((r) => r.data.slice(0, MAX_ENDPOINTS))
       : Promise.resolve(null),
   ]);
   const pairs = endpoints ? page.data.flatMap((n) => endpoints.map((endpoint) => ({ n, endpoint }))) : [];
   const attempts = await mapLimited(pairs, 4, ({ n, endpoint }) =>
     ok(
       api.GET("/v1/webhook_endpoints/{id}/deliveries", {
+        signal,
         params: { path: { id: endpoint.id }, query: { notification_id: n.id, limit: 100 } },
       }),
     ).then((r) => r.data.map((attempt) => ({ attempt, endpoint }))),
@@ -64,7 +66,8 @@ export function Notifications({ alias, version }: { alias: string; version: numb
   const can = useCan();
   const [resent, setResent] = useState(0);
   const loaded = useLoad(
-    () => (can("notifications:read") ? readNotifications(alias, can("webhooks:read")) : Promise.resolve(null)),
+    (signal) =>
+      can("notifications:read") ? readNotifications(alias, can("webhooks:read"), signal) : Promise.resolve(null),
     [alias, version, resent],
   );
   if (!can("notifications:read"))

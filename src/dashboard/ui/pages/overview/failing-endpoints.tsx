@@ -17,13 +17,15 @@ const MAX_ENDPOINTS = 20;
 /** Attempts read per endpoint, newest first: the newest answered one is among them unless as many are under way. */
 const NEWEST = 20;
 
-async function readFailing() {
-  const endpoints = (await ok(api.GET("/v1/webhook_endpoints"))).data;
+/** `signal`: the overview is left; the endpoints' logs (one call each) are not asked for. */
+async function readFailing(signal: AbortSignal) {
+  const endpoints = (await ok(api.GET("/v1/webhook_endpoints", { signal }))).data;
   const enabled = endpoints.filter((e) => e.status === "enabled").slice(0, MAX_ENDPOINTS);
   const newestAnswered = await Promise.all(
     enabled.map((endpoint) =>
       ok(
         api.GET("/v1/webhook_endpoints/{id}/deliveries", {
+          signal,
           params: { path: { id: endpoint.id }, query: { limit: NEWEST } },
         }),
       ).then((page) => ({

@@ -77,11 +77,15 @@ export const dashboardPagesRouter = new Hono<AppEnv>()
   .get("/", (c) => c.redirect(`${new URL(c.req.url).origin}/dashboard/`, 308))
   .get("/assets/*", async (c) => {
     const asset = await c.env.ASSETS.fetch(c.req.raw);
-    if (asset.status === 404)
+    // A file, or "not modified" for one: anything else (a redirect of an address spelled another
+    // way, say) is no file of the build's, and must not be kept as long as one.
+    if (!asset.ok && asset.status !== 304)
       throw new ApiError("NOT_FOUND", "No such file in the dashboard's build.", undefined, {
         "Cache-Control": "no-store",
       });
-    return new Response(asset.body, asset); // its headers, made changeable: the dashboard's are set on it
+    const response = new Response(asset.body, asset); // its headers, made changeable: the dashboard's are set on it
+    response.headers.set("Request-Id", c.get("requestId"));
+    return response;
   })
   .get("/*", async (c) => {
     const url = new URL(c.req.url);

@@ -62,12 +62,11 @@ export function SignIn({
           Signing in…
         </p>
       )}
-      {notice && !error && (
+      {notice && (
         <p class="notice" role="status">
           {notice}
         </p>
       )}
-      <ErrorNote error={error} />
       {held && current && (
         <div class="notice focus-target" role="group" aria-label="Use this sign-in link?" tabIndex={-1} ref={question}>
           <p>
@@ -123,6 +122,8 @@ export function SignIn({
           Sign in
         </button>
       </form>
+      {/* Below what was pressed: a refusal shown or cleared moves nothing a second press aims at. */}
+      <ErrorNote error={error} />
     </main>
   );
 }

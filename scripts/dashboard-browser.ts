@@ -839,7 +839,9 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   assert.match(page.url(), /\/dashboard\/api-keys/, "still on the page with the secret");
   assert.equal(await page.getByRole("table").count(), 0, "no list of keys the ended session cannot read");
   await watch.check("api-keys-own-rolled-now");
-  await page.getByRole("button", { name: "Done" }).click();
+  // Left without Done: the next page's first call finds the session ended and goes to sign-in.
+  watch.expectLeavingAnswer(401, /\/v1\/candidates\?/);
+  await nav(page, "Candidates");
   await heading(page, "Sign in to the dashboard");
   await context.close();
 });

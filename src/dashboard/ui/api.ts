@@ -147,10 +147,16 @@ export async function signOut(): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 25));
   signingOut.abort();
   // Named like every call: a tab left on another account signs out nobody (401), and goes to sign-in.
-  const response = await fetch("/dashboard/session", {
-    method: "DELETE",
-    headers: shownAccount ? { "Dashboard-Account": shownAccount } : {},
-  });
+  let response: Response;
+  try {
+    response = await fetch("/dashboard/session", {
+      method: "DELETE",
+      headers: shownAccount ? { "Dashboard-Account": shownAccount } : {},
+    });
+  } catch (unreached) {
+    callsLive(); // not signed out: the page's calls work again
+    throw unreached;
+  }
   if (response.status === 401) {
     await keepWhyEnded(response.clone());
     window.dispatchEvent(new Event(SESSION_ENDED));

@@ -62,11 +62,12 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   const { path } = useLocation();
   const can = useCan();
   const [error, setError] = useState<unknown>(null);
-  /** Signing out: the page is taken down first, so that none of its reads fails visibly under it. */
+  /** Signing out: the page is hidden first, so that none of its reads fails visibly under it. */
   const [leaving, setLeaving] = useState(false);
   // A new page starts at its top, with its heading in focus for keyboard and screen-reader users.
   useEffect(() => {
     focusPageHeading();
+    setError(null); // a refused sign-out's error belongs to the page it was refused on
   }, [path]);
   return (
     <>
@@ -116,9 +117,10 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
       </header>
       <main id="main">
         <ErrorNote error={error} />
-        {leaving ? (
-          <p role="status">Signing out…</p>
-        ) : (
+        {leaving && <p role="status">Signing out…</p>}
+        {/* Hidden, not taken down, while signing out: a refused sign-out gives the page back as it was
+            (a secret shown once, a draft), and a read stopped under it shows nothing meanwhile. */}
+        <div hidden={leaving}>
           <Router>
             <Route path={`${BASE}/`} component={Overview} />
             <Route path={`${BASE}/candidates`} component={CandidatesPage} />
@@ -131,7 +133,7 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
             <Route path={`${BASE}/api-keys`} component={ApiKeys} />
             <Route default component={NotFound} />
           </Router>
-        )}
+        </div>
       </main>
     </>
   );

@@ -3,7 +3,7 @@
  * key rename, roll and revoke. What the session may not do is hidden; what the API still refuses
  * (a key managing a key that can do more than it) is shown where it was asked.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, holdSessionEnd, ok, type Models } from "../api";
 import { useLoad } from "../load";
@@ -83,6 +83,8 @@ function Keys() {
     active.reload();
   };
 
+  // Left before Done (the nav, Back): a session a roll ended goes to sign-in at its next call again.
+  useEffect(() => () => holdSessionEnd(false), []);
   const list = keys.data?.data;
   /** The session ended at a roll of its own key: the page keeps only the secret, to copy before signing in. */
   const ended = shown?.endedNow === true;

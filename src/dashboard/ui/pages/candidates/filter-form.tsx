@@ -112,7 +112,7 @@ export function FilterForm({
           <Field
             id="f-metadata"
             label="Metadata"
-            hint='KEY=VALUE, one per line; all must hold. "Quote" a value to keep spaces at its ends.'
+            hint='KEY=VALUE, one per line; all must hold. "Quote" a key or value to keep spaces at its ends.'
             error={shown}
             path="metadata"
           >

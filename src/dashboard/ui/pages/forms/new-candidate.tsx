@@ -142,7 +142,7 @@ export function NewCandidate({ onCancel }: { onCancel: () => void }) {
       <Field
         id="nc-metadata"
         label="Metadata (optional)"
-        hint='One key=value per line; "quote" a value to keep spaces at its ends.'
+        hint='One key=value per line; "quote" a key or value to keep spaces at its ends.'
         error={error}
         path="metadata"
       >

@@ -96,7 +96,7 @@ export function Roll({
         e.preventDefault();
         // The session's own key, stopped now: the session ends with the roll. A read under way,
         // answered 401, would take the tab to sign-in before the new secret is shown (api-keys.tsx
-        // releases the hold at Done).
+        // releases the hold at Done, or when the page is left).
         const endsSession = own && seconds === 0;
         void run(
           async () => {

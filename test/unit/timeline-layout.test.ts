@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   eventsRange,
+  labelWithin,
   layoutTimeline,
   placeLabels,
   scale,
@@ -131,5 +132,24 @@ describe("the timeline's layout", () => {
         },
       ),
     );
+  });
+});
+
+describe("labelWithin", () => {
+  const met = " · all.0 — met 10:05";
+
+  it("keeps a label that fits whole", () => {
+    expect(labelWithin(1000, "signup", met)).toBe(`signup${met}`);
+  });
+
+  it("cuts a long name, never what follows it", () => {
+    const label = labelWithin(300, "t".repeat(255), met);
+    expect(label.endsWith(`…${met}`)).toBe(true);
+    expect(label.length).toBeLessThanOrEqual(Math.floor(300 / 6.5));
+  });
+
+  it("never splits a character, and sets the name in with `show`", () => {
+    const label = labelWithin(200, "\u{1F9FE}".repeat(100), met, (name) => `[${name}]`);
+    expect(label).toMatch(new RegExp(`^\\[(\u{1F9FE})+…\\]${met}$`, "u"));
   });
 });

@@ -120,13 +120,13 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
         <tbody>
           {candidate.events.map((event) => (
             <tr key={event.id}>
-              <td class="mono">{event.type}</td>
+              <td class="mono wrap">{event.type}</td>
               <td>
                 <Time iso={event.received_at} />
               </td>
               <td>{event.matched ? <strong class="matched">◆ matched</strong> : <span class="muted">no</span>}</td>
               <td class="mono">{leavesBy.get(event.id)?.join(", ") ?? <span class="muted">—</span>}</td>
-              <td>
+              <td class="wrap">
                 {"value" in event && event.value !== undefined ? (
                   <code>{readableJson(event.value)}</code>
                 ) : (

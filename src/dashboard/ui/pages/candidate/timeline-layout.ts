@@ -247,3 +247,17 @@ export function layoutTimeline(input: TimelineInput): Layout {
     axis: { y: axisY, ticks },
   };
 }
+
+/** About how wide a character of a label is, in px. */
+const CHAR_PX = 6.5;
+
+/**
+ * A label of a name and what follows it, within `width` px: a long name is cut (the page's facts
+ * hold it whole), never what follows it (whether a leaf is met, say). `show` sets the name into
+ * the label (isolating it); a character is never split in two.
+ */
+export function labelWithin(width: number, name: string, rest: string, show = (text: string) => text) {
+  const room = Math.max(Math.floor(width / CHAR_PX) - rest.length, 2);
+  const chars = [...name];
+  return `${show(chars.length <= room ? name : `${chars.slice(0, room - 1).join("")}…`)}${rest}`;
+}

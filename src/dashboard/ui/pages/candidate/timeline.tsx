@@ -11,6 +11,7 @@ import { leafName } from "./facts";
 import { isolated } from "../../components/bidi";
 import {
   eventsRange,
+  labelWithin,
   layoutTimeline,
   MILESTONE_LABELS,
   wholeRange,
@@ -37,9 +38,6 @@ function useWidth() {
 }
 
 const ms = (iso: string) => Date.parse(iso);
-/** A label cut to the width it has (the table below holds it whole). */
-const fit = (text: string, width: number) =>
-  text.length * 6.5 <= width ? text : `${text.slice(0, Math.max(Math.floor(width / 6.5) - 1, 1))}…`;
 const when = (t: number) => LOCAL_TIME.format(t);
 
 function tickLabel(t: number, unit: TickUnit) {
@@ -212,9 +210,11 @@ function Picture({ layout, candidate }: { layout: Layout; candidate: Candidate }
         return (
           <g key={leaf.path}>
             <text class="tl-label" x={plot.x1} y={leaf.labelY}>
-              {fit(
-                `${isolated(leaf.event)} · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`,
+              {labelWithin(
                 plot.x2 - plot.x1,
+                leaf.event,
+                ` · ${leafName(leaf.path)} — ${met ? `met ${when(ms(met))}` : "not met"}`,
+                isolated,
               )}
             </text>
             <rect class="tl-track" x={plot.x1} y={leaf.barY} width={plot.x2 - plot.x1} height={leaf.barHeight} rx={2} />

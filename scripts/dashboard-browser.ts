@@ -17,7 +17,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -41,6 +41,9 @@ after(async () => {
   await browser?.close();
   await receiver?.close();
   await dev.cleanUp();
+  // What the service logged (a 500's cause among it), kept beside the screenshots.
+  mkdirSync("test/artifacts/dashboard", { recursive: true });
+  writeFileSync("test/artifacts/dashboard/dev-server.log", dev.output);
 });
 
 /** The accounts CLI against the running dev server, as the README shows it. */

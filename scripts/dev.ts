@@ -9,7 +9,13 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { stripVTControlCharacters } from "node:util";
-import { ensureOperatorSecret, OPERATOR_ENV_FILE, removeDevServer, writeDevServer } from "./lib/local-dev.ts";
+import {
+  ensureOperatorSecret,
+  OPERATOR_ENV_FILE,
+  removeDevServer,
+  runningDevServer,
+  writeDevServer,
+} from "./lib/local-dev.ts";
 import { httpOperator, OperatorError, type Operator } from "./lib/operator.ts";
 import { migrateLocal, spawnWrangler, stopOnSignals } from "./lib/wrangler.ts";
 
@@ -131,6 +137,15 @@ function buildDashboard() {
 async function main() {
   // `kill <pid>` or Ctrl-C stops everything this script started, whenever it comes.
   stopOnSignals();
+  // Two servers in one checkout would share .wrangler/state: each would find the other's SQLite
+  // files locked (SQLITE_BUSY), and answer 500s. The second refuses to start.
+  const other = runningDevServer();
+  if (other) {
+    const where = other.origin ? ` at ${other.origin}` : " (still starting)";
+    throw new Error(
+      `npm run dev already runs in this directory (pid ${other.pid}${where}); two would share .wrangler/ and lock each other's databases. Stop it first (kill ${other.pid}), or run the second from another clone.`,
+    );
+  }
   const args = process.argv.slice(2);
   ensureOperatorSecret();
   // Starting: the accounts CLI waits for the server rather than open the database beside it.

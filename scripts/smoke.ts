@@ -80,6 +80,20 @@ test("npm run dev starts and prints a usable token and a sign-in link", async ()
   );
 });
 
+test("a second npm run dev in the same directory refuses to start, and the first serves on", async () => {
+  const before = readFileSync(".wrangler/dev-server.json", "utf8");
+  const second = await run("npm", ["run", "-s", "dev", "--", "--port", String(dev.port + 1), "--ip", "127.0.0.1"], {
+    timeout: 60_000,
+  }).then(
+    () => ({ code: 0, stderr: "" }),
+    (error: { code: number; stderr: string }) => error,
+  );
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /npm run dev already runs in this directory \(pid \d+ at http:\/\/127\.0\.0\.1:\d+\)/);
+  assert.equal(readFileSync(".wrangler/dev-server.json", "utf8"), before, "the second start took the first's place");
+  assert.equal((await api("GET", "/v1/schemas", token)).status, 200);
+});
+
 test("the README walk-through works, through the typed client", async () => {
   // As a user of the client has it: built, and imported by its package name.
   await run("npm", ["run", "-s", "build", "-w", "clients/typescript"]);

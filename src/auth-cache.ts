@@ -1,15 +1,24 @@
 /**
  * A per-isolate cache of credentials that authenticated (API keys, dashboard sessions), bounded in
- * bytes, each entry living `ttlMs`: the bound on how long a revocation elsewhere goes unseen here
- * (docs/keys-and-permissions.md). Only what authenticated is ever put in, so a flood of bad
+ * bytes, each entry trusted for `ttlMs`: the bound on how long a revocation elsewhere goes unseen
+ * here (docs/keys-and-permissions.md). Only what authenticated is ever put in, so a flood of bad
  * credentials can neither fill memory nor evict real ones. Map order is insertion order, so the
- * first entry is the oldest: evicted first when the cache is full.
+ * first entry is the oldest: evicted first when the cache is full. An entry past its trust stays
+ * until evicted, as a record that the credential authenticated (`authenticatedWithin`).
  */
 /** How long a cached credential is trusted: revocation takes effect within this. */
 export const CREDENTIAL_CACHE_TTL_MS = 10_000;
 
+/**
+ * How long after a credential last authenticated in this isolate an address's block of failed
+ * attempts (auth-failures.ts) spares it here: it guesses nothing, so a client behind an address
+ * shared with a failing one (a NAT, a cloud's egress) keeps working. It is still looked up, so a
+ * revocation holds as ever.
+ */
+export const SPARED_AFTER_AUTHENTICATING_MS = 24 * 60 * 60 * 1000;
+
 export class CredentialCache<V> {
-  private entries = new Map<string, { value: V; bytes: number; until: number }>();
+  private entries = new Map<string, { value: V; bytes: number; at: number }>();
   private bytes = 0;
 
   constructor(
@@ -20,7 +29,13 @@ export class CredentialCache<V> {
   /** The value cached under `key`, if its entry is still alive at `now`. */
   get(key: string, now: number): V | undefined {
     const entry = this.entries.get(key);
-    return entry && entry.until > now ? entry.value : undefined;
+    return entry && entry.at + this.ttlMs > now ? entry.value : undefined;
+  }
+
+  /** Whether `key` authenticated (was set) within the last `ms`, whether or not it is still trusted. */
+  authenticatedWithin(key: string, ms: number, now: number): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.at + ms > now;
   }
 
   set(key: string, value: V, bytes: number, now: number) {
@@ -29,7 +44,7 @@ export class CredentialCache<V> {
       if (this.bytes + bytes <= this.maxBytes) break;
       this.delete(oldest);
     }
-    this.entries.set(key, { value, bytes, until: now + this.ttlMs });
+    this.entries.set(key, { value, bytes, at: now });
     this.bytes += bytes;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The failed-authentication limit per client address (docs/keys-and-permissions.md): every refused
  * credential (a bearer key, a session cookie, a sign-in link's code, a key pasted to sign in, the
- * operator secret) counts here, and an address past the limit is refused before any lookup. A
+ * operator secret) counts here, and an address past the limit is refused before any lookup (but
+ * for credentials that authenticated in this isolate lately: auth-cache.ts). A
  * request with no credential at all guesses nothing: it is not counted, and answered 401 as ever.
  * A key that exists but was revoked or has expired guesses nothing and is not counted (`uncounted`).
  * Every 401 says in RateLimit headers how many failures the address has left.

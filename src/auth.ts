@@ -8,14 +8,15 @@
  * refused without a lookup; only credentials that authenticated are cached (auth-cache.ts), for
  * CREDENTIAL_CACHE_TTL_MS, which bounds how long a revocation goes unseen; every refusal of a guess
  * counts on the failed-authentication limit per address (auth-failures.ts), past which nothing is
- * looked up. A key that exists but was revoked or expired is no guess: refused, not counted, and a
- * revoked one's refusal is cached apart, so sending it again costs no lookup.
+ * looked up but a credential that authenticated in this isolate lately. A key that exists but was
+ * revoked or expired is no guess: refused, not counted, and a revoked one's refusal is cached
+ * apart, so sending it again costs no lookup.
  * A cookie never authenticates a cross-site request that changes something (same-origin.ts).
  */
 import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { ApiError } from "./errors/api-error";
-import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
+import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes, SPARED_AFTER_AUTHENTICATING_MS } from "./auth-cache";
 import { failure, refuseIfBlocked, uncounted } from "./auth-failures";
 import { keyForTokenHash, LAST_USED_PRECISION_MS, touchLastUsed } from "./db/tokens";
 import { isWellFormedToken } from "./tokens";
@@ -111,7 +112,8 @@ function recordUse(c: Context<AppEnv>, keyId: string, now: number) {
 export async function authenticateKey(c: Context<AppEnv>, token: string, now: number): Promise<BearerKey> {
   let key = cache.get(token, now) ?? null;
   if (!key) {
-    refuseIfBlocked(c, now); // a revoked key too, as any token not cached: a block answers all alike
+    // Blocked, a token is refused unlooked-up (a revoked one too: a block answers all alike) unless it authenticated here lately.
+    if (!cache.authenticatedWithin(token, SPARED_AFTER_AUTHENTICATING_MS, now)) refuseIfBlocked(c, now);
     if (revokedTokens.get(token, now)) throw uncounted(c, unknownOrRevoked());
     const found = isWellFormedToken(token) ? await lookUp(c.env.DB, token, now) : null;
     if (found === "revoked") throw uncounted(c, unknownOrRevoked());

@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes } from "./auth-cache";
+import { CREDENTIAL_CACHE_TTL_MS, CredentialCache, entryBytes, SPARED_AFTER_AUTHENTICATING_MS } from "./auth-cache";
 import * as db from "./db/sessions";
 import { FULL_ACCESS, grantOfStored } from "./domain/permissions";
 import { isoTime } from "./domain/iso-time";
@@ -101,7 +101,8 @@ function sessionOfRow(idHash: string, row: db.SessionRow): Session {
 
 /**
  * The session of a cookie value, or why it cannot authenticate (a sentence for the 401);
- * `beforeLookup` runs (and may throw) before anything that costs a hash or a query. Only
+ * `beforeLookup` runs (and may throw) before anything that costs a hash or a query, unless the
+ * cookie authenticated here within SPARED_AFTER_AUTHENTICATING_MS (auth-cache.ts). Only
  * sessions that authenticate are cached, for CREDENTIAL_CACHE_TTL_MS: the bound on how long a
  * sign-out or a revoked key goes unseen by another isolate.
  */
@@ -113,7 +114,7 @@ export async function sessionOf(
 ): Promise<Session | string> {
   let session = cache.get(value, now);
   if (!session) {
-    beforeLookup();
+    if (!cache.authenticatedWithin(value, SPARED_AFTER_AUTHENTICATING_MS, now)) beforeLookup();
     const unknown = "The session cookie matches no session.";
     if (!VALUE_FORMAT.test(value)) return unknown;
     const idHash = await sha256Hex(value);

@@ -216,6 +216,23 @@ describe("sign-in with a pasted API key", () => {
     // Another address signs in.
     expect((await signIn({ key: account.token }, { "CF-Connecting-IP": "198.18.7.7" })).status).toBe(201);
   }, 30_000);
+
+  it("keeps a session that authenticated lately working from a blocked address (a shared one): new sign-ins wait", async () => {
+    await startOfWindow(env.AUTH_FAILURE_LIMIT_PERIOD_SECONDS, 30);
+    const account = await createAccount();
+    const cookie = await session({ code: await linkCode(account) });
+    expectStatus(await withCookie(cookie, "GET", "/v1/schemas"), 200);
+    // Another browser behind the same address guesses codes until the address is blocked.
+    for (let i = 0; i <= env.AUTH_FAILURE_LIMIT_REQUESTS; i++)
+      await signIn({ code: `${"C".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}` });
+    expectError(await signIn({ code: await linkCode(account) }), 429, "RATE_LIMITED");
+    // Past the cache's lifetime the session is looked up again, and still answered.
+    useClock().advance(TOKEN_CACHE_TTL_MS + 1);
+    expectStatus(await withCookie(cookie, "GET", "/v1/schemas"), 200);
+    // Signed out, it is no longer spared: refused unlooked-up like any guess.
+    expectStatus(await withCookie(cookie, "DELETE", "/dashboard/session"), 204);
+    expectError(await withCookie(cookie, "GET", "/v1/schemas"), 429, "RATE_LIMITED");
+  }, 30_000);
 });
 
 describe("the session cookie", () => {

@@ -1,13 +1,16 @@
 /**
  * The guards every JSON body passes before the route's own schema sees it, as route middleware:
  * media type, size, JSON syntax, then strict-json.ts (nesting depth, Unicode, numbers kept
- * exactly, no duplicate keys).
+ * exactly, no duplicate keys). A body refused there is also given to the route's schema, so the
+ * one answer lists every problem.
  */
+import type { ZodType } from "zod";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { Context, Next } from "hono";
-import { ApiError, validationError } from "./errors/api-error";
-import { strictJsonProblems } from "./strict-json";
+import { ApiError, validationError, type ErrorDetail } from "./errors/api-error";
+import { zodDetails } from "./errors/zod-issues";
+import { MAX_PROBLEMS, NESTS_TOO_DEEP, strictJsonProblems } from "./strict-json";
 import type { AppEnv } from "./app-env";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -33,12 +36,14 @@ const unsupportedEncoding = () =>
 /**
  * Media type, size, syntax and I-JSON checks for POST and PATCH bodies: route middleware, in
  * order. An `optional` body may be left out: an empty body (whatever a proxy on the way made of
- * it: no body, or a stream of no bytes) reads as `{}`.
+ * it: no body, or a stream of no bytes) reads as `{}`. `schema`: the route's, whose problems a
+ * body refused here lists too.
  */
 export const jsonBody = ({
   maxBytes = MAX_BODY_BYTES,
   optional = false,
-}: { maxBytes?: number; optional?: boolean } = {}) => [
+  schema,
+}: { maxBytes?: number; optional?: boolean; schema?: ZodType } = {}) => [
   createMiddleware<AppEnv>(async (c, next) => {
     const contentType = c.req.header("Content-Type");
     // Without a Content-Type, an optional body is judged once read: empty, or refused.
@@ -76,10 +81,25 @@ export const jsonBody = ({
       throw new ApiError("INVALID_JSON", `The request body is not valid JSON${whereJsonFails(text, syntax)}.`);
     }
     const problems = strictJsonProblems(text);
-    if (problems.length > 0) throw validationError(problems);
+    if (problems.length > 0) {
+      const more = problems.length >= MAX_PROBLEMS ? `at most ${MAX_PROBLEMS} problems of its JSON are listed` : "";
+      throw validationError(await withSchemaProblems(problems, body, schema), more);
+    }
     return parsed(c, body, next);
   }),
 ];
+
+/**
+ * The body's I-JSON problems, then those the route's schema finds elsewhere in it (a problem at or
+ * under a path already listed is that problem again). A body nested too deep is not walked.
+ */
+async function withSchemaProblems(problems: ErrorDetail[], body: unknown, schema?: ZodType) {
+  if (!schema || problems.some((p) => p.message === NESTS_TOO_DEEP)) return problems;
+  const result = await schema.safeParseAsync(body);
+  if (result.success) return problems;
+  const listed = (path: string) => problems.some((p) => path === p.path || path.startsWith(`${p.path}.`));
+  return [...problems, ...zodDetails(result.error).filter((detail) => !listed(detail.path))];
+}
 
 /**
  * The route's validator (zod-openapi) takes `application/json` only as `; name=value` parameters

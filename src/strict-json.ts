@@ -10,7 +10,9 @@ import type { ErrorDetail } from "./errors/api-error";
 import { MAX_JSON_DEPTH } from "./domain/json";
 
 /** More than this many problems in one body are not all listed. */
-const MAX_PROBLEMS = 50;
+export const MAX_PROBLEMS = 50;
+/** Past this problem nothing deeper is read: the body is not walked further, by this or by a schema. */
+export const NESTS_TOO_DEEP = `nests deeper than ${MAX_JSON_DEPTH} levels`;
 
 const NOT_UNICODE = "is not well-formed Unicode: it holds a lone surrogate";
 const NOT_FINITE = "is not a finite number: a JSON number must fit a 64-bit float (at most about 1.8e308)";
@@ -41,7 +43,7 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
     if (code === 123 || code === 91) {
       // { or [
       if (frames.length >= MAX_JSON_DEPTH) {
-        add(pathOf(frames), `nests deeper than ${MAX_JSON_DEPTH} levels`);
+        add(pathOf(frames), NESTS_TOO_DEEP);
         break; // nothing deeper is read
       }
       frames.push(code === 123 ? { object: true, keys: new Set(), key: null } : { object: false, index: 0 });

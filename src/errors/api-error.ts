@@ -54,10 +54,13 @@ const start = (value: string) => value.slice(0, /[\uD800-\uDBFF]/.test(value[31]
 export const noEndpointAt = (method: string, path: string) =>
   new ApiError("NOT_FOUND", `No endpoint exists at ${method} ${shortened(path)}.`);
 
-/** VALIDATION_ERROR for the problems found, each with its dotted path: its message lists them all. */
-export function validationError(details: ErrorDetail[]): ApiError {
+/**
+ * VALIDATION_ERROR for the problems found, each with its dotted path: its message lists them all,
+ * then `note` (what was not listed, say).
+ */
+export function validationError(details: ErrorDetail[], note?: string): ApiError {
   const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join("; ");
-  return new ApiError("VALIDATION_ERROR", `The request is invalid: ${summary}`, details);
+  return new ApiError("VALIDATION_ERROR", `The request is invalid: ${summary}${note ? `; ${note}` : ""}`, details);
 }
 
 /** Where error pages live: `DOCS_URL` when configured, else this service's own /docs. */

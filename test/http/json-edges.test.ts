@@ -352,3 +352,41 @@ describe("random JSON with edge keys and numbers", () => {
     );
   }, 30_000);
 });
+
+describe("a body refused for its JSON", () => {
+  it("lists the route's other problems too, each once", async () => {
+    const account = await createAccount();
+    const res = await postRaw(
+      account,
+      "/v1/events",
+      `{"candidate_alias":"x","type":"\\ud800","value":1e999,"extra":1,"value":2}`,
+    );
+    expectStatus(res, 400, JSON.stringify(res.body));
+    const details: { path: string; message: string }[] = res.body.error.details;
+    expect(details.map((d) => d.path).sort()).toEqual(["candidate_alias", "extra", "type", "value", "value"]);
+    expect(details.filter((d) => d.path === "value").map((d) => d.message)).toEqual([
+      expect.stringMatching(/finite number/),
+      expect.stringMatching(/duplicate key/),
+    ]);
+    expect(res.body.error.message).toMatch(/candidate_alias: .*8/);
+  });
+
+  it("says when it lists only the first of its JSON's problems", async () => {
+    const account = await createAccount();
+    const item = `{"candidate_alias":"abcdefgh","type":"\\ud800"}`;
+    const res = await postRaw(account, "/v1/events/batch", `{"events":[${Array(60).fill(item).join(",")}]}`);
+    expectStatus(res, 400, JSON.stringify(res.body));
+    expect(res.body.error.details).toHaveLength(50);
+    expect(res.body.error.message).toMatch(/; at most 50 problems of its JSON are listed$/);
+  });
+
+  it("is not walked by the route's schema past a nesting too deep", async () => {
+    const account = await createAccount();
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"x","type":"","value":${deep}}`);
+    expectStatus(res, 400, JSON.stringify(res.body));
+    expect(res.body.error.details).toEqual([
+      { path: expect.stringMatching(/^value(\.0)+$/), message: "nests deeper than 64 levels" },
+    ]);
+  });
+});

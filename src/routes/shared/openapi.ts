@@ -183,7 +183,7 @@ export const withJsonBody = <T extends z.ZodType, R extends object = object>(
   schema: T,
   { request, maxBytes, optional = false }: BodyOptions<R> = {},
 ) => ({
-  middleware: jsonBody({ maxBytes, optional }),
+  middleware: jsonBody({ maxBytes, optional, schema }),
   request: { ...(request as R), body: { required: !optional, content: { "application/json": { schema } } } },
 });
 

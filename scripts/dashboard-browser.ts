@@ -503,6 +503,23 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.getByText("FAILED is final").waitFor();
   await page.locator(".page-head .badge", { hasText: "FAILED" }).waitFor();
   assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), "BODY", "focus stays in the panel");
+  // One made says so, where its buttons were, and holds the focus, so a screen reader reads it out.
+  await page.goto(`${dev.url}/dashboard/candidates/${aliases[1]}`);
+  await heading(page, aliases[1]);
+  await page.getByRole("button", { name: "Confirm now" }).click();
+  await page.getByRole("button", { name: "Yes, confirm it" }).click();
+  await page.waitForFunction(
+    () =>
+      document.activeElement?.getAttribute("role") === "status" &&
+      document.activeElement.textContent!.startsWith("Confirmed: the candidate is CONFIRMED, for good."),
+    undefined,
+    { timeout: 5000 },
+  );
+  // Clearing the list's filters takes the link away with them: the new form's Apply has the focus.
+  await page.goto(`${dev.url}/dashboard/candidates?status=OPEN`);
+  await page.getByRole("link", { name: "Clear filters" }).click();
+  await page.waitForURL((url) => url.search === "");
+  await focusReaches("Apply filters", "Clear filters gives the focus to Apply");
 
   // A schema's delete question takes the focus; Escape closes it and gives the focus back.
   await nav(page, "Schemas");
@@ -557,6 +574,9 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.goBack();
   await page.waitForURL((url) => url.searchParams.get("candidate_alias") === aliases[0]);
   assert.equal(await page.getByLabel("Candidate alias").inputValue(), aliases[0]);
+  await page.getByRole("button", { name: "Clear filters" }).click();
+  await page.waitForURL((url) => url.search === "");
+  await focusReaches("Filter", "Clear filters gives the focus to Filter");
 
   // Another tab signs this browser in to another account: a tab still showing the first acts on
   // neither. Its next call goes to sign-in, which says why and offers the account signed in now.

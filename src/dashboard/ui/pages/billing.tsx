@@ -72,7 +72,12 @@ export function Billing() {
           Next month →
         </button>
         {month !== currentMonth() && (
-          <button type="button" class="secondary" onClick={() => go(currentMonth())}>
+          <button
+            type="button"
+            class="secondary"
+            // It goes with the move: the month's field, which shows the month now, takes the focus.
+            onClick={() => (go(currentMonth()), document.getElementById("month")?.focus())}
+          >
             This month
           </button>
         )}

@@ -3,7 +3,7 @@
  * first, forwards only (made for tailing); this page keeps that order and says so, and "Newest"
  * walks forward to the last page. Filters (type, candidate alias) live in the address.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { BASE } from "../paths";
 import { api, ok } from "../api";
@@ -44,6 +44,7 @@ export function Notifications() {
     [canResend],
   );
   const [alias, setAlias] = useState(filters.candidate_alias ?? "");
+  const filterButton = useRef<HTMLButtonElement>(null);
   // The box follows the address: Back to another filter shows that filter.
   useEffect(() => setAlias(filters.candidate_alias ?? ""), [filters.candidate_alias]);
   const walk = useCall();
@@ -106,11 +107,18 @@ export function Notifications() {
             />
           </Field>
           <div class="field">
-            <button type="submit">Filter</button>
+            <button type="submit" ref={filterButton}>
+              Filter
+            </button>
           </div>
           {filtered && (
             <div class="field">
-              <button type="button" class="secondary" onClick={() => (setAlias(""), route(path))}>
+              <button
+                type="button"
+                class="secondary"
+                // It goes with the filters: the focus goes to Filter rather than the page's body.
+                onClick={() => (setAlias(""), route(path), filterButton.current?.focus())}
+              >
                 Clear filters
               </button>
             </div>

@@ -124,15 +124,19 @@ function CustomerRow({ row }: { row: Row }) {
 /** Every customer of the month (all pages), as a CSV file made from the API's exact strings. */
 function DownloadCsv({ month }: { month: string }) {
   const { busy, error, run } = useCall();
+  // Left focusable while it works (aria-disabled): a disabled button would drop the focus.
   const download = () =>
-    run(async () => {
-      const rows: Row[] = [];
-      for await (const row of client.summaryByCustomer({ ...monthRange(month), limit: LIMIT })) rows.push(row);
-      saveFile(`billing-${month}-per-customer.csv`, customersCsv(rows));
-    });
+    run(
+      async () => {
+        const rows: Row[] = [];
+        for await (const row of client.summaryByCustomer({ ...monthRange(month), limit: LIMIT })) rows.push(row);
+        saveFile(`billing-${month}-per-customer.csv`, customersCsv(rows));
+      },
+      { exclusive: true },
+    );
   return (
     <div class="csv-action">
-      <button type="button" class="secondary" disabled={busy} onClick={() => void download()}>
+      <button type="button" class="secondary" aria-disabled={busy || undefined} onClick={() => void download()}>
         {busy ? "Preparing CSV…" : "Download CSV"}
       </button>
       <ErrorNote error={error} />

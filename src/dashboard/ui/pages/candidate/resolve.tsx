@@ -4,22 +4,24 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { api } from "../../api";
-import { ErrorNote } from "../../components/notes";
+import { ChangeNotice, ErrorNote } from "../../components/notes";
 import { useFocusInPlace } from "../../components/page";
 import { useCall } from "../../components/use-call";
 
 type Outcome = "CONFIRMED" | "FAILED";
 
-const WHAT: Record<Outcome, { button: string; yes: string; consequence: string }> = {
+const WHAT: Record<Outcome, { button: string; yes: string; consequence: string; done: string }> = {
   CONFIRMED: {
     button: "Confirm now",
     yes: "Yes, confirm it",
     consequence: "It becomes CONFIRMED now, for good, and is billed its price.",
+    done: "Confirmed: the candidate is CONFIRMED, for good.",
   },
   FAILED: {
     button: "Void (fail)",
     yes: "Yes, void it",
     consequence: "It becomes FAILED now, for good, and is never billed.",
+    done: "Voided: the candidate is FAILED, for good.",
   },
 };
 
@@ -35,6 +37,8 @@ export function Resolve({
   onAnswered: () => void;
 }) {
   const [asking, setAsking] = useState<Outcome | null>(null);
+  // What the last answer made it: said, and focused, where its buttons were.
+  const [made, setMade] = useState<Outcome | null>(null);
   const { busy, error, run } = useCall();
   const yes = useRef<HTMLButtonElement>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -48,12 +52,13 @@ export function Resolve({
   const resolve = async (outcome: Outcome) => {
     // The answer button is disabled while the call runs, which would drop the focus: the panel holds it.
     box.current?.focus();
-    await run(() =>
-      api.POST("/v1/candidates/{candidate_alias}/resolve", {
+    await run(async () => {
+      await api.POST("/v1/candidates/{candidate_alias}/resolve", {
         params: { path: { candidate_alias: alias } },
         body: { outcome },
-      }),
-    );
+      });
+      setMade(outcome);
+    });
     // Refused too (resolved or ended meanwhile, perhaps in another tab): the page shows it as it now is.
     setAsking(null);
     onAnswered();
@@ -61,6 +66,7 @@ export function Resolve({
   const final = status !== "OPEN" && status !== "PENDING";
   return (
     <div ref={box} tabIndex={-1} class="focus-target">
+      {made && <ChangeNotice text={WHAT[made].done} shown={made} onClose={() => setMade(null)} />}
       {final ? (
         <p class="muted">{status} is final: it can no longer be confirmed or voided.</p>
       ) : (

@@ -21,8 +21,9 @@ export const FIELD_PATHS = [
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
 /**
- * Set as the form applies other filters: the page makes a new form for the new address (keyed by
- * it), which takes the focus back to its Apply button rather than leave it on the page's body.
+ * Set as the form applies other filters (or clears them): the page makes a new form for the new
+ * address (keyed by it), which takes the focus back to its Apply button rather than leave it on
+ * the page's body.
  */
 let applying = false;
 
@@ -133,7 +134,12 @@ export function FilterForm({
           Apply filters
         </button>
         {isFiltered(filters) && (
-          <a class="button secondary" href={candidatesHref({})}>
+          <a
+            class="button secondary"
+            href={candidatesHref({})}
+            // The link goes with its filters: the new form's Apply button takes the focus, as after Apply.
+            onClick={(e) => (applying = e.button === 0 && !e.ctrlKey && !e.metaKey && !e.shiftKey && !e.altKey)}
+          >
             Clear filters
           </a>
         )}

@@ -18,11 +18,14 @@ export function Resend({
   endpoints,
   linkToLog,
   onSent,
+  onEndpointsPage = false,
 }: {
   notificationId: string;
   endpoints: Endpoint[];
   linkToLog?: boolean;
   onSent?: (answer: Answer) => void;
+  /** On the page of the one endpoint it sends to: the button's name need not repeat its URL. */
+  onEndpointsPage?: boolean;
 }) {
   const [choosing, setChoosing] = useState(false);
   const [target, setTarget] = useState(endpoints[0]?.id ?? "");
@@ -66,7 +69,9 @@ export function Resend({
           type="button"
           class="secondary small"
           aria-disabled={busy || undefined}
-          aria-label={only ? `Resend ${notificationId} to ${only.url}` : `Resend ${notificationId}…`}
+          aria-label={
+            only ? `Resend ${notificationId}${onEndpointsPage ? "" : ` to ${only.url}`}` : `Resend ${notificationId}…`
+          }
           onClick={() => (only ? void send(only.id) : setChoosing(true))}
         >
           {busy ? "Sending…" : only ? "Resend" : "Resend…"}

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { useLocation } from "preact-iso";
 import { api, ok, type Models } from "../../api";
 import { described, Field } from "../../components/fields";
-import { Empty, Loading } from "../../components/notes";
+import { ChangeNotice, Empty, Loading } from "../../components/notes";
 import { Pager, useCursor } from "../../components/pager";
 import { StatusBadge, Time } from "../../components/values";
 import { useLoad } from "../../load";
@@ -36,6 +36,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
     [endpoint.id, cursor.after, status, notificationId],
   );
   const [typed, setTyped] = useState(notificationId ?? "");
+  const filterButton = useRef<HTMLButtonElement>(null);
   useEffect(() => setTyped(notificationId ?? ""), [notificationId]);
   // A resend's attempts arrive within seconds: read the log again a little later.
   const later = useRef<number | undefined>(undefined);
@@ -93,11 +94,18 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
             />
           </Field>
           <div class="field">
-            <button type="submit">Filter</button>
+            <button type="submit" ref={filterButton}>
+              Filter
+            </button>
           </div>
           {(status || notificationId) && (
             <div class="field">
-              <button type="button" class="secondary" onClick={() => route(path)}>
+              <button
+                type="button"
+                class="secondary"
+                // It goes with the filters: the focus goes to Filter rather than the page's body.
+                onClick={() => (route(path), filterButton.current?.focus())}
+              >
                 Clear filters
               </button>
             </div>
@@ -115,10 +123,12 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
         </div>
       </form>
       {resent && (
-        <p class="notice" role="status">
-          Resent <code>{resent.notification_id}</code>: delivery <code>{resent.delivery_id}</code> is queued; its
-          attempts appear below within seconds.
-        </p>
+        // Focused as it appears: the Resend pressed moves to the new attempt's row when the log is read again.
+        <ChangeNotice
+          text={`Resent ${resent.notification_id}: delivery ${resent.delivery_id} is queued; its attempts appear below within seconds.`}
+          shown={resent}
+          onClose={() => setResent(null)}
+        />
       )}
       <FormError error={log.error} paths={["notification_id", "status"]} />
       {!attempts && log.loading && <Loading />}
@@ -189,7 +199,12 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
                     {canResend && (
                       <td>
                         {first && (
-                          <Resend notificationId={a.notification_id} endpoints={[endpoint]} onSent={reloadSoon} />
+                          <Resend
+                            notificationId={a.notification_id}
+                            endpoints={[endpoint]}
+                            onSent={reloadSoon}
+                            onEndpointsPage
+                          />
                         )}
                       </td>
                     )}

@@ -226,6 +226,12 @@ test("a person's journey through the dashboard", async () => {
         `after saving, focus is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80))}`,
       ),
     );
+  // What a change did is said in a live region; disabling and enabling again are said too.
+  await page.getByRole("status").filter({ hasText: "Saved the changes." }).waitFor();
+  await page.getByRole("button", { name: "Disable", exact: true }).click();
+  await page.getByRole("status").filter({ hasText: "Disabled." }).waitFor();
+  await page.getByRole("button", { name: "Enable", exact: true }).click();
+  await page.getByRole("status").filter({ hasText: "Enabled: notifications are delivered to it again." }).waitFor();
 
   // Resend the candidate's confirmation from the feed; it arrives, and its delivery is in the log.
   await nav(page, "Notifications");
@@ -563,6 +569,20 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.unroute("**/v1/schemas/*");
   assert.equal(sent, 2, "each confirmed delete is sent");
   assert.deepEqual(await stillThere(), [], "both schemas are deleted");
+
+  // An endpoint deleted from its page: the list it goes back to says so, with the focus.
+  const doomedEndpoint = await call("/v1/webhook_endpoints", { url: `http://127.0.0.1:9/edges-${stamp}` });
+  await page.goto(`${dev.url}/dashboard/webhooks/${doomedEndpoint.id}`);
+  await page.getByRole("button", { name: "Delete this endpoint" }).click();
+  await page.getByRole("button", { name: "Delete", exact: true }).click();
+  await heading(page, "Webhooks");
+  await page.waitForFunction(
+    (url) =>
+      document.activeElement?.getAttribute("role") === "status" &&
+      document.activeElement.textContent!.startsWith(`Deleted the endpoint ${url}`),
+    doomedEndpoint.url,
+    { timeout: 5000 },
+  );
 
   // The feed's filter box follows Back.
   await nav(page, "Notifications");

@@ -64,9 +64,10 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   const [error, setError] = useState<unknown>(null);
   /** Signing out: the page is hidden first, so that none of its reads fails visibly under it. */
   const [leaving, setLeaving] = useState(false);
-  // A new page starts at its top, with its heading in focus for keyboard and screen-reader users.
+  // A new page starts at its top, with its heading in focus for keyboard and screen-reader users,
+  // unless it focused a notice as it appeared (what the change that led here did: ChangeNotice).
   useEffect(() => {
-    focusPageHeading();
+    if (!document.activeElement?.matches("main .notice[role=status]")) focusPageHeading();
     setError(null); // a refused sign-out's error belongs to the page it was refused on
   }, [path]);
   return (

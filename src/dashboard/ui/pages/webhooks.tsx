@@ -6,7 +6,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { BASE } from "../paths";
 import { api, ok, type Models } from "../api";
-import { Empty, ErrorNote, Loading } from "../components/notes";
+import { ChangeNotice, Empty, ErrorNote, Loading } from "../components/notes";
 import { Page, focusPageHeading, useFocusOnShow } from "../components/page";
 import { SecretOnce, StatusBadge, Time } from "../components/values";
 import { useLoad } from "../load";
@@ -16,12 +16,21 @@ import { EndpointForm, type EndpointInput } from "./webhooks/endpoint-form";
 type Created = Models["WebhookEndpointWithSecret"];
 const LIMIT = 16;
 
+/** Set by an endpoint's page as it deletes the endpoint and comes back here: the list says so, once. */
+let deletedUrl: string | null = null;
+export const cameBackFromDeleting = (url: string) => void (deletedUrl = url);
+
 export function Webhooks() {
   const canWrite = useCan()("webhooks:write");
   const list = useLoad(() => ok(api.GET("/v1/webhook_endpoints")), []);
   const [creating, setCreating] = useState(false);
   // The new endpoint with its secret: in this component's state only, dropped at "Done" or when the page changes.
   const [created, setCreated] = useState<Created | null>(null);
+  const [deleted, setDeleted] = useState(() => {
+    const url = deletedUrl;
+    deletedUrl = null;
+    return url;
+  });
 
   const create = async (input: EndpointInput) => {
     const body = {
@@ -54,6 +63,13 @@ export function Webhooks() {
         27.5 hours until a 2xx answers.
         {endpoints && ` ${endpoints.length} of ${LIMIT} endpoints in use.`}
       </p>
+      {deleted && (
+        <ChangeNotice
+          text={`Deleted the endpoint ${deleted}: nothing more is sent to it.`}
+          shown={deleted}
+          onClose={() => setDeleted(null)}
+        />
+      )}
       {created && <NewSecret created={created} onDone={() => setCreated(null)} />}
       {creating && (
         <CreatePanel>

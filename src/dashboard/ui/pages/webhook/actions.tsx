@@ -12,6 +12,7 @@ import { SecretOnce, StatusBadge, Time } from "../../components/values";
 import { useCall } from "../../components/use-call";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { EndpointForm, type EndpointInput } from "../webhooks/endpoint-form";
+import { cameBackFromDeleting } from "../webhooks";
 
 type Endpoint = Models["WebhookEndpoint"];
 type TestAttempt = Models["WebhookTestAttempt"];
@@ -29,6 +30,8 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
     () => editButton.current,
   );
   const [test, setTest] = useState<TestAttempt | null>(null);
+  // What the last change did, in a live region that is always there, so it is read out as it changes.
+  const [said, setSaid] = useState("");
   // The rotated secret: this component's state only, dropped at "Done" or when the page changes.
   const [secret, setSecret] = useState<string | null>(null);
   const path = { params: { path: { id: endpoint.id } } };
@@ -37,7 +40,9 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
   const setStatus = (status: Endpoint["status"]) =>
     run(
       async () => {
+        setSaid("");
         await api.PATCH("/v1/webhook_endpoints/{id}", { ...path, body: { status } });
+        setSaid(status === "enabled" ? "Enabled: notifications are delivered to it again." : "Disabled.");
         onChanged();
       },
       { exclusive: true },
@@ -58,6 +63,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
   const remove = () =>
     run(async () => {
       await api.DELETE("/v1/webhook_endpoints/{id}", { ...path });
+      cameBackFromDeleting(endpoint.url);
       route(`${BASE}/webhooks`);
     });
   const save = async (input: EndpointInput) => {
@@ -65,7 +71,9 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
     if (input.url !== endpoint.url) body.url = input.url;
     if (input.description !== endpoint.description) body.description = input.description;
     if (input.enabled_events.join() !== endpoint.enabled_events.join()) body.enabled_events = input.enabled_events;
+    setSaid("");
     if (Object.keys(body).length > 0) await api.PATCH("/v1/webhook_endpoints/{id}", { ...path, body });
+    setSaid(Object.keys(body).length > 0 ? "Saved the changes." : "Nothing changed.");
     setEditing(false);
     onChanged();
   };
@@ -118,6 +126,9 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
           Disabled: nothing is delivered to it (a test still is). Enabling it also clears its failure streak.
         </p>
       )}
+      <p class="muted said" role="status">
+        {said}
+      </p>
       <ErrorNote error={error} />
       {secret && (
         <>

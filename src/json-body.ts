@@ -91,10 +91,11 @@ export const jsonBody = ({
 
 /**
  * The body's I-JSON problems, then those the route's schema finds elsewhere in it (a problem at or
- * under a path already listed is that problem again). A body nested too deep is not walked.
+ * under a path already listed is that problem again). A body the scan did not read to its end (too
+ * many problems, or nested too deep past them) is not walked: it may nest deeper than a walk can go.
  */
 async function withSchemaProblems(problems: ErrorDetail[], body: unknown, schema?: ZodType) {
-  if (!schema || problems.some((p) => p.message === NESTS_TOO_DEEP)) return problems;
+  if (!schema || problems.length >= MAX_PROBLEMS || problems.some((p) => p.message === NESTS_TOO_DEEP)) return problems;
   const result = await schema.safeParseAsync(body);
   if (result.success) return problems;
   const listed = (path: string) => problems.some((p) => path === p.path || path.startsWith(`${p.path}.`));

@@ -380,6 +380,15 @@ describe("a body refused for its JSON", () => {
     expect(res.body.error.message).toMatch(/; at most 50 problems of its JSON are listed$/);
   });
 
+  it("is not walked by the route's schema when its JSON's problems fill the list before a deep nesting", async () => {
+    const account = await createAccount();
+    const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+    const surrogates = Array(50).fill(`"\\ud800"`).join(",");
+    const res = await postRaw(account, "/v1/events", `{"candidate_alias":"x","type":[${surrogates}],"value":${deep}}`);
+    expectStatus(res, 400, JSON.stringify(res.body));
+    expect(res.body.error.details).toHaveLength(50);
+  });
+
   it("is not walked by the route's schema past a nesting too deep", async () => {
     const account = await createAccount();
     const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;

@@ -315,8 +315,9 @@ test("a person's journey through the dashboard", async () => {
   assert.equal(refused.status, 403, "and may do nothing else");
   assert.equal(((await refused.json()) as { error: { code: string } }).error.code, "PERMISSION_DENIED");
   const keyRow = page.getByRole("row").filter({ hasText: "Events only" });
-  await keyRow.getByRole("button", { name: "Revoke" }).click();
-  await page.getByRole("button", { name: "Revoke key" }).click();
+  // Each row's buttons name their key, so a list of the page's buttons tells them apart.
+  await keyRow.locator(".row-actions").getByRole("button", { name: "Revoke Events only", exact: true }).click();
+  await page.getByRole("button", { name: "Revoke key", exact: true }).click();
   await keyRow.getByText("revoked", { exact: true }).waitFor();
   await eventually(
     "the revoked key stops working",
@@ -648,11 +649,18 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
 
   await nav(page, "API keys");
   // A key's revoke question takes the focus; Escape closes it and gives the focus back.
-  await page.getByRole("button", { name: "Revoke", exact: true }).click();
+  await page
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Revoke / })
+    .click();
   await focusReaches("Revoke key", "the question takes the focus");
   await page.keyboard.press("Escape");
   await focusReaches("Revoke", "Escape gives the focus back to Revoke");
-  assert.equal(await page.getByRole("button", { name: "Revoke key" }).count(), 0, "and the question is gone");
+  assert.equal(
+    await page.getByRole("button", { name: "Revoke key", exact: true }).count(),
+    0,
+    "and the question is gone",
+  );
   await page.getByRole("button", { name: "New key" }).click();
   await focusReaches("New API key", "the new key's form takes the focus");
   // Sent from the keyboard and refused at a field: the focus stays on the button, the refusal is said.
@@ -676,14 +684,18 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await page.reload();
   await heading(page, "API keys");
   await page.getByText("100 of 100 active keys: the most an account may have.").waitFor();
-  await page.getByRole("button", { name: "Roll", exact: true }).first().click();
-  await page.getByRole("button", { name: "Roll key" }).click();
+  await page
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Roll / })
+    .first()
+    .click();
+  await page.getByRole("button", { name: "Roll key", exact: true }).click();
   await page.getByText("must be “Now” at 100 active keys").waitFor();
   assert.equal(await page.getByText("expires_in").count(), 0, "no API field name the form does not show");
   await focusReaches("Roll key", "a refused roll keeps the focus on its button");
   await watch.check("edges-roll-at-limit");
   await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
-  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByRole("button", { name: "Roll key", exact: true }).click();
   // The new secret takes the focus, ready to copy; Done gives it to the page's heading.
   await page.waitForFunction(
     () => document.activeElement?.getAttribute("aria-label") === "The new secret of “filler 98”",
@@ -692,29 +704,60 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await focusReaches("API keys", "Done gives the focus to the page's heading");
   // Revoking takes the row's Roll and Revoke away once the list is read again: Rename keeps the focus.
   const row = page.getByRole("row", { name: /filler 97/ });
-  await row.getByRole("button", { name: "Revoke", exact: true }).click();
-  await page.getByRole("button", { name: "Revoke key" }).click();
-  await row.getByRole("button", { name: "Roll", exact: true }).waitFor({ state: "detached" });
+  await row
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Revoke / })
+    .click();
+  await page.getByRole("button", { name: "Revoke key", exact: true }).click();
+  await row
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Roll / })
+    .waitFor({ state: "detached" });
   await focusReaches("Rename", "after a revoke the row's Rename has the focus");
-  assert.ok(await row.getByRole("button", { name: "Rename" }).evaluate((b) => b === document.activeElement));
+  assert.ok(
+    await row
+      .locator(".row-actions")
+      .getByRole("button", { name: /^Rename / })
+      .evaluate((b) => b === document.activeElement),
+  );
   // With room again, a roll keeping the old key for an hour is made; the old key, replaced, says so
   // and offers no second Roll (the API would refuse it).
   const rolling = page.getByRole("row", { name: /^filler 95 / });
-  await rolling.getByRole("button", { name: "Roll", exact: true }).click();
-  await page.getByRole("button", { name: "Roll key" }).click();
+  await rolling
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Roll / })
+    .click();
+  await page.getByRole("button", { name: "Roll key", exact: true }).click();
   await page.getByRole("button", { name: "Done" }).click();
   const replaced = page.getByRole("row", { name: /^filler 95 / }).filter({ hasText: "Replaced by a roll" });
   await replaced.waitFor();
-  assert.equal(await replaced.getByRole("button", { name: "Roll", exact: true }).count(), 0, "no second roll");
-  assert.equal(await replaced.getByRole("button", { name: "Revoke", exact: true }).count(), 1, "still revocable");
+  assert.equal(
+    await replaced
+      .locator(".row-actions")
+      .getByRole("button", { name: /^Roll / })
+      .count(),
+    0,
+    "no second roll",
+  );
+  assert.equal(
+    await replaced
+      .locator(".row-actions")
+      .getByRole("button", { name: /^Revoke / })
+      .count(),
+    1,
+    "still revocable",
+  );
   await watch.check("edges-replaced-by-roll");
   // Under "Active" the revoked key's row leaves the list: a notice says so and takes the focus,
   // and Dismiss gives it to the page's heading.
   await page.getByLabel("Status").selectOption({ label: "Active" });
   await page.waitForURL((url) => url.searchParams.get("status") === "active");
   const leaving = page.getByRole("row", { name: /^filler 96 / }); // not its panel's row, "Revoke “filler 96”"
-  await leaving.getByRole("button", { name: "Revoke", exact: true }).click();
-  await page.getByRole("button", { name: "Revoke key" }).click();
+  await leaving
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Revoke / })
+    .click();
+  await page.getByRole("button", { name: "Revoke key", exact: true }).click();
   await leaving.waitFor({ state: "detached" });
   await page.waitForFunction(
     () =>
@@ -832,12 +875,18 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await nav(page, "API keys");
   // The session's own row (after the roll, the new key has the same name).
   const own = page.getByRole("row", { name: /^Self / }).filter({ hasText: "this session’s key" });
-  await own.getByRole("button", { name: "Roll", exact: true }).click();
-  await page.getByRole("button", { name: "Roll key" }).click();
+  await own
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Roll / })
+    .click();
+  await page.getByRole("button", { name: "Roll key", exact: true }).click();
   await page.getByRole("button", { name: "Done" }).waitFor();
   await own.getByText("Replaced by a roll").waitFor();
   assert.equal(
-    await own.getByRole("button", { name: "Roll", exact: true }).count(),
+    await own
+      .locator(".row-actions")
+      .getByRole("button", { name: /^Roll / })
+      .count(),
     0,
     "no second roll of the own key",
   );
@@ -873,7 +922,10 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   // 401): the session has ended at the roll, so the page keeps only the secret and says so; it does
   // not leave for sign-in before the secret is copied. Done goes to sign-in.
   const ownNow = page.getByRole("row", { name: /^Self / }).filter({ hasText: "this session’s key" });
-  await ownNow.getByRole("button", { name: "Roll", exact: true }).click();
+  await ownNow
+    .locator(".row-actions")
+    .getByRole("button", { name: /^Roll / })
+    .click();
   await page.getByLabel("The old key stops working").selectOption({ label: "Now" });
   await page.route(/\/v1\/api_keys\?.*status=active/, async (route) => {
     await new Promise((r) => setTimeout(r, 1500));
@@ -881,7 +933,7 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   });
   watch.expectLeavingAnswer(401, /\/v1\/api_keys\?/);
   await page.getByLabel("Status").selectOption({ label: "Active" });
-  await page.getByRole("button", { name: "Roll key" }).click();
+  await page.getByRole("button", { name: "Roll key", exact: true }).click();
   await page.getByText("The old key stopped working at the roll, and this browser’s session with it").waitFor();
   await page.waitForTimeout(2500); // the read held back has been answered 401 by now
   await page.unroute(/\/v1\/api_keys\?.*status=active/);

@@ -87,6 +87,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
                 aria-controls={panel}
                 ref={(b) => void (toggles.current.rename = b)}
                 onClick={() => open("rename")}
+                aria-label={`Rename ${apiKey.name}`}
               >
                 Rename
               </button>
@@ -98,6 +99,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
                   aria-controls={panel}
                   ref={(b) => void (toggles.current.roll = b)}
                   onClick={() => open("roll")}
+                  aria-label={`Roll ${apiKey.name}`}
                 >
                   Roll
                 </button>
@@ -110,6 +112,7 @@ export function KeyRow({ apiKey, own, canWrite, onChanged, onRevokedAway, onSecr
                   aria-controls={panel}
                   ref={(b) => void (toggles.current.revoke = b)}
                   onClick={() => open("revoke")}
+                  aria-label={`Revoke ${apiKey.name}`}
                 >
                   Revoke
                 </button>

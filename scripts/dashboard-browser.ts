@@ -197,10 +197,13 @@ test("a person's journey through the dashboard", async () => {
   await page.getByLabel("Description (optional)").fill("Journey receiver");
   await page.getByRole("button", { name: "Create endpoint" }).click();
   const secretBox = page.getByRole("textbox", { name: "Signing secret" });
+  // The secret takes the focus, ready to copy (a first Tab onto the endpoint's link would leave it behind).
+  await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Signing secret");
   const secret = await secretBox.inputValue();
   assert.match(secret, /^whsec_/);
   await page.getByRole("button", { name: "Copy" }).click();
   assert.equal(await clipboard(), secret, "Copy puts the secret on the clipboard");
+  await page.getByRole("status").filter({ hasText: "Copied to the clipboard." }).waitFor();
   await watch.check("webhooks-secret");
   await page.getByRole("button", { name: "Done" }).click();
   assert.equal(await page.getByText(secret).count(), 0, "the secret is gone once done");

@@ -62,6 +62,9 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         >
           {copied ? "Copied" : "Copy"}
         </button>
+        <span class="visually-hidden" role="status">
+          {copied ? "Copied to the clipboard." : ""}
+        </span>
         <button
           type="button"
           class="secondary"

@@ -92,6 +92,18 @@ test("a person's journey through the dashboard", async () => {
   await watch.check("schemas-empty");
   await page.getByRole("button", { name: "New schema" }).first().click();
   await page.getByLabel("Name (optional)").fill("Journey: signup, then a purchase of 100 or more");
+  // What the form itself finds is said all at once, each at its field: a price that is no number, and JSON that is not.
+  await page.getByLabel("Price").fill("abc");
+  await page.getByLabel("Fulfillment condition (JSON)").fill("{");
+  await page.getByRole("button", { name: "Create schema" }).click();
+  await page
+    .getByRole("alert")
+    .filter({ hasText: /\d problems, shown at the fields above/ })
+    .waitFor();
+  const fieldError = (label: string) =>
+    page.locator(".field.invalid", { has: page.getByLabel(label) }).locator(".field-error");
+  await fieldError("Price").filter({ hasText: "Enter an amount as a number" }).waitFor();
+  await fieldError("Fulfillment condition (JSON)").filter({ hasText: "This is not valid JSON" }).waitFor();
   await page.getByLabel("Price").fill("-1");
   await page.getByLabel("Activity window (seconds)").fill("3600");
   await page.getByLabel("Review window (seconds)").fill("0");

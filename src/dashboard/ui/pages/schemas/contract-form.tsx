@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { described, Field } from "../../components/fields";
-import { FormError, localError, localErrors } from "../shared/form-error";
+import { FormError, localErrors } from "../shared/form-error";
 import type { Models } from "../../api";
 import { exactNumber, parseExact } from "../../exact-json";
 import { useCall } from "../../components/use-call";
@@ -87,12 +87,13 @@ export function ContractForm({
   const id = (name: string) => `${idPrefix}-${name}`;
 
   const submit = async () => {
+    // Every problem the form itself finds is said at once, each at its field.
     let condition: unknown;
+    let notJson: string | null = null;
     try {
       condition = parseExact(values.condition);
     } catch (e) {
-      setError(localError(P.condition, `is not valid JSON: ${e instanceof Error ? e.message : String(e)}`));
-      return;
+      notJson = `This is not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
     }
     // What is not a number at all is said here, in a form's words; the API says what is wrong with a number.
     const numbers = {
@@ -100,7 +101,7 @@ export function ContractForm({
       activity_window: numberTyped(values.activity_window),
       review_window: numberTyped(values.review_window),
     };
-    const notNumbers = [
+    const problems = [
       numbers.price === null && {
         path: P.price,
         message: "Enter an amount as a number, such as 49.5 (a dot for decimals, no currency).",
@@ -113,9 +114,10 @@ export function ContractForm({
         path: P.review,
         message: "Enter seconds as a number, such as 3600 for an hour (0: none).",
       },
+      notJson !== null && { path: P.condition, message: notJson },
     ].filter((d): d is { path: string; message: string } => d !== false);
-    if (notNumbers.length > 0) {
-      setError(localErrors(notNumbers));
+    if (problems.length > 0) {
+      setError(localErrors(problems));
       return;
     }
     const contract = {

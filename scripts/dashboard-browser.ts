@@ -663,6 +663,11 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await stale.close();
 
   await nav(page, "API keys");
+  // The skip link takes the focus past the header, into the page: the next Tab is the page's first control.
+  await page.getByRole("link", { name: "Skip to content" }).focus();
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.activeElement?.id === "main", undefined, { timeout: 5000 });
+  assert.equal(new URL(page.url()).hash, "", "and adds no history entry (Back goes to the page before)");
   // A key's revoke question takes the focus; Escape closes it and gives the focus back.
   await page
     .locator(".row-actions")

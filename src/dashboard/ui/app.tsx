@@ -72,7 +72,12 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
   }, [path]);
   return (
     <>
-      <a class="skip" href="#main">
+      <a
+        class="skip"
+        href="#main"
+        // Focus moves into the page without a history entry: Back still goes to the page before.
+        onClick={(e) => (e.preventDefault(), document.getElementById("main")?.focus())}
+      >
         Skip to content
       </a>
       <header class="top">
@@ -116,7 +121,7 @@ function Layout({ session, onSignedOut }: { session: Session; onSignedOut: () =>
           </button>
         </div>
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1} class="focus-target">
         <ErrorNote error={error} />
         {leaving && <p role="status">Signing out…</p>}
         {/* Hidden, not taken down, while signing out: a refused sign-out gives the page back as it was

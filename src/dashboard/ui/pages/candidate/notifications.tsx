@@ -150,8 +150,9 @@ function NotificationItem({
 
 function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: Endpoint }[] }) {
   return (
+    // A narrow screen scrolls it sideways rather than wrap an endpoint's URL a few letters a line.
     <div class="table-wrap">
-      <table>
+      <table class="wide">
         <thead>
           <tr>
             <th scope="col">Endpoint</th>

@@ -255,6 +255,11 @@ test("a person's journey through the dashboard", async () => {
   await page.getByRole("button", { name: "Filter" }).click();
   const confirmed = page.getByRole("row").filter({ hasText: "candidate.confirmed" });
   await confirmed.waitFor();
+  // What a read found is said, so a screen reader hears a filter's result.
+  await page
+    .getByRole("status")
+    .filter({ hasText: /^\d+ notifications? on this page\.$/ })
+    .waitFor();
   await confirmed.getByRole("button", { name: /^Resend/ }).click();
   await eventually("the receiver gets the resent notification", async () =>
     receiver!.received("journey").some((r) => JSON.parse(r.body).type === "candidate.confirmed"),
@@ -663,6 +668,10 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await stale.close();
 
   await nav(page, "API keys");
+  await page
+    .getByRole("status")
+    .filter({ hasText: /^\d+ keys? on this page\.$/ })
+    .waitFor();
   // The skip link takes the focus past the header, into the page: the next Tab is the page's first control.
   await page.getByRole("link", { name: "Skip to content" }).focus();
   await page.keyboard.press("Enter");

@@ -10,6 +10,9 @@ export const StatusBadge = ({ status }: { status: string }) => (
 );
 
 /** One formatter for every instant shown: making one per call costs a list page ~10 ms. */
+/** "1 key", "3 keys": a count and its noun. */
+export const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 export const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 
 /** An instant: local time to read, the exact ISO instant on hover and for machines. */

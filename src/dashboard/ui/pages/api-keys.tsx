@@ -12,7 +12,7 @@ import { Field } from "../components/fields";
 import { ChangeNotice, Empty, ErrorNote, Loading } from "../components/notes";
 import { Page, focusPageHeading } from "../components/page";
 import { Pager, useCursor } from "../components/pager";
-import { SecretOnce } from "../components/values";
+import { countOf, SecretOnce } from "../components/values";
 import { CreateKeyForm } from "./api-keys/create-form";
 import { KeyRow } from "./api-keys/key-row";
 
@@ -179,6 +179,10 @@ function Keys() {
           </div>
           <ErrorNote error={keys.error} />
           {keys.loading && !list && <Loading />}
+          {/* Said after each read (a status chosen, a page turned), so a screen reader hears what it found. */}
+          <p class="visually-hidden" role="status">
+            {list && !keys.loading ? `${countOf(list.length, "key")} on this page.` : ""}
+          </p>
           {list && list.length === 0 && !cursor.hasPrevious && (
             <Empty title={status ? `No ${status} keys.` : "No keys yet."}>
               {status ? (

@@ -10,6 +10,7 @@ import { api, ok } from "../api";
 import { described, Field } from "../components/fields";
 import { Empty, ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
+import { countOf } from "../components/values";
 import { Pager, useCursor } from "../components/pager";
 import { useLoad } from "../load";
 import { PermittedLink, useCan } from "../session";
@@ -159,6 +160,10 @@ export function Notifications() {
         </p>
       )}
       {!page && feed.loading && <Loading />}
+      {/* Said after each read (a filter chosen, a page turned), so a screen reader hears what it found. */}
+      <p class="visually-hidden" role="status">
+        {page && !feed.loading ? `${countOf(page.data.length, "notification")} on this page.` : ""}
+      </p>
       {page && page.data.length === 0 && (
         <Empty
           title={

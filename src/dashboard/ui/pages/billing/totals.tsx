@@ -5,7 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import type { Models } from "../../api";
-import { StatusBadge } from "../../components/values";
+import { countOf, StatusBadge } from "../../components/values";
 
 interface Line {
   key: string;
@@ -33,8 +33,6 @@ export function lines(summary: Pick<Models["Summary"], "OPEN" | "PENDING" | "CON
     { key: "failed", label: "FAILED", status: "FAILED", ...FAILED },
   ];
 }
-
-const plural = (n: number) => `${n} candidate${n === 1 ? "" : "s"}`;
 
 const WIDTH = 340;
 const ROW = 56;
@@ -77,8 +75,8 @@ export function TotalsChart({ summary, month }: { summary: Models["Summary"]; mo
               </text>
               <text x={x} y={y + 28} class="muted-text">
                 {measure === "amount"
-                  ? `${line.amount} · ${plural(line.count)}`
-                  : `${plural(line.count)} · ${line.amount}`}
+                  ? `${line.amount} · ${countOf(line.count, "candidate")}`
+                  : `${countOf(line.count, "candidate")} · ${line.amount}`}
               </text>
               <rect class="axis-track" x={x} y={y + 34} width={span} height={12} rx={3} />
               <rect

@@ -10,7 +10,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context, Next } from "hono";
 import { ApiError, validationError, type ErrorDetail } from "./errors/api-error";
 import { zodDetails } from "./errors/zod-issues";
-import { MAX_PROBLEMS, NESTS_TOO_DEEP, strictJsonProblems } from "./strict-json";
+import { KEY_NOT_UNICODE, MAX_PROBLEMS, NESTS_TOO_DEEP, strictJsonProblems } from "./strict-json";
 import type { AppEnv } from "./app-env";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -98,8 +98,15 @@ async function withSchemaProblems(problems: ErrorDetail[], body: unknown, schema
   if (!schema || problems.length >= MAX_PROBLEMS || problems.some((p) => p.message === NESTS_TOO_DEEP)) return problems;
   const result = await schema.safeParseAsync(body);
   if (result.success) return problems;
-  const listed = (path: string) => problems.some((p) => path === p.path || path.startsWith(`${p.path}.`));
-  return [...problems, ...zodDetails(result.error).filter((detail) => !listed(detail.path))];
+  // A problem at a value (or a duplicate key) is the same problem as the schema's at or under it. A
+  // key that is not Unicode is reported at its object, naming no key: it covers nothing else there,
+  // and the schema's problems that would name it (an unknown field) are left out.
+  const values = problems.filter((p) => p.message !== KEY_NOT_UNICODE);
+  const listed = (path: string) => values.some((p) => path === p.path || path.startsWith(`${p.path}.`));
+  return [
+    ...problems,
+    ...zodDetails(result.error).filter((detail) => detail.path.isWellFormed() && !listed(detail.path)),
+  ];
 }
 
 /**

@@ -15,6 +15,8 @@ export const MAX_PROBLEMS = 50;
 export const NESTS_TOO_DEEP = `nests deeper than ${MAX_JSON_DEPTH} levels`;
 
 const NOT_UNICODE = "is not well-formed Unicode: it holds a lone surrogate";
+/** Said at the object holding such a key, which is not named (it cannot be written back). */
+export const KEY_NOT_UNICODE = `has a key that ${NOT_UNICODE}`;
 const NOT_FINITE = "is not a finite number: a JSON number must fit a 64-bit float (at most about 1.8e308)";
 
 type Frame = { object: true; keys: Set<string>; key: string | null } | { object: false; index: number };
@@ -68,7 +70,7 @@ export function strictJsonProblems(text: string): ErrorDetail[] {
       const frame = frames[frames.length - 1];
       if (frame?.object && frame.key === null) {
         // A key.
-        if (!value.isWellFormed()) add(pathOf(frames), `has a key that ${NOT_UNICODE}`);
+        if (!value.isWellFormed()) add(pathOf(frames), KEY_NOT_UNICODE);
         else if (frame.keys.has(value))
           add(pathOf(frames, value), "is a duplicate key: each key may appear once in an object");
         frame.keys.add(value);

@@ -371,6 +371,23 @@ describe("a body refused for its JSON", () => {
     expect(res.body.error.message).toMatch(/candidate_alias: .*8/);
   });
 
+  it("never names a key that is not Unicode, and lists its siblings' problems", async () => {
+    const account = await createAccount();
+    const top = await postRaw(account, "/v1/api_keys", `{"\\ud800":1,"name":"ok"}`);
+    expectStatus(top, 400, JSON.stringify(top.body));
+    expect(top.body.error.details).toEqual([{ path: "", message: expect.stringMatching(/has a key that/) }]);
+    expect(top.body.error.message.isWellFormed()).toBe(true);
+    const alias = await candidateWith(account, `{"event":"e"}`);
+    const nested = await call("PATCH", `/v1/candidates/${alias}`, {
+      token: account.token,
+      raw: `{"metadata":{"k":"v","k":"w","\\ud800":"x","bad key!":1}}`,
+      headers: JSON_HEADERS,
+    });
+    expectStatus(nested, 400, JSON.stringify(nested.body));
+    const paths = nested.body.error.details.map((d: { path: string }) => d.path);
+    expect(paths).toEqual(expect.arrayContaining(["metadata.k", "metadata", "metadata.bad key!"]));
+  });
+
   it("says when it lists only the first of its JSON's problems", async () => {
     const account = await createAccount();
     const item = `{"candidate_alias":"abcdefgh","type":"\\ud800"}`;

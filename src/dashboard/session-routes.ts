@@ -105,6 +105,9 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
     if (parsed.data.code !== undefined) {
       await signInWithCode(c, parsed.data.code, idHash, now);
     } else {
+      // A new sign-in waits out its address's block, even with a key that is spared it on /v1: the
+      // session it would make has not authenticated here, and could not be used from that address.
+      refuseIfBlocked(c, now);
       const key = await authenticateKey(c, parsed.data.key!, now);
       await createKeySession(c.env.DB, {
         idHash,

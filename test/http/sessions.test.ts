@@ -226,6 +226,9 @@ describe("sign-in with a pasted API key", () => {
     for (let i = 0; i <= env.AUTH_FAILURE_LIMIT_REQUESTS; i++)
       await signIn({ code: `${"C".repeat(11)}${crypto.randomUUID().replaceAll("-", "")}` });
     expectError(await signIn({ code: await linkCode(account) }), 429, "RATE_LIMITED");
+    // Even with a key that authenticated lately: the session it would make could not be used from here.
+    expectStatus(await call("GET", "/v1/schemas", { token: account.token }), 200);
+    expectError(await signIn({ key: account.token }), 429, "RATE_LIMITED");
     // Past the cache's lifetime the session is looked up again, and still answered.
     useClock().advance(TOKEN_CACHE_TTL_MS + 1);
     expectStatus(await withCookie(cookie, "GET", "/v1/schemas"), 200);

@@ -166,7 +166,7 @@ function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: E
         <tbody>
           {attempts.map(({ attempt: a, endpoint }) => (
             <tr key={a.id}>
-              <td>
+              <td class="wrap">
                 <a href={`${BASE}/webhooks/${encodeURIComponent(endpoint.id)}`} class="mono">
                   {endpoint.url}
                 </a>

@@ -50,6 +50,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
   const sendTest = () =>
     run(
       async () => {
+        setSaid(""); // what it says is the test's answer, below
         setTest(null);
         setTest(await ok(api.POST("/v1/webhook_endpoints/{id}/test", { ...path, body: {} })));
       },
@@ -57,6 +58,7 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
     );
   const rotate = () =>
     run(async () => {
+      setSaid("");
       setSecret((await ok(api.POST("/v1/webhook_endpoints/{id}/rotate_secret", { ...path, body: {} }))).secret);
       onChanged();
     });
@@ -101,7 +103,13 @@ export function EndpointActions({ endpoint, onChanged }: { endpoint: Endpoint; o
         <button type="button" class="secondary" aria-disabled={busy || undefined} onClick={() => void sendTest()}>
           Send a test
         </button>
-        <button ref={editButton} type="button" class="secondary" disabled={editing} onClick={() => setEditing(true)}>
+        <button
+          ref={editButton}
+          type="button"
+          class="secondary"
+          disabled={editing}
+          onClick={() => (setSaid(""), setEditing(true))}
+        >
           Edit
         </button>
         <ConfirmInline

@@ -10,7 +10,7 @@ import { useCan } from "../session";
 import { Empty, Loading } from "../components/notes";
 import { Page, focusPageHeading } from "../components/page";
 import { Pager, useCursor } from "../components/pager";
-import { StatusBadge, Time } from "../components/values";
+import { countOf, StatusBadge, Time } from "../components/values";
 import { candidatePath } from "../paths";
 import { apiQuery, candidatesHref, filterProblem, filtersFromQuery, isFiltered } from "./candidates/filters";
 import { ExportButton } from "./candidates/export-button";
@@ -93,7 +93,7 @@ export function Candidates() {
       ) : (
         <>
           <p class="muted" role="status">
-            {page.data.length} candidate{page.data.length === 1 ? "" : "s"} on this page
+            {countOf(page.data.length, "candidate")} on this page
             {page.next_cursor ? ", more on the next" : ""}; statuses exact at the moment of reading
             {loaded.loading ? " (reading…)" : ""}.
           </p>

@@ -6,7 +6,7 @@
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
 import { Empty, ErrorNote, Loading } from "../../components/notes";
-import { Time } from "../../components/values";
+import { countOf, Time } from "../../components/values";
 import { BASE } from "../../paths";
 
 type Endpoint = Models["WebhookEndpoint"];
@@ -71,8 +71,8 @@ export function FailingEndpoints() {
           )}
           {(data.failing.length > 0 || data.disabled.length > 0) && (
             <p class="muted">
-              Failing now (the newest answered attempt failed): {data.failing.length} of {data.enabled} enabled endpoint
-              {data.enabled === 1 ? "" : "s"}
+              Failing now (the newest answered attempt failed): {data.failing.length} of{" "}
+              {countOf(data.enabled, "enabled endpoint")}
               {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery
               log.
             </p>

@@ -2,6 +2,7 @@
  * Migration 0014 moves Idempotency-Keys off D1: the successes recorded in idempotency_keys before
  * it become the stored answers of keyed D1 changes, so a schema or endpoint made before the
  * deploy still replays; outcomes that were no success, and claims still running, are left.
+ * Migration 0020 then drops the old table.
  */
 import { describe, expect, it } from "vitest";
 import { applyD1Migrations, env } from "cloudflare:test";
@@ -24,5 +25,8 @@ describe("migration 0014", () => {
     await applyD1Migrations(db, env.TEST_MIGRATIONS);
     const { results } = await db.prepare(`SELECT * FROM idempotent_changes`).all();
     expect(results).toEqual([{ account_id: "a", key: "made", fingerprint: "f1", created_at: 5, body: `{"id":"s1"}` }]);
+    // 0020 drops the old table, which nothing reads since.
+    const left = await db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'idempotency_keys%'`).all();
+    expect(left.results).toEqual([]);
   });
 });

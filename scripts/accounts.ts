@@ -126,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
         const { key, ...account } = await operator.createAccount(values.name!);
         print(
           { ...account, token_id: key.token_id, token: key.token },
-          `Created account ${account.account_id} ("${account.name}").\nToken ${key.token_id} (full access):\n\n  ${key.token}\n\nStore it now: it is not shown again.`,
+          `Created account ${account.account_id} ("${account.name}", on ${account.shard}).\nToken ${key.token_id} (full access):\n\n  ${key.token}\n\nStore it now: it is not shown again.`,
         );
         break;
       }
@@ -135,7 +135,9 @@ async function main(argv: string[]): Promise<number> {
         print(
           { accounts },
           accounts.length
-            ? accounts.map((a) => `${a.account_id}  created ${a.created_at}  ${a.name}`).join("\n")
+            ? accounts
+                .map((a) => `${a.account_id}  ${a.shard.padEnd(8)}  created ${a.created_at}  ${a.name}`)
+                .join("\n")
             : "No accounts yet.",
         );
         break;

@@ -168,11 +168,12 @@ test("every documented accounts CLI command works while the server runs", async 
   assert.match(created.token_id, /^[\w-]{36}$/);
   assert.match(created.token, /^cct_[\w-]{43}$/);
   assert.equal(created.name, "Smoke");
+  assert.match(created.shard, /^SHARD_\d+$/);
   assert.equal((await api("GET", "/v1/schemas", created.token)).status, 200);
   const listed = await accounts("list");
   assert.deepEqual(
     listed.accounts.find((a: any) => a.account_id === created.account_id),
-    { account_id: created.account_id, name: "Smoke", created_at: created.created_at },
+    { account_id: created.account_id, name: "Smoke", created_at: created.created_at, shard: created.shard },
   );
 
   const second = await accounts("tokens", "create", "--account", created.account_id);

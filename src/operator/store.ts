@@ -54,6 +54,8 @@ export interface AccountView {
   account_id: string;
   name: string;
   created_at: string;
+  /** The database holding its data: `SHARD_n`, or `DB` (the primary) for an account from before shards. */
+  shard: string;
 }
 
 /**
@@ -125,7 +127,7 @@ export async function createAccount(
   const key = await keyInsert(db, accountId, { name: "First key" }, now);
   const placed = await placeAccount(db, shards, { id: accountId, name, createdAt: now });
   await db.batch([placed.statement, key.statement]);
-  return { account_id: accountId, name, created_at: isoTime(now), key: key.issued };
+  return { account_id: accountId, name, created_at: isoTime(now), shard: placed.shard, key: key.issued };
 }
 
 /** Accounts oldest first, a page at a time; `next` is the `starting_after` of the next page. */
@@ -142,14 +144,14 @@ export async function listAccounts(
   if (starting_after && !after) throw accountNotFound(starting_after);
   const { results } = await db
     .prepare(
-      `SELECT id, name, created_at FROM accounts
+      `SELECT id, name, created_at, shard FROM accounts
        WHERE ?1 IS NULL OR (created_at, id) > (?1, ?2) ORDER BY created_at, id LIMIT ?3`,
     )
     .bind(after?.created_at ?? null, after?.id ?? null, limit + 1)
-    .all<{ id: string; name: string; created_at: number }>();
+    .all<{ id: string; name: string; created_at: number; shard: string }>();
   const page = results
     .slice(0, limit)
-    .map((r) => ({ account_id: r.id, name: r.name, created_at: isoTime(r.created_at) }));
+    .map((r) => ({ account_id: r.id, name: r.name, created_at: isoTime(r.created_at), shard: r.shard }));
   return { data: page, next: results.length > limit ? page[page.length - 1].account_id : null };
 }
 

@@ -164,6 +164,12 @@ describe("the operator API", () => {
       permissions: null,
     });
     expect(JSON.stringify(row)).not.toContain(created.key.token.slice(4, 20));
+    // It names the shard it was placed on, as the primary records it.
+    expect(created.shard).toMatch(/^SHARD_\d+$/);
+    const placed = await env.DB.prepare(`SELECT shard FROM accounts WHERE id = ?`)
+      .bind(created.account_id)
+      .first("shard");
+    expect(created.shard).toBe(placed);
 
     for (const [body, path] of [
       [{}, "name"],
@@ -191,7 +197,12 @@ describe("the operator API", () => {
     const ids = seen.map((a) => a.account_id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.slice(-3)).toEqual(made.map((a) => a.account_id));
-    expect(seen.at(-1)).toEqual({ account_id: made[2].account_id, name: "L3", created_at: made[2].created_at });
+    expect(seen.at(-1)).toEqual({
+      account_id: made[2].account_id,
+      name: "L3",
+      created_at: made[2].created_at,
+      shard: made[2].shard,
+    });
     expectError(await operator("GET", "/accounts?limit=0"), 400, "VALIDATION_ERROR");
     expectError(await operator("GET", "/accounts?limit=1e2"), 400, "VALIDATION_ERROR");
     expectError(await operator("GET", "/accounts?starting_after=nobody"), 404, "ACCOUNT_NOT_FOUND");

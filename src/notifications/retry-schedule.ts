@@ -18,9 +18,6 @@ export function parseRetrySchedule(text: string): number[] {
     });
 }
 
-/** Cloudflare Queues delay a retry by at most 12 hours. */
-const MAX_DELAY_SECONDS = 12 * 3600;
-
 /**
  * The delay before the next attempt after attempt number `attempt` (1-based) failed, or null when
  * that was the last: the delivery has failed. `random` in [0, 1) sets the jitter.
@@ -28,7 +25,9 @@ const MAX_DELAY_SECONDS = 12 * 3600;
 export function retryDelaySeconds(schedule: number[], attempt: number, random: number): number | null {
   const base = schedule[attempt - 1];
   if (base === undefined) return null;
-  return Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(base * (1 + 0.1 * random))));
+  // To the millisecond (the endpoint's object waits with an alarm): whole seconds would leave a
+  // 5 s retry no jitter at all.
+  return Math.round(base * (1 + 0.1 * random) * 1000) / 1000;
 }
 
 /**

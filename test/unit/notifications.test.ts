@@ -14,7 +14,8 @@ describe("the webhook retry schedule", () => {
   it("adds up to 10 % jitter, and ends after the last", () => {
     const schedule = [5, 300];
     expect(retryDelaySeconds(schedule, 1, 0)).toBe(5);
-    expect(retryDelaySeconds(schedule, 2, 0.999)).toBe(330);
+    expect(retryDelaySeconds(schedule, 1, 0.5)).toBe(5.25); // to the millisecond: even 5 s is spread
+    expect(retryDelaySeconds(schedule, 2, 0.999)).toBe(329.97);
     expect(retryDelaySeconds(schedule, 3, 0.5)).toBeNull();
   });
 

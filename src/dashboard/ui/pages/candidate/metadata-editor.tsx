@@ -9,6 +9,11 @@ import { useCall } from "../../components/use-call";
 import { FormError, localError } from "../shared/form-error";
 import { isolated } from "../../components/bidi";
 
+/** The path of the new key's own problems (found here), apart from its value's (the API's, at `metadata.KEY`). */
+const NEW_KEY = "new_key";
+/** The API's longest metadata key, in characters. */
+const MAX_KEY_CHARACTERS = 40;
+
 interface Props {
   alias: string;
   metadata: Record<string, string>;
@@ -46,15 +51,22 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
   if (added.key !== "" || added.value !== "") changes[added.key] = added.value;
   const pending = Object.keys(changes).length > 0;
 
-  /** What is wrong with the new key as typed, before anything is sent (a key sent as "" is removed). */
+  /**
+   * What is wrong with the new key as typed, before anything is sent (a key sent as "" is removed),
+   * the API's rules for a key included: so what the API refuses at the new key's path is its value.
+   */
   const newKeyProblem =
     added.key === "" && added.value !== ""
       ? "needs a name"
       : Object.hasOwn(metadata, added.key)
         ? "is a key already: change its value in its own row"
-        : added.key !== "" && added.value === ""
-          ? "needs a value (a key set to nothing is removed)"
-          : null;
+        : [...added.key].length > MAX_KEY_CHARACTERS
+          ? `is a key of ${[...added.key].length} characters; a key must be 1 to ${MAX_KEY_CHARACTERS}`
+          : /[[\]]/.test(added.key)
+            ? "is a key with [ or ] in it; a key must not contain them"
+            : added.key !== "" && added.value === ""
+              ? "needs a value (a key set to nothing is removed)"
+              : null;
 
   /** Any edit: an objection to what was there before goes with it (the next save is judged anew). */
   const edit = (change: () => void) => {
@@ -65,7 +77,7 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
 
   const save = (e: Event) => {
     e.preventDefault();
-    if (newKeyProblem) return setError(localError(`metadata.${added.key}`, newKeyProblem));
+    if (newKeyProblem) return setError(localError(NEW_KEY, newKeyProblem));
     return run(
       async () => {
         await api.PATCH("/v1/candidates/{candidate_alias}", {
@@ -110,19 +122,23 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
         );
       })}
       <div class="row">
-        <Field id="meta-new-key" label="New key" error={error} path={`metadata.${added.key}`}>
+        <Field id="meta-new-key" label="New key" error={error} path={NEW_KEY}>
           <input
-            {...described("meta-new-key", error, `metadata.${added.key}`)}
+            {...described("meta-new-key", error, NEW_KEY)}
             value={added.key}
             spellcheck={false}
             onInput={(e) => editAdded({ key: e.currentTarget.value })}
           />
         </Field>
-        <Field id="meta-new-value" label="Its value">
-          <input id="meta-new-value" value={added.value} onInput={(e) => editAdded({ value: e.currentTarget.value })} />
+        <Field id="meta-new-value" label="Its value" error={error} path={`metadata.${added.key}`}>
+          <input
+            {...described("meta-new-value", error, `metadata.${added.key}`)}
+            value={added.value}
+            onInput={(e) => editAdded({ value: e.currentTarget.value })}
+          />
         </Field>
       </div>
-      <FormError error={error} paths={[...keys, added.key].map((key) => `metadata.${key}`)} />
+      <FormError error={error} paths={[NEW_KEY, ...[...keys, added.key].map((key) => `metadata.${key}`)]} />
       <button type="submit" disabled={!pending} aria-disabled={busy || undefined}>
         {busy ? "Saving…" : "Save metadata"}
       </button>{" "}

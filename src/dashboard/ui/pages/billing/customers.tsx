@@ -7,14 +7,17 @@ import { useLoad } from "../../load";
 import { ErrorNote, Loading } from "../../components/notes";
 import { Pager, useCursor } from "../../components/pager";
 import { customersCsv, saveFile } from "./csv";
-import { monthRange } from "./month";
+import { monthDays, monthRange } from "./month";
 import { useCall } from "../../components/use-call";
+import { TableWrap } from "../../components/table-wrap";
 
 type Row = Models["CustomerSummary"];
 const LIMIT = 100;
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
 
-const candidatesOf = (customer: string) => `/dashboard/candidates?${new URLSearchParams({ customer_uuid: customer })}`;
+/** The customer's candidates the row counts: those whose status began in `month`. */
+const candidatesOf = (customer: string, month: string) =>
+  `/dashboard/candidates?${new URLSearchParams({ customer_uuid: customer, ...monthDays(month) })}`;
 
 export function Customers({ month }: { month: string }) {
   const cursor = useCursor();
@@ -43,14 +46,7 @@ export function Customers({ month }: { month: string }) {
       )}
       {page.data && page.data.data.length > 0 && (
         <>
-          {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
-          <div
-            class="table-wrap"
-            aria-busy={page.loading}
-            tabIndex={0}
-            role="region"
-            aria-label="Per customer, scrollable"
-          >
+          <TableWrap label="Per customer, scrollable" busy={page.loading}>
             <table class="customers">
               <thead>
                 <tr>
@@ -83,11 +79,11 @@ export function Customers({ month }: { month: string }) {
               </thead>
               <tbody>
                 {page.data.data.map((row) => (
-                  <CustomerRow key={row.customer_uuid} row={row} />
+                  <CustomerRow key={row.customer_uuid} row={row} month={month} />
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </>
       )}
       <Pager cursor={cursor} next={page.data?.next_cursor ?? null} loading={page.loading} />
@@ -95,23 +91,23 @@ export function Customers({ month }: { month: string }) {
   );
 }
 
-function CustomerRow({ row }: { row: Row }) {
+function CustomerRow({ row, month }: { row: Row; month: string }) {
   const scheduled = row.PENDING.scheduled_confirmed;
   return (
     <tr>
       <th scope="row" class="mono">
-        <a href={candidatesOf(row.customer_uuid)}>{row.customer_uuid}</a>
+        <a href={candidatesOf(row.customer_uuid, month)}>{row.customer_uuid}</a>
       </th>
       {STATUSES.flatMap((s) => [
         <td key={`${s}-c`} class="num group">
           {row[s].count}
         </td>,
-        <td key={`${s}-a`} class="num mono">
+        <td key={`${s}-a`} class="num mono amount">
           {row[s].amount}
         </td>,
         ...(s === "PENDING"
           ? [
-              <td key="sched" class="num mono">
+              <td key="sched" class="num mono amount">
                 {scheduled.count} · {scheduled.amount}
               </td>,
             ]

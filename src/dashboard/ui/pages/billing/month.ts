@@ -36,6 +36,12 @@ export const monthRange = (month: string) => ({
   status_since_lt: monthStart(shiftMonth(month, 1)),
 });
 
+/** `month` as the candidate list's filter takes it: its first and last UTC days, both included. */
+export const monthDays = (month: string) => ({
+  from: `${month}-01`,
+  to: new Date(Date.parse(monthStart(shiftMonth(month, 1))) - 86_400_000).toISOString().slice(0, 10),
+});
+
 /** "November 2026", in the reader's language. */
 export function monthName(month: string): string {
   const [year, month0] = parts(month);

@@ -10,6 +10,9 @@ import { ErrorNote } from "../components/notes";
 import { useCall } from "../components/use-call";
 import { useFocusOnShow } from "../components/page";
 
+/** Served by `npm run dev` on this machine (a loopback address), not by a deployed service. */
+const LOCAL_DEV = ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
+
 /** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */
 function takeCodeFromAddress(): string | null {
   const code = new URLSearchParams(location.hash.slice(1)).get("code");
@@ -95,10 +98,15 @@ export function SignIn({
           </div>
         </div>
       )}
-      <p>
-        Open a sign-in link (<code>npm run dev</code> prints one at every start;{" "}
-        <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or paste an API key.
-      </p>
+      {/* Where links come from: the commands only on a developer's own machine, where they work. */}
+      {LOCAL_DEV ? (
+        <p>
+          Open a sign-in link (<code>npm run dev</code> prints one at every start;{" "}
+          <code>npm run -s accounts -- sign-in-link --account ACCOUNT_ID</code> makes one), or paste an API key.
+        </p>
+      ) : (
+        <p>Open a sign-in link from your account's administrator, or paste an API key.</p>
+      )}
       <form
         onSubmit={(e) => {
           e.preventDefault();

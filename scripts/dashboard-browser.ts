@@ -186,6 +186,15 @@ test("a person's journey through the dashboard", async () => {
   await page.getByLabel("Its value").fill("wide");
   await page.getByRole("button", { name: "Save metadata" }).click();
   await page.getByLabel(wideKey, { exact: true }).waitFor();
+  // A value longer than the API takes: its refusal is shown at the value, not at the key.
+  await page.getByLabel("New key").fill("big");
+  await page.getByLabel("Its value").fill("v".repeat(501));
+  await page.getByRole("button", { name: "Save metadata" }).click();
+  await page.getByText("must be a string of at most 500 characters").waitFor();
+  assert.equal(await page.getByLabel("Its value").getAttribute("aria-invalid"), "true", "the value is marked");
+  assert.equal(await page.getByLabel("New key").getAttribute("aria-invalid"), null, "the key is not");
+  await page.getByLabel("Its value").fill("");
+  await page.getByLabel("New key").fill("");
   // So do an event type as long as the API allows and a long value: the events table keeps every column in view.
   await page.getByLabel("Type", { exact: true }).fill("W".repeat(255));
   await page.getByLabel("Value (JSON, optional)").fill(JSON.stringify({ note: "W".repeat(300) }));
@@ -304,6 +313,14 @@ test("a person's journey through the dashboard", async () => {
   assert.match(csvText, /^candidate_alias,customer_uuid,status,/, "the export's header row");
   assert.ok(csvText.includes(`${alias},${customer},CONFIRMED,`), "the month's confirmed candidate");
   await watch.check("billing");
+  // The customer's row opens the candidates it counts: the customer's, whose status began this month.
+  await customerRow.getByRole("link", { name: customer }).click();
+  await heading(page, "Candidates");
+  assert.equal(
+    await page.getByLabel("Status since, from (UTC day)").inputValue(),
+    `${new Date().toISOString().slice(0, 7)}-01`,
+  );
+  await page.getByRole("link", { name: alias, exact: true }).waitFor();
 
   // A key that may only send events: its secret once, refused elsewhere, then revoked.
   await nav(page, "API keys");

@@ -10,11 +10,12 @@ export function Pager({ cursor, next, loading }: { cursor: Cursor; next: string 
   // While a page loads, `next` is still the page before's: a second click (a double click) would go
   // to it again. So clicks wait. The buttons are never disabled, only marked so (aria-disabled): a
   // disabled button loses the focus, and a keyboard user reaching the last page would be left nowhere.
+  // One with no page to go to looks unavailable (`unavailable`); one waiting for a page, busy.
   return (
     <nav class="pager" aria-label="Pages" aria-busy={loading}>
       <button
         type="button"
-        class="secondary"
+        class={cursor.hasPrevious ? "secondary" : "secondary unavailable"}
         aria-disabled={loading || !cursor.hasPrevious || undefined}
         onClick={() => !loading && cursor.hasPrevious && cursor.onPrevious()}
       >
@@ -22,7 +23,7 @@ export function Pager({ cursor, next, loading }: { cursor: Cursor; next: string 
       </button>
       <button
         type="button"
-        class="secondary"
+        class={next === null ? "secondary unavailable" : "secondary"}
         aria-disabled={loading || next === null || undefined}
         onClick={() => !loading && next && cursor.onNext(next)}
       >

@@ -15,6 +15,7 @@ import { Pager, useCursor } from "../components/pager";
 import { countOf, SecretOnce } from "../components/values";
 import { CreateKeyForm } from "./api-keys/create-form";
 import { KeyRow } from "./api-keys/key-row";
+import { TableWrap } from "../components/table-wrap";
 
 type Status = "" | Models["ApiKey"]["status"];
 const STATUSES: { value: Status; label: string }[] = [
@@ -199,14 +200,7 @@ function Keys() {
           )}
           {list && list.length > 0 && (
             <>
-              {/* Wider than a phone: it scrolls, so it takes focus for keyboard scrolling. */}
-              <div
-                class="table-wrap"
-                tabIndex={0}
-                role="region"
-                aria-label="API keys, scrollable"
-                aria-busy={keys.loading}
-              >
+              <TableWrap label="API keys, scrollable" busy={keys.loading}>
                 <table class="keys">
                   <thead>
                     <tr>
@@ -244,7 +238,7 @@ function Keys() {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             </>
           )}
           <Pager cursor={cursor} next={keys.data?.next_cursor ?? null} loading={keys.loading} />

@@ -18,6 +18,7 @@ import { FIELD_PATHS, FilterForm } from "./candidates/filter-form";
 import { GettingStarted } from "./candidates/getting-started";
 import { NewCandidate } from "./forms/new-candidate";
 import { FormError } from "./shared/form-error";
+import { TableWrap } from "../components/table-wrap";
 
 const LIMIT = 50;
 
@@ -97,7 +98,7 @@ export function Candidates() {
             {page.next_cursor ? ", more on the next" : ""}; statuses exact at the moment of reading
             {loaded.loading ? " (reading…)" : ""}.
           </p>
-          <div class="table-wrap">
+          <TableWrap label="Candidates">
             <table class="compact">
               <thead>
                 <tr>
@@ -135,7 +136,7 @@ export function Candidates() {
                       )}
                     </td>
                     {/* As the API wrote it: a JSON number of at most 15 significant digits prints back exactly. */}
-                    <td class="num">{String(c.contract.price)}</td>
+                    <td class="num amount">{String(c.contract.price)}</td>
                     <td>
                       <Time iso={c.created_at} />
                     </td>
@@ -143,7 +144,7 @@ export function Candidates() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </>
       )}
       <Pager cursor={cursor} next={page?.next_cursor ?? null} loading={loaded.loading} />

@@ -12,6 +12,7 @@ import { SecretOnce, StatusBadge, Time } from "../components/values";
 import { useLoad } from "../load";
 import { useCan } from "../session";
 import { EndpointForm, type EndpointInput } from "./webhooks/endpoint-form";
+import { TableWrap } from "../components/table-wrap";
 
 type Created = Models["WebhookEndpointWithSecret"];
 const LIMIT = 16;
@@ -87,7 +88,7 @@ export function Webhooks() {
         <NoEndpoints canWrite={canWrite} onNew={creating ? undefined : () => setCreating(true)} />
       )}
       {endpoints && endpoints.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap label="Webhook endpoints">
           <table class="wide">
             <caption class="visually-hidden">Webhook endpoints, newest first</caption>
             <thead>
@@ -127,7 +128,7 @@ export function Webhooks() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {full && <p class="muted">The account has {LIMIT} endpoints, the most it may have: delete one to add another.</p>}
     </Page>

@@ -6,6 +6,7 @@
 import { useState } from "preact/hooks";
 import type { Models } from "../../api";
 import { countOf, StatusBadge } from "../../components/values";
+import { TableWrap } from "../../components/table-wrap";
 
 interface Line {
   key: string;
@@ -98,7 +99,7 @@ export function TotalsChart({ summary, month }: { summary: Models["Summary"]; mo
 /** The same figures as a table: count and exact amount per status. */
 export function TotalsTable({ summary }: { summary: Models["Summary"] }) {
   return (
-    <div class="table-wrap">
+    <TableWrap label="Billing totals">
       <table class="totals">
         <caption class="visually-hidden">Candidates and amounts per status</caption>
         <thead>
@@ -119,11 +120,11 @@ export function TotalsTable({ summary }: { summary: Models["Summary"] }) {
                 {line.part ? <span class="muted">{line.label}</span> : <StatusBadge status={line.status} />}
               </th>
               <td class="num">{line.count}</td>
-              <td class="num mono">{line.amount}</td>
+              <td class="num mono amount">{line.amount}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

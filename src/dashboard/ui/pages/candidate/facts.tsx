@@ -4,6 +4,7 @@ import type { Models } from "../../api";
 import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
 import { readableJson } from "../../components/bidi";
+import { TableWrap } from "../../components/table-wrap";
 
 type Candidate = Models["CandidateWithEvents"];
 
@@ -105,8 +106,7 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
     );
   }
   return (
-    // Focusable: a keyboard user can scroll it sideways on a narrow screen (it holds no link to tab to).
-    <div class="table-wrap" tabIndex={0} role="region" aria-label="Events, oldest first">
+    <TableWrap label="Events, oldest first">
       <table class="compact">
         <thead>
           <tr>
@@ -137,6 +137,6 @@ export function EventsTable({ candidate }: { candidate: Candidate }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

@@ -13,6 +13,7 @@ import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
 import { useCall } from "../../components/use-call";
 import { FormError } from "../shared/form-error";
+import { TableWrap } from "../../components/table-wrap";
 
 type Notification = Models["Notification"];
 type Endpoint = Models["WebhookEndpoint"];
@@ -151,7 +152,7 @@ function NotificationItem({
 function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: Endpoint }[] }) {
   return (
     // A narrow screen scrolls it sideways rather than wrap an endpoint's URL a few letters a line.
-    <div class="table-wrap">
+    <TableWrap label="Delivery attempts of this notification">
       <table class="wide">
         <thead>
           <tr>
@@ -190,7 +191,7 @@ function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: E
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

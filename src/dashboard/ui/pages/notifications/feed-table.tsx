@@ -3,13 +3,14 @@ import { candidatePath } from "../../paths";
 import type { Models } from "../../api";
 import { Time } from "../../components/values";
 import { Resend } from "./resend";
+import { TableWrap } from "../../components/table-wrap";
 
 type Notification = Models["Notification"];
 type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
 
 export function FeedTable({ notifications, resendTo }: { notifications: Notification[]; resendTo: Endpoint[] | null }) {
   return (
-    <div class="table-wrap">
+    <TableWrap label="Notifications">
       <table class="wide xwide">
         <caption class="visually-hidden">Notifications, oldest first</caption>
         <thead>
@@ -54,7 +55,7 @@ export function FeedTable({ notifications, resendTo }: { notifications: Notifica
           })}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

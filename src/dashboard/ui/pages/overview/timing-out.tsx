@@ -11,6 +11,7 @@ import { Time } from "../../components/values";
 import { candidatePath } from "../../paths";
 import { candidatesHref } from "../candidates/filters";
 import { GettingStarted } from "../candidates/getting-started";
+import { TableWrap } from "../../components/table-wrap";
 
 const PAGE = 100;
 const HORIZON_MS = 24 * 3_600_000;
@@ -93,7 +94,7 @@ export function TimingOut() {
           {data.soon.length === 0 ? (
             <p>None: no OPEN candidate's activity window ends within 24 hours.</p>
           ) : (
-            <div class="table-wrap">
+            <TableWrap label="Activity windows ending within 24 hours">
               <table class="compact">
                 <thead>
                   <tr>
@@ -123,7 +124,7 @@ export function TimingOut() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </>
       )}

@@ -4,6 +4,7 @@ import { Time } from "../../components/values";
 import { ConfirmInline } from "../shared/confirm-inline";
 import { candidateCurl, duration } from "./text";
 import { readableJson } from "../../components/bidi";
+import { TableWrap } from "../../components/table-wrap";
 
 type Schema = Models["Schema"];
 
@@ -21,7 +22,7 @@ export function SchemaTable({
   onDelete: (schema: Schema) => Promise<void>;
 }) {
   return (
-    <div class="table-wrap">
+    <TableWrap label="Schemas">
       <table class="wide">
         <caption class="visually-hidden">Schemas, newest first</caption>
         <thead>
@@ -94,6 +95,6 @@ export function SchemaTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

@@ -12,6 +12,7 @@ import { StatusBadge, Time } from "../../components/values";
 import { useLoad } from "../../load";
 import { Resend } from "../notifications/resend";
 import { FormError } from "../shared/form-error";
+import { TableWrap } from "../../components/table-wrap";
 
 type Endpoint = Models["WebhookEndpoint"];
 type Status = "pending" | "succeeded" | "failed";
@@ -141,7 +142,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
         </Empty>
       )}
       {attempts && attempts.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap label="Delivery attempts">
           <table class="wide xwide">
             <caption class="visually-hidden">Delivery attempts, newest first</caption>
             <thead>
@@ -181,7 +182,10 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
                       </button>
                     </td>
                     <td>
-                      <code class="nowrap">{a.type}</code>
+                      {/* "candidate.<wbr>confirmed": it may break after the dot, so Resend stays in view. */}
+                      <code class="at-dots">
+                        {a.type.split(".").map((part, i) => (i === 0 ? part : [".", <wbr key={i} />, part]))}
+                      </code>
                     </td>
                     <td class="num">#{a.attempt}</td>
                     <td>
@@ -213,7 +217,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <Pager cursor={cursor} next={log.data?.next_cursor ?? null} loading={log.loading} />
     </section>

@@ -5,6 +5,7 @@ import {
   eventsRange,
   labelWithin,
   layoutTimeline,
+  opensAroundEvents,
   placeLabels,
   scale,
   timeTicks,
@@ -82,6 +83,25 @@ describe("the timeline's layout", () => {
     expect(layout.events.map((e) => e.id)).toEqual(["e1", "e2", "e3"]);
     expect(layout.hiddenEvents).toBe(1);
     expect(eventsRange([], wholeRange(input))).toBeNull();
+  });
+
+  it("opens around the events only while OPEN and crowded: once PENDING or final, on the whole life", () => {
+    // A week's window with its events in its first minutes.
+    const input = pending({
+      activityEndsAt: T0 + 7 * 24 * 60 * MIN,
+      reviewEndsAt: null,
+      status: "OPEN",
+      now: T0 + 24 * 60 * MIN,
+      events: [{ id: "e1", at: T0 + MIN, matched: false }],
+    });
+    const whole = wholeRange(input);
+    const around = eventsRange(input.events, whole);
+    expect(opensAroundEvents("OPEN", around, whole)).toBe(true);
+    expect(opensAroundEvents("PENDING", around, whole)).toBe(false);
+    expect(opensAroundEvents("FAILED", around, whole)).toBe(false);
+    // Events spread over the life are not crowded; none at all, nothing to open around.
+    expect(opensAroundEvents("OPEN", { from: T0, to: T0 + 24 * 60 * MIN }, whole)).toBe(false);
+    expect(opensAroundEvents("OPEN", null, whole)).toBe(false);
   });
 
   it("puts ticks on round local instants, no more than asked", () => {

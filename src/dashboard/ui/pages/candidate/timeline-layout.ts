@@ -98,6 +98,15 @@ export function eventsRange(events: { at: number }[], whole: Range): Range | nul
   return { from: Math.max(whole.from, first - margin), to: Math.min(whole.to, last + margin) };
 }
 
+/**
+ * Whether the picture opens around the events (`around`) rather than on the whole life: for an
+ * OPEN candidate whose events would crowd a tenth of it, as they are its story then. Once PENDING
+ * or final the outcome is, and only the whole life shows it.
+ */
+export function opensAroundEvents(status: Status, around: Range | null, whole: Range): boolean {
+  return status === "OPEN" && around !== null && around.to - around.from < (whole.to - whole.from) / 10;
+}
+
 /** instant → x within the plot, clamped to it. */
 export function scale(range: Range, x1: number, x2: number): (t: number) => number {
   const span = Math.max(range.to - range.from, 1);

@@ -14,6 +14,7 @@ import {
   labelWithin,
   layoutTimeline,
   MILESTONE_LABELS,
+  opensAroundEvents,
   wholeRange,
   type Layout,
   type Status,
@@ -73,7 +74,7 @@ function summary(candidate: Candidate, now: number): string {
 
 export function Timeline({ candidate, now }: { candidate: Candidate; now: number }) {
   const { ref, width } = useWidth();
-  // Unchosen, it opens around the events when they would crowd a tenth of the whole life.
+  // Unchosen: opensAroundEvents decides.
   const [chosen, setZoom] = useState<boolean | null>(null);
   const base = {
     createdAt: ms(candidate.created_at),
@@ -92,7 +93,7 @@ export function Timeline({ candidate, now }: { candidate: Candidate; now: number
   };
   const whole = wholeRange(base);
   const around = eventsRange(base.events, whole);
-  const zoom = chosen ?? (around !== null && around.to - around.from < (whole.to - whole.from) / 10);
+  const zoom = chosen ?? opensAroundEvents(base.status, around, whole);
   const layout = layoutTimeline({ ...base, width, range: zoom && around ? around : undefined });
   return (
     <div class="tl-wrap">

@@ -14,6 +14,7 @@ import { BASE } from "../../paths";
 import { useCall } from "../../components/use-call";
 import { FormError } from "../shared/form-error";
 import { TableWrap } from "../../components/table-wrap";
+import { takersFirst } from "../notifications/takers-first";
 
 type Notification = Models["Notification"];
 type Endpoint = Models["WebhookEndpoint"];
@@ -143,7 +144,14 @@ function NotificationItem({
           <AttemptsTable attempts={attempts} />
         ))}
       {endpoints && (
-        <Resend notificationId={n.id} endpoints={endpoints.filter((e) => e.status === "enabled")} onResent={onResent} />
+        <Resend
+          notificationId={n.id}
+          endpoints={takersFirst(
+            endpoints.filter((e) => e.status === "enabled"),
+            n.type,
+          )}
+          onResent={onResent}
+        />
       )}
     </article>
   );

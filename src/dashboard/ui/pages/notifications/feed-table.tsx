@@ -3,10 +3,11 @@ import { candidatePath } from "../../paths";
 import type { Models } from "../../api";
 import { Time } from "../../components/values";
 import { Resend } from "./resend";
+import { takersFirst } from "./takers-first";
 import { TableWrap } from "../../components/table-wrap";
 
 type Notification = Models["Notification"];
-type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url">;
+type Endpoint = Pick<Models["WebhookEndpoint"], "id" | "url" | "enabled_events">;
 
 export function FeedTable({ notifications, resendTo }: { notifications: Notification[]; resendTo: Endpoint[] | null }) {
   return (
@@ -47,7 +48,7 @@ export function FeedTable({ notifications, resendTo }: { notifications: Notifica
                 </td>
                 {resendTo && (
                   <td>
-                    <Resend notificationId={n.id} endpoints={resendTo} linkToLog />
+                    <Resend notificationId={n.id} endpoints={takersFirst(resendTo, n.type)} linkToLog />
                   </td>
                 )}
               </tr>

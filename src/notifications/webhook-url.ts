@@ -24,8 +24,14 @@ function addressRange(host: string): string | null {
   return range === "unicast" && ipv4Compatible ? "ipv4Compatible" : range;
 }
 
-/** The scheme named as it was sent, so the message says what was received. */
-const notHttps = (url: URL) => `must be https://; received ${url.protocol}//`;
+/**
+ * The scheme named as it was sent ("HTTP://", "javascript:"), so the message says what was
+ * received: `text` begins with the scheme, which the parser gives lowercased.
+ */
+function notHttps(text: string, url: URL) {
+  const slashes = text.slice(url.protocol.length).startsWith("//") ? "//" : "";
+  return `must be https://; received ${text.slice(0, url.protocol.length)}${slashes}`;
+}
 
 /**
  * Why a webhook URL is refused, or null: `https://` to a name or a public address; loopback
@@ -47,7 +53,7 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   }
   if (url.username || url.password)
     return "must not carry credentials; put a secret in the path or verify the signature";
-  if (url.protocol !== "https:" && url.protocol !== "http:") return notHttps(url);
+  if (url.protocol !== "https:" && url.protocol !== "http:") return notHttps(text, url);
   if (url.port === "0") return "must not name port 0, where nothing listens: name the receiver's port, or none";
   // A fully qualified name's trailing dot names the same host: `localhost.` is `localhost`.
   const host = url.hostname.replace(/\.$/, "").toLowerCase();
@@ -59,5 +65,5 @@ export function webhookUrlProblem(text: string, allowLoopback: boolean): string 
   const range = addressRange(host);
   if (range !== null && range !== "unicast")
     return `must be a public address (${url.hostname} is ${range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)})`;
-  return url.protocol === "https:" ? null : notHttps(url);
+  return url.protocol === "https:" ? null : notHttps(text, url);
 }

@@ -20,25 +20,21 @@ export interface Settled {
 /**
  * Catches `state`'s settled status up to instant `now`. Each status entered is notified at its
  * exact boundary instant, in two stages: first what time decided for the candidate as it was
- * before this change, before `now` (`before`: a late alarm's PENDING is notified with the timeline
- * it had, not with the resolve that follows it), then what the change itself entered at `now`
- * (`cause`: the request's own change, if it made one). A status the old timeline enters at `now`
- * itself is the change's to decide: a resolve at the activity window's last instant makes the
- * final status at once, as from OPEN, with no PENDING of no length before it. So a candidate's
- * notifications never share a timestamp. The settled status never moves back, whatever `now` is.
+ * before this change (`before`: a late alarm's PENDING is notified with the timeline it had, not
+ * with the resolve that follows it), then what the change itself entered at `now` (`cause`: the
+ * request's own change, if it made one). The settled status never moves back, whatever `now` is.
  */
 export function settle(before: StoredState | null, state: StoredState, now: number, cause?: Cause): Settled {
-  const stages: [CandidateRecord, Cause | undefined, boolean][] = before
+  const stages: [CandidateRecord, Cause | undefined][] = before
     ? [
-        [before.record, undefined, false],
-        [state.record, cause, true],
+        [before.record, undefined],
+        [state.record, cause],
       ]
-    : [[state.record, cause, true]];
+    : [[state.record, cause]];
   const notifications: OutboxRow[] = [];
   let next = state;
-  for (const [record, stageCause, atNow] of stages) {
+  for (const [record, stageCause] of stages) {
     for (const transition of transitionsSince(record.timeline, next.settledStatus, now)) {
-      if (!atNow && transition.at === now) break;
       const id = notificationId(record.id, transition.status);
       const candidate = candidateJson(record, next.contractJson, transition.at);
       const payload = notificationJson(id, transition, candidate, causeOf(transition, stageCause, now));

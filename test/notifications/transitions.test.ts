@@ -177,25 +177,6 @@ describe("a transition recorded late", () => {
       data: { cause: { kind: "resolved" }, candidate: resolved.body },
     });
   });
-
-  it("a resolve at the activity window's last instant: the final status alone, as from OPEN", async () => {
-    const account = await createAccount();
-    const clock = useClock();
-    const t0 = clock.now();
-    const { alias } = await candidate(account, { timeout_outcome: "confirm", review_window: 600 });
-    clock.set(t0 + 60_000); // the very instant the window ends, before its alarm
-    const resolved = await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" });
-    expectStatus(resolved, 200);
-    expect(resolved.body).toMatchObject({ status: "FAILED", status_since: iso(t0 + 60_000) });
-    await runDurableObjectAlarm(objectOf(alias));
-    const feed = await feedOf(account, alias);
-    expect(feed).toHaveLength(1);
-    expect(feed[0]).toMatchObject({
-      type: "candidate.failed",
-      timestamp: iso(t0 + 60_000),
-      data: { cause: { kind: "resolved" }, candidate: resolved.body },
-    });
-  });
 });
 
 describe("one id per transition", () => {

@@ -70,30 +70,6 @@ describe("settle", () => {
     expect(JSON.parse(settled.notifications[0].payload).data.candidate.scheduled_outcome).toBe("FAILED");
   });
 
-  it("leaves a status the old timeline enters at the change's own instant to the change", () => {
-    const before = storedState();
-    // With no change of timeline, that status is entered at its instant (an alarm on time).
-    expect(notified(settle(before, before, OPEN_UNTIL).notifications).map((n) => [n.type, n.timestamp])).toEqual([
-      ["candidate.pending", new Date(OPEN_UNTIL).toISOString()],
-    ]);
-    // A resolve at the activity window's last instant: the final status at once, as from OPEN, and
-    // no PENDING of no length sharing its timestamp.
-    const resolved = {
-      ...before,
-      record: { ...before.record, timeline: resolvedAt(before.record.timeline, "FAILED", OPEN_UNTIL) },
-    };
-    const settled = settle(before, resolved, OPEN_UNTIL, { kind: "resolved" });
-    expect(notified(settled.notifications)).toEqual([
-      {
-        type: "candidate.failed",
-        timestamp: new Date(OPEN_UNTIL).toISOString(),
-        cause: { kind: "resolved" },
-        status: "FAILED",
-      },
-    ]);
-    expect(settled.state).toMatchObject({ settledStatus: "FAILED", settledSince: OPEN_UNTIL });
-  });
-
   it("bumps the version when the index shows a change without a status entered: the metadata", () => {
     const before = storedState();
     const changed = { ...before, record: { ...before.record, metadata: { plan: "gold" } } };

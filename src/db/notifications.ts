@@ -65,9 +65,12 @@ export async function feedPage(db: D1, accountId: string, q: FeedQuery, now: num
 async function agedOut(db: D1, accountId: string, id: string, now: number) {
   const named = parseNotificationId(id);
   if (!named) return false;
+  // PENDING was entered if a review ran, or may have been for no time at all: a resolve in the very
+  // millisecond the candidate became PENDING leaves no review (pending_until = open_until) after
+  // its PENDING was notified. Only a contract without a review window never enters it.
   const entered =
     named.status === "PENDING"
-      ? "pending_until > open_until AND open_until <= ?3" // a review window of 0 never enters PENDING
+      ? "(pending_until > open_until OR json_extract(contract, '$.review_window') > 0) AND open_until <= ?3"
       : "final_status = ?4 AND pending_until <= ?3";
   const row = await db
     .prepare(`SELECT 1 FROM candidates WHERE id = ?1 AND account_id = ?2 AND ${entered}`)

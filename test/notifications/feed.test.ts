@@ -202,6 +202,30 @@ describe("GET /v1/notifications", () => {
     expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias)).toContain(fresh);
   });
 
+  it("takes an aged-out candidate.pending id of a PENDING that lasted no time: resolved as it began", async () => {
+    const account = await createAccount();
+    const clock = useClock(nextEra());
+    const alias = freshAlias("pending-no-time");
+    await client(account).post("/v1/candidates", {
+      customer_uuid: "c",
+      candidate_alias: alias,
+      contract: contract({ activity_window: 60, review_window: 3600 }),
+    });
+    clock.advance(60_000); // the very instant the activity window ends: PENDING, then resolved
+    expectStatus(await client(account).post(`/v1/candidates/${alias}/resolve`, { outcome: "FAILED" }), 200);
+    const feed = okBody(await client(account).get(`/v1/notifications?candidate_alias=${alias}`)).data;
+    expect(feed.map((n: any) => [n.type, n.timestamp])).toEqual([
+      ["candidate.pending", new Date(clock.now()).toISOString()],
+      ["candidate.failed", new Date(clock.now()).toISOString()],
+    ]);
+    clock.advance(31 * 24 * 3_600_000);
+    const [fresh] = await notifications(account, 1);
+    await worker.scheduled(createScheduledController({ cron: "23 * * * *" }), env);
+    const tail = await client(account).get(`/v1/notifications?after=${feed[0].id}`);
+    expectStatus(tail, 200);
+    expect(tail.body.data.map((n: any) => n.data.candidate.candidate_alias)).toContain(fresh);
+  });
+
   it("purges in feed order: a reader tailing across the purge never sees an id twice", async () => {
     const account = await createAccount();
     const clock = useClock(nextEra());

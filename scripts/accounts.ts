@@ -136,7 +136,7 @@ async function main(argv: string[]): Promise<number> {
           { accounts },
           accounts.length
             ? accounts
-                .map((a) => `${a.account_id}  ${a.shard.padEnd(8)}  created ${a.created_at}  ${a.name}`)
+                .map((a) => `${a.account_id}  ${(a.shard ?? "?").padEnd(8)}  created ${a.created_at}  ${a.name}`)
                 .join("\n")
             : "No accounts yet.",
         );

@@ -15,19 +15,13 @@ export const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" 
 
 // With its zone ("PST", "UTC", "GMT+1"): filters and months are UTC days, the times the reader's own.
 export const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "long" });
-const LOCAL_DAY = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const LOCAL_CLOCK = new Intl.DateTimeFormat(undefined, { timeStyle: "long" });
 
-/**
- * An instant: local time, with its zone, to read; the exact ISO instant on hover and for machines.
- * Where a table is short of room it breaks between the day and the time, never inside either.
- */
+/** An instant: local time, with its zone, to read; the exact ISO instant on hover and for machines. */
 export function Time({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <span class="muted">—</span>;
-  const date = new Date(iso);
   return (
     <time dateTime={iso} title={iso}>
-      <span class="nowrap">{LOCAL_DAY.format(date)},</span> <span class="nowrap">{LOCAL_CLOCK.format(date)}</span>
+      {LOCAL_TIME.format(new Date(iso))}
     </time>
   );
 }

@@ -15,6 +15,9 @@ import { candidatesHref, monthOf } from "./candidates/filters";
 import { FailingEndpoints } from "./overview/failing-endpoints";
 import { TimingOut } from "./overview/timing-out";
 
+/** The characters of the longest amount a card shows in half a phone's width. */
+const WIDE_AMOUNT = 12;
+
 export function Overview() {
   const can = useCan();
   const { permissions, api_key: key } = useSession();
@@ -63,7 +66,12 @@ function ThisMonth() {
         !loaded.error && <Loading />
       ) : (
         <>
-          <div class="grid stats">
+          {/* An amount too long for half a phone's width gives each card a row: never cut, never broken. */}
+          <div
+            class={
+              STATUSES.some((s) => summary[s].amount.length > WIDE_AMOUNT) ? "grid stats wide-amounts" : "grid stats"
+            }
+          >
             {STATUSES.map((status) => (
               <a key={status} class="stat stat-link" href={candidatesHref({ status, from: month.from, to: month.to })}>
                 <span class={`badge status-${status.toLowerCase()}`}>{status}</span>

@@ -11,7 +11,7 @@ import { useCall } from "../components/use-call";
 import { useFocusOnShow } from "../components/page";
 
 /** Served by `npm run dev` on this machine (a loopback address), not by a deployed service. */
-const LOCAL_DEV = ["localhost", "127.0.0.1", "[::1]"].includes(location.hostname);
+const LOCAL_DEV = /^(localhost|.+\.localhost|127(\.\d{1,3}){3}|\[::1\])\.?$/.test(location.hostname);
 
 /** The code of a sign-in link, taken out of the address (and so out of history) as it is read. */
 function takeCodeFromAddress(): string | null {

@@ -141,7 +141,7 @@ function NotificationItem({
         (attempts.length === 0 ? (
           <p class="muted">No delivery attempts to the account's endpoints.</p>
         ) : (
-          <AttemptsTable attempts={attempts} />
+          <AttemptsTable attempts={attempts} label={`Delivery attempts of ${n.type}`} />
         ))}
       {endpoints && (
         <Resend
@@ -157,10 +157,10 @@ function NotificationItem({
   );
 }
 
-function AttemptsTable({ attempts }: { attempts: { attempt: Attempt; endpoint: Endpoint }[] }) {
+function AttemptsTable({ attempts, label }: { attempts: { attempt: Attempt; endpoint: Endpoint }[]; label: string }) {
   return (
     // A narrow screen scrolls it sideways rather than wrap an endpoint's URL a few letters a line.
-    <TableWrap label="Delivery attempts of this notification">
+    <TableWrap label={label}>
       <table class="wide">
         <thead>
           <tr>

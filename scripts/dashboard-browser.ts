@@ -850,8 +850,20 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   assert.match(await expires.locator("option:checked").innerText(), /^With this session's key/);
   assert.equal(await expires.locator("option", { hasText: "Never" }).count(), 0, "no key outliving the session's");
   assert.equal(await expires.locator("option", { hasText: "In 30 days" }).count(), 0);
+  // Another tab signs in with a key that may only read keys: back in view, this tab offers no change.
+  assert.ok((await managerPage.getByRole("button", { name: /^Revoke / }).count()) > 0, "its own keys' Revoke");
+  await call(`/v1/api_keys/${byNameKey.id}/revoke`, {}); // room for it (and, revoked after, for the keys below)
+  const reader = await call("/v1/api_keys", { name: "Key reader", permissions: ["api_keys:read"] });
+  const readerTab = await managerContext.newPage();
+  await readerTab.goto(`${dev.url}/dashboard/sign-in`);
+  await readerTab.getByLabel("API key").fill(reader.secret);
+  await readerTab.getByRole("button", { name: "Sign in" }).click();
+  await heading(readerTab, "Overview");
+  await managerPage.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+  await managerPage.getByText("Key reader").first().waitFor();
+  assert.equal(await managerPage.getByRole("button", { name: /^Revoke / }).count(), 0, "no Revoke once read-only");
   await managerContext.close();
-  await call(`/v1/api_keys/${byNameKey.id}/revoke`, {}); // room for the keys made below
+  await call(`/v1/api_keys/${reader.id}/revoke`, {});
 
   // Back after signing out goes to sign-in, not a page left loading.
   await page.getByRole("button", { name: "Sign out" }).click();

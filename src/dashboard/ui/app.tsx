@@ -180,6 +180,23 @@ function Root() {
     window.addEventListener(SESSION_ENDED, ended);
     return () => window.removeEventListener(SESSION_ENDED, ended);
   }, []);
+  // Back in view, the session is read again: another tab may have signed in since with another key
+  // of this account, whose permissions the API now applies to this tab's calls too. Its controls
+  // follow them. (Signed out, or in to another account: this tab's next call says so, as ever.)
+  useEffect(() => {
+    const reread = () => {
+      if (document.visibilityState !== "visible" || !session) return;
+      readSession().then(
+        (now) => {
+          if (now && now.account_id === session.account_id && JSON.stringify(now) !== JSON.stringify(session))
+            setSession(now);
+        },
+        () => {}, // unreachable now: the next call says so
+      );
+    };
+    document.addEventListener("visibilitychange", reread);
+    return () => document.removeEventListener("visibilitychange", reread);
+  }, [session]);
   // Unknown, or signed out here (and now Back to a page): the Worker's word decides, not this tab's.
   useEffect(() => {
     if (!signingIn && !session && !leaving)

@@ -200,7 +200,7 @@ function Keys() {
           )}
           {list && list.length > 0 && (
             <>
-              <TableWrap label="API keys, scrollable" busy={keys.loading}>
+              <TableWrap label="API keys" busy={keys.loading}>
                 <table class="keys">
                   <thead>
                     <tr>

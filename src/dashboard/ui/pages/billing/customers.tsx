@@ -46,7 +46,7 @@ export function Customers({ month }: { month: string }) {
       )}
       {page.data && page.data.data.length > 0 && (
         <>
-          <TableWrap label="Per customer, scrollable" busy={page.loading}>
+          <TableWrap label="Totals per customer" busy={page.loading}>
             <table class="customers">
               <thead>
                 <tr>

@@ -43,7 +43,8 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
     );
   }
 
-  const changes: Record<string, string> = {};
+  // No prototype: a key named __proto__ (the API takes it) is a key here too, not the object's prototype.
+  const changes = Object.create(null) as Record<string, string>;
   for (const key of keys) {
     if (removed.includes(key)) changes[key] = "";
     else if (draft[key] !== metadata[key]) changes[key] = draft[key];

@@ -383,6 +383,16 @@ test("a person's journey through the dashboard", async () => {
   await watch.check("sign-in-while-signed-in");
   await ask.getByRole("button", { name: /^Stay in/ }).click();
   await heading(page, "Overview");
+  // A link used already, opened while signed in: its refusal is said where it was asked, and the
+  // link is not offered again; staying goes on as before.
+  await page.goto(link.url);
+  await ask.waitFor();
+  await ask.getByRole("button", { name: "Use the link" }).click();
+  await ask.getByText(/INVALID_SIGN_IN_LINK/).waitFor();
+  assert.equal(await ask.getByRole("button", { name: "Use the link" }).count(), 0, "not offered again");
+  await watch.check("sign-in-link-refused-while-signed-in");
+  await ask.getByRole("button", { name: /^Stay in/ }).click();
+  await heading(page, "Overview");
 
   // Sign out with the keyboard; the pages then send to sign-in.
   await page.getByRole("button", { name: "Sign out" }).focus();

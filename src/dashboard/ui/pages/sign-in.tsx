@@ -39,8 +39,13 @@ export function SignIn({
   // The question appears with nothing pressed: focused, it is read out, and its buttons are next.
   const question = useFocusOnShow<HTMLDivElement>([held]);
 
-  const attempt = (credentials: { code: string } | { key: string }) =>
-    run(async () => onSignedIn(await signIn(credentials)), { leaving: true, exclusive: true });
+  /** What the last attempt sent: a link's refusal is shown with its question, a key's below the form. */
+  const [tried, setTried] = useState<"link" | "key" | null>(null);
+  const attempt = (credentials: { code: string } | { key: string }) => {
+    setTried("code" in credentials ? "link" : "key");
+    return run(async () => onSignedIn(await signIn(credentials)), { leaving: true, exclusive: true });
+  };
+  const linkRefused = held !== null && tried === "link" && error !== null && error !== undefined;
 
   useEffect(() => {
     document.title = "Sign in · Candidate Contract Service";
@@ -76,10 +81,14 @@ export function SignIn({
             This browser is signed in to <strong>{current.account_name}</strong> already. Use this sign-in link instead?
             It ends that session, and the link may be for another account.
           </p>
+          {/* Refused (used, expired): said here, where it was asked, and not offered again. */}
+          {linkRefused && <ErrorNote error={error} />}
           <div class="actions">
-            <button type="button" aria-disabled={busy || undefined} onClick={() => void attempt({ code: held })}>
-              Use the link
-            </button>
+            {!linkRefused && (
+              <button type="button" aria-disabled={busy || undefined} onClick={() => void attempt({ code: held })}>
+                Use the link
+              </button>
+            )}
             <button type="button" class="secondary" onClick={onKeep}>
               Stay in {current.account_name}
             </button>
@@ -131,7 +140,7 @@ export function SignIn({
         </button>
       </form>
       {/* Below what was pressed: a refusal shown or cleared moves nothing a second press aims at. */}
-      <ErrorNote error={error} />
+      {!linkRefused && <ErrorNote error={error} />}
     </main>
   );
 }

@@ -11,7 +11,8 @@ import { ErrorNote, Loading } from "../components/notes";
 import { Page } from "../components/page";
 import { Time } from "../components/values";
 import { BASE } from "../paths";
-import { candidatesHref, monthOf } from "./candidates/filters";
+import { candidatesHref } from "./candidates/filters";
+import { currentMonth, monthDays, monthName, monthRange } from "./billing/month";
 import { FailingEndpoints } from "./overview/failing-endpoints";
 import { TimingOut } from "./overview/timing-out";
 
@@ -48,15 +49,13 @@ type Summary = Models["Summary"];
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"] as const;
 
 function ThisMonth() {
-  const month = monthOf(new Date());
+  const month = currentMonth();
+  const days = monthDays(month);
   const loaded = useLoad(
-    () =>
-      ok(
-        api.GET("/v1/summary", { params: { query: { status_since_gte: month.gte, status_since_lt: month.lt } } }),
-      ) as Promise<Summary>,
-    [month.gte],
+    () => ok(api.GET("/v1/summary", { params: { query: monthRange(month) } })) as Promise<Summary>,
+    [month],
   );
-  const name = month.start.toLocaleDateString(undefined, { month: "long", year: "numeric", timeZone: "UTC" });
+  const name = monthName(month);
   const summary = loaded.data;
   return (
     <section aria-labelledby="h-month">
@@ -73,7 +72,7 @@ function ThisMonth() {
             }
           >
             {STATUSES.map((status) => (
-              <a key={status} class="stat stat-link" href={candidatesHref({ status, from: month.from, to: month.to })}>
+              <a key={status} class="stat stat-link" href={candidatesHref({ status, ...days })}>
                 <span class={`badge status-${status.toLowerCase()}`}>{status}</span>
                 <span class="value">{summary[status].count}</span>
                 <span class="muted">

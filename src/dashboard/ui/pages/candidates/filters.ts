@@ -97,17 +97,3 @@ export function exportHref(query: Omit<ListQuery, "after" | "limit">): string {
   const search = params.toString();
   return `/v1/candidates/export${search ? `?${search}` : ""}`;
 }
-
-/** The month of `now`, UTC, as the page's from/to days and as API instants. */
-export function monthOf(now: Date) {
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  const last = new Date(end.getTime() - 86_400_000);
-  return {
-    gte: start.toISOString(),
-    lt: end.toISOString(),
-    from: start.toISOString().slice(0, 10),
-    to: last.toISOString().slice(0, 10),
-    start,
-  };
-}

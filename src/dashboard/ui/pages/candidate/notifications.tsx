@@ -7,14 +7,12 @@ import { useState } from "preact/hooks";
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
 import { useCan } from "../../session";
-import { Field } from "../../components/fields";
 import { ErrorNote, Loading } from "../../components/notes";
 import { StatusBadge, Time } from "../../components/values";
 import { BASE } from "../../paths";
-import { useCall } from "../../components/use-call";
-import { FormError } from "../shared/form-error";
 import { TableWrap } from "../../components/table-wrap";
 import { takersFirst } from "../notifications/takers-first";
+import { Resend } from "../notifications/resend";
 
 type Notification = Models["Notification"];
 type Endpoint = Models["WebhookEndpoint"];
@@ -119,6 +117,7 @@ function NotificationItem({
   attempts: { attempt: Attempt; endpoint: Endpoint }[];
   onResent: () => void;
 }) {
+  const can = useCan();
   const cause = n.data.cause;
   return (
     <article class="panel note-item" aria-labelledby={`n-${n.id}`}>
@@ -143,15 +142,8 @@ function NotificationItem({
         ) : (
           <AttemptsTable attempts={attempts} label={`Delivery attempts of ${n.type}`} />
         ))}
-      {endpoints && (
-        <Resend
-          notificationId={n.id}
-          endpoints={takersFirst(
-            endpoints.filter((e) => e.status === "enabled"),
-            n.type,
-          )}
-          onResent={onResent}
-        />
+      {endpoints && can("webhooks:write") && (
+        <ResendTo notificationId={n.id} endpoints={endpoints} type={n.type} onResent={onResent} />
       )}
     </article>
   );
@@ -203,59 +195,39 @@ function AttemptsTable({ attempts, label }: { attempts: { attempt: Attempt; endp
   );
 }
 
-function Resend({
+/** The shared Resend, to an enabled endpoint taking the type first; says what it queued. */
+function ResendTo({
   notificationId,
   endpoints,
+  type,
   onResent,
 }: {
   notificationId: string;
   endpoints: Endpoint[];
+  type: string;
   onResent: () => void;
 }) {
-  const can = useCan();
-  const [target, setTarget] = useState(endpoints[0]?.id ?? "");
-  const { busy, error, run } = useCall();
   const [deliveryId, setDeliveryId] = useState<string | null>(null);
-  if (!can("webhooks:write")) return null;
-  if (endpoints.length === 0) return <p class="muted">No enabled endpoint to resend to.</p>;
-  const id = `resend-${notificationId}`;
-  const resend = (e: Event) => {
-    e.preventDefault();
-    return run(
-      async () => {
-        setDeliveryId(null);
-        const answer = await ok(
-          api.POST("/v1/notifications/{id}/resend", {
-            params: { path: { id: notificationId } },
-            body: { webhook_endpoint_id: target },
-          }),
-        );
-        setDeliveryId(answer.delivery_id);
-        onResent();
-      },
-      { exclusive: true }, // its button stays focusable while busy (aria-disabled)
-    );
-  };
+  const enabled = takersFirst(
+    endpoints.filter((e) => e.status === "enabled"),
+    type,
+  );
+  if (enabled.length === 0) return <p class="muted">No enabled endpoint to resend to.</p>;
   return (
-    <form class="row resend" onSubmit={resend}>
-      <Field id={id} label="Resend to" error={error} path="webhook_endpoint_id">
-        <select id={id} value={target} onChange={(e) => setTarget(e.currentTarget.value)}>
-          {endpoints.map((endpoint) => (
-            <option key={endpoint.id} value={endpoint.id}>
-              {endpoint.url}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <button type="submit" class="secondary field-button" aria-disabled={busy || undefined}>
-        {busy ? "Resending…" : "Resend"}
-      </button>
+    <>
+      <Resend
+        notificationId={notificationId}
+        endpoints={enabled}
+        onSent={(answer) => {
+          setDeliveryId(answer.delivery_id);
+          onResent();
+        }}
+      />
       {deliveryId && (
         <p role="status" class="muted">
           Sent again as delivery <span class="mono">{deliveryId}</span>; its attempts appear above.
         </p>
       )}
-      <FormError error={error} paths={["webhook_endpoint_id"]} />
-    </form>
+    </>
   );
 }

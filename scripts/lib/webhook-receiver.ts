@@ -3,7 +3,7 @@
  * setup) and the smoke run. Node code, not Workers code.
  *
  * POST /<name>/<status>[,<status>...] answers the n-th request to that path with the n-th status
- * (the last one repeats), or never answers for `hang`. GET /received/<name> gives what each path
+ * (the last one repeats), or never answers for `hang`; `<status>~<ms>` answers that many ms late. GET /received/<name> gives what each path
  * under <name> received: method, path, headers and the raw body, in order.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -44,8 +44,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     const statuses = second.split(",").filter(Boolean);
     const n = answered.get(req.url ?? "") ?? 0;
     answered.set(req.url ?? "", n + 1);
-    const status = statuses[Math.min(n, statuses.length - 1)] ?? "200";
+    const [status, lateMs = "0"] = (statuses[Math.min(n, statuses.length - 1)] ?? "200").split("~");
     if (status === "hang") return; // never answers: the sender's timeout decides
+    if (Number(lateMs) > 0) await new Promise((resolve) => setTimeout(resolve, Number(lateMs)));
     res.writeHead(Number(status), { "content-type": "text/plain" }).end("ok");
   });
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));

@@ -4,6 +4,7 @@
  * watching an endpoint that keeps a request waiting sees it.
  */
 import type { NotificationType } from "../notifications/notification";
+import type { DisabledBy } from "../notifications/attempt-outcome";
 import type { D1 } from "../shards";
 
 export type AttemptStatus = "pending" | "succeeded" | "failed";
@@ -72,20 +73,43 @@ export async function recordAttemptStart(
   }).run();
 }
 
-/** Records an answered attempt and what it means for its endpoint, in one D1 transaction. */
-export async function recordAttempt(db: D1, a: AttemptRow, endpoint: { disable: boolean }) {
+/** Records an answered attempt; a success also ends its endpoint's failure streak, in the same transaction. */
+export async function recordAttempt(db: D1, a: AttemptRow) {
   await db.batch([
     upsertAttempt(db, a),
-    a.status === "succeeded"
-      ? db.prepare(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).bind(a.endpoint_id)
-      : db
-          .prepare(
-            `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?),
-               status = iif(?2, 'disabled', status), updated_at = iif(?2, ?1, updated_at)
-             WHERE id = ?3`,
-          )
-          .bind(a.attempted_at, endpoint.disable ? 1 : 0, a.endpoint_id),
+    ...(a.status === "succeeded"
+      ? [db.prepare(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?`).bind(a.endpoint_id)]
+      : []),
   ]);
+}
+
+/**
+ * What a failed attempt, started at `startedAt` and answered at `finishedAt`, means for its
+ * endpoint, decided against the endpoint as it is now (not as it was read before sending): it
+ * starts or extends the failure streak, and disables the endpoint on `gone` (410) or once the
+ * streak is `disableAfterMs` long. An endpoint changed while the attempt was out (re-enabled,
+ * edited, rotated) is left as it is: the failure was of what it was before, and a person has
+ * acted since. Says whether, and why, it disabled the endpoint.
+ */
+export async function recordFailure(
+  db: D1,
+  endpointId: string,
+  f: { startedAt: number; finishedAt: number; gone: boolean; disableAfterMs: number; now: number },
+): Promise<DisabledBy> {
+  const unchangedSinceStart = `id = ?1 AND status = 'enabled' AND updated_at <= ?2`;
+  const [, disabled] = await db.batch<{ id: string }>([
+    db
+      .prepare(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?2) WHERE ${unchangedSinceStart}`)
+      .bind(endpointId, f.startedAt),
+    db
+      .prepare(
+        `UPDATE webhook_endpoints SET status = 'disabled', updated_at = ?5
+         WHERE ${unchangedSinceStart} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
+      )
+      .bind(endpointId, f.startedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
+  ]);
+  if (disabled.results.length === 0) return null;
+  return f.gone ? "gone" : "failing";
 }
 
 /**

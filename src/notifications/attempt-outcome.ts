@@ -1,7 +1,8 @@
 /**
  * What one delivery attempt's answer means (docs/notifications.md), pure: a 2xx is delivered;
- * anything else failed, and is retried on the schedule unless the schedule has run out, the
- * endpoint answered `410 Gone`, or it has failed every attempt for 5 days (both disable it).
+ * anything else failed, and is retried on the schedule unless the schedule has run out or the
+ * failure disabled the endpoint (`410 Gone`, or every attempt failed for 5 days: decided against
+ * the endpoint as it is when the answer comes, by `recordFailure` in src/db/webhook-deliveries.ts).
  */
 import { retryDelaySeconds } from "./retry-schedule";
 
@@ -25,33 +26,34 @@ export function answerProblem(answer: Answer): string | null {
     : `answered ${answer.responseStatus}, not a 2xx`;
 }
 
+/** Why a failed attempt disabled its endpoint; null when it did not. */
+export type DisabledBy = "gone" | "failing" | null;
+
 export interface Judged {
   status: "succeeded" | "failed";
   error: string | null;
   /** Seconds until the next attempt, or null: the delivery ends with this attempt. */
   retryInSeconds: number | null;
-  disable: boolean;
 }
 
 /**
- * Attempt number `attempt` (1-based) of a delivery got `answer` at `at`; its endpoint has failed
- * every attempt since `failingSince` (null: its last attempt succeeded). `random` in [0, 1) sets
- * the retry's jitter.
+ * Attempt number `attempt` (1-based) of a delivery got `answer`, and (if it failed) disabled its
+ * endpoint or not. `random` in [0, 1) sets the retry's jitter.
  */
 export function judgeAttempt(
   answer: Answer,
-  c: { attempt: number; at: number; failingSince: number | null; schedule: number[]; random: number },
+  c: { attempt: number; disabledBy: DisabledBy; schedule: number[]; random: number },
 ): Judged {
-  if (isDelivered(answer)) return { status: "succeeded", error: null, retryInSeconds: null, disable: false };
-  const gone = answer.responseStatus === 410;
-  const failingFor = c.failingSince === null ? 0 : c.at - c.failingSince;
-  const disable = gone || failingFor >= DISABLE_AFTER_FAILING_MS;
-  let error = gone ? "answered 410 Gone: the endpoint is disabled" : answerProblem(answer)!;
-  if (disable && !gone) error += "; the endpoint failed every attempt for 5 days and is disabled";
+  if (isDelivered(answer)) return { status: "succeeded", error: null, retryInSeconds: null };
+  const error =
+    c.disabledBy === "gone"
+      ? "answered 410 Gone: the endpoint is disabled"
+      : c.disabledBy === "failing"
+        ? `${answerProblem(answer)}; the endpoint failed every attempt for 5 days and is disabled`
+        : answerProblem(answer)!;
   return {
     status: "failed",
     error,
-    retryInSeconds: disable ? null : retryDelaySeconds(c.schedule, c.attempt, c.random),
-    disable,
+    retryInSeconds: c.disabledBy ? null : retryDelaySeconds(c.schedule, c.attempt, c.random),
   };
 }

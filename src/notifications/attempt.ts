@@ -5,8 +5,8 @@
  */
 import { feedEntry } from "../db/notifications";
 import { getEndpoint, signingSecrets } from "../db/webhooks";
-import { endDelivery, recordAttempt, recordAttemptStart } from "../db/webhook-deliveries";
-import { judgeAttempt } from "./attempt-outcome";
+import { endDelivery, recordAttempt, recordAttemptStart, recordFailure } from "../db/webhook-deliveries";
+import { DISABLE_AFTER_FAILING_MS, isDelivered, judgeAttempt } from "./attempt-outcome";
 import { parseRetrySchedule } from "./retry-schedule";
 import { sendSigned } from "./send";
 import { shardDb, shardNamed, type ShardName } from "../shards";
@@ -65,25 +65,31 @@ export async function attemptDelivery(
     notification.payload,
   );
   const finished = sent.startedAt + sent.durationMs;
+  const disabledBy = isDelivered(sent)
+    ? null
+    : await recordFailure(db, endpoint.id, {
+        startedAt: logged.attempted_at,
+        finishedAt: finished,
+        gone: sent.responseStatus === 410,
+        disableAfterMs: DISABLE_AFTER_FAILING_MS,
+        now: Date.now(),
+      });
   const judged = judgeAttempt(sent, {
     attempt,
-    at: finished,
-    failingSince: endpoint.failing_since,
+    disabledBy,
     schedule: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     random: Math.random(),
   });
   const retryAt = judged.retryInSeconds === null ? undefined : finished + judged.retryInSeconds * 1000;
-  await recordAttempt(
-    db,
-    {
-      ...logged,
-      status: judged.status,
-      response_status: sent.responseStatus,
-      error: judged.error,
-      duration_ms: sent.durationMs,
-      next_attempt_at: retryAt ?? null,
-    },
-    { disable: judged.disable },
-  );
+  // Written after the endpoint's part: a crash between leaves this attempt pending, and its retry
+  // finds the endpoint disabled and ends the delivery there (or sends it again).
+  await recordAttempt(db, {
+    ...logged,
+    status: judged.status,
+    response_status: sent.responseStatus,
+    error: judged.error,
+    duration_ms: sent.durationMs,
+    next_attempt_at: retryAt ?? null,
+  });
   return retryAt === undefined ? {} : { retryAt };
 }

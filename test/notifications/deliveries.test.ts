@@ -143,6 +143,60 @@ describe("deliveries", () => {
     });
   });
 
+  /**
+   * Two attempts out at once; the first to answer disables the endpoint, a person re-enables it a
+   * second later, then the second answers: it must not undo the re-enable. `answers`: the
+   * receiver's statuses (see scripts/lib/webhook-receiver.ts), the slow one last.
+   */
+  async function reEnabledWhileOut(answers: string, before?: (hookId: string) => Promise<void>) {
+    const account = await createAccount();
+    const hook = await endpoint(account, answers, { enabled_events: ["candidate.confirmed"] });
+    const [a, b] = [await pendingCandidate(account), await pendingCandidate(account)];
+    const clock = useClock(Date.now() + DAY);
+    await handOff(deliveryOf(account, hook.id, a.notification.id));
+    if (before) await before(hook.id);
+    await handOff(deliveryOf(account, hook.id, b.notification.id));
+    const running = runAttempts(hook.id);
+    const get = async () => okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
+    const disabled = await vi.waitUntil(async () => ((await get()).status === "disabled" ? get() : false), {
+      timeout: 3000,
+      interval: 20,
+    });
+    clock.advance(1000);
+    const enabled = okBody(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" }));
+    await running;
+    return { account, hook, disabled, enabled, after: await get(), log: await attempts(account, hook.id) };
+  }
+
+  it("answered 410 after a re-enable that came while they were out leave the endpoint enabled, and retry", async () => {
+    const { disabled, enabled, after, log } = await reEnabledWhileOut("410~100,410~1500");
+    expect(after).toMatchObject({ status: "enabled", updated_at: enabled.updated_at });
+    expect(Date.parse(disabled.updated_at)).toBeLessThan(Date.parse(enabled.updated_at));
+    const byError = Object.fromEntries(log.map((x: any) => [x.error, x.next_attempt_at]));
+    expect(byError).toEqual({
+      "answered 410 Gone: the endpoint is disabled": null,
+      "answered 410, not a 2xx": expect.any(String), // sent before the re-enable: tried again
+    });
+  });
+
+  it("failing for 5 days, then re-enabled while one is out: its failure starts no new disable", async () => {
+    const { after, enabled, log } = await reEnabledWhileOut("500,500~100,500~1500", async (hookId) => {
+      await runAttempts(hookId); // the streak begins
+      vi.setSystemTime(Date.now() + 6 * DAY);
+    });
+    expect(after).toMatchObject({ status: "enabled", updated_at: enabled.updated_at });
+    expect(log).toHaveLength(3); // the streak's first attempt, then the two that were out together
+    expect(
+      log
+        .slice(0, 2)
+        .map((x: any) => [x.error, x.next_attempt_at === null])
+        .sort(),
+    ).toEqual([
+      ["answered 500, not a 2xx", false],
+      ["answered 500, not a 2xx; the endpoint failed every attempt for 5 days and is disabled", true],
+    ]);
+  });
+
   it("show an attempt pending while the endpoint keeps it waiting, then failed at WEBHOOK_TIMEOUT_SECONDS", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "hang", { enabled_events: ["candidate.confirmed"] });

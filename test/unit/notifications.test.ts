@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { backoffSeconds, parseRetrySchedule, retryDelaySeconds } from "../../src/notifications/retry-schedule";
-import { answerProblem, DISABLE_AFTER_FAILING_MS, judgeAttempt } from "../../src/notifications/attempt-outcome";
+import { answerProblem, judgeAttempt } from "../../src/notifications/attempt-outcome";
 import { testEventJson } from "../../src/notifications/notification";
 
 describe("the webhook retry schedule", () => {
@@ -25,7 +25,7 @@ describe("the webhook retry schedule", () => {
 });
 
 describe("an attempt's answer", () => {
-  const context = { attempt: 1, at: 10 * 86_400_000, failingSince: null, schedule: [5, 300], random: 0 };
+  const context = { attempt: 1, disabledBy: null, schedule: [5, 300], random: 0 };
 
   it("is delivered on a 2xx, and ends the delivery", () => {
     for (const status of [200, 204, 299]) {
@@ -33,7 +33,6 @@ describe("an attempt's answer", () => {
         status: "succeeded",
         error: null,
         retryInSeconds: null,
-        disable: false,
       });
     }
   });
@@ -43,7 +42,6 @@ describe("an attempt's answer", () => {
       status: "failed",
       error: "answered 500, not a 2xx",
       retryInSeconds: 5,
-      disable: false,
     });
     expect(judgeAttempt({ responseStatus: 301, error: null }, { ...context, attempt: 2 })).toMatchObject({
       status: "failed",
@@ -51,34 +49,25 @@ describe("an attempt's answer", () => {
     });
     expect(
       judgeAttempt({ responseStatus: null, error: "no response within 15 s" }, { ...context, attempt: 3 }),
-    ).toEqual({
-      status: "failed",
-      error: "no response within 15 s",
-      retryInSeconds: null,
-      disable: false,
-    });
+    ).toEqual({ status: "failed", error: "no response within 15 s", retryInSeconds: null });
   });
 
-  it("disables the endpoint on 410 Gone, and after 5 days of nothing but failures", () => {
-    expect(judgeAttempt({ responseStatus: 410, error: null }, context)).toEqual({
+  it("ends the delivery when the failure disabled the endpoint, and says why", () => {
+    expect(judgeAttempt({ responseStatus: 410, error: null }, { ...context, disabledBy: "gone" })).toEqual({
       status: "failed",
       error: "answered 410 Gone: the endpoint is disabled",
       retryInSeconds: null,
-      disable: true,
     });
-    const failingSince = context.at - DISABLE_AFTER_FAILING_MS;
-    expect(
-      judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince: failingSince + 1 }),
-    ).toMatchObject({ disable: false, retryInSeconds: 5 });
-    expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, failingSince })).toEqual({
+    // A 410 that did not disable it (the endpoint was changed while it was out) is retried.
+    expect(judgeAttempt({ responseStatus: 410, error: null }, context)).toEqual({
+      status: "failed",
+      error: "answered 410, not a 2xx",
+      retryInSeconds: 5,
+    });
+    expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, disabledBy: "failing" })).toEqual({
       status: "failed",
       error: "answered 503, not a 2xx; the endpoint failed every attempt for 5 days and is disabled",
       retryInSeconds: null,
-      disable: true,
-    });
-    expect(judgeAttempt({ responseStatus: 200, error: null }, { ...context, failingSince })).toMatchObject({
-      status: "succeeded",
-      disable: false,
     });
   });
 

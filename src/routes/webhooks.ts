@@ -42,6 +42,7 @@ import { accountDb } from "../account-db";
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 /** Reads of an endpoint that a rotation makes before giving up on one that keeps changing. */
 const ROTATION_ATTEMPTS = 3;
+/** A loopback URL where the service does not allow one (the body's schema checked the rest). */
 function checkUrl(env: Env, url: string | undefined) {
   const problem = url === undefined ? null : webhookUrlProblem(url, env.WEBHOOK_ALLOW_LOOPBACK === "true");
   if (problem) throw validationError([{ path: "url", message: problem }]);

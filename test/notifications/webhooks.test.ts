@@ -120,6 +120,17 @@ describe("webhook endpoints", () => {
       expectStatus(res, 400, JSON.stringify(body).slice(0, 80));
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
+    // A URL's problem is listed with the body's others, on create and on change.
+    const both = { url: "https://exa mple.com", enabled_events: ["candidate.created"], description: 5 };
+    const made = okBody(await api.post("/v1/webhook_endpoints", { url: "https://example.com/both" }));
+    for (const res of [
+      await api.raw.post("/v1/webhook_endpoints", both),
+      await api.raw.patch(`/v1/webhook_endpoints/${made.id}`, both),
+    ]) {
+      expectStatus(res, 400);
+      expect(res.body.error.details.map((d: any) => d.path).sort()).toEqual(["description", "enabled_events.0", "url"]);
+    }
+    expect(okBody(await api.get(`/v1/webhook_endpoints/${made.id}`)).url).toBe("https://example.com/both");
     for (const url of [
       "http://127.0.0.1:9/x",
       "http://localhost/x",

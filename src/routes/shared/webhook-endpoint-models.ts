@@ -10,6 +10,7 @@ import { characters, plainLine, plainLineMessage } from "../../domain/text";
 import { jsonResponse } from "./openapi";
 import { whenOtherwiseValid } from "./params";
 import { timestamp } from "../../models";
+import { webhookUrlProblem } from "../../notifications/webhook-url";
 import { webhookEndpointExample } from "./examples";
 
 const MAX_URL_LENGTH = 2048;
@@ -20,11 +21,24 @@ const EventTypesSchema = z
   .refine((types) => new Set(types).size === types.length, { message: "must not name a type twice" })
   .openapi({ description: "The notification types delivered to this endpoint.", example: ["candidate.confirmed"] });
 
-const UrlSchema = z.string().min(1).max(MAX_URL_LENGTH).openapi({
-  description:
-    "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.",
-  example: "https://example.com/webhooks/candidates",
-});
+/**
+ * Every rule of a webhook URL but one is checked with the body's other fields, so a refusal lists
+ * them all; whether a loopback host is allowed depends on where the service runs (its env), so
+ * the route checks that after (webhooks.ts).
+ */
+const UrlSchema = z
+  .string()
+  .min(1)
+  .max(MAX_URL_LENGTH)
+  .superRefine((url, ctx) => {
+    const problem = webhookUrlProblem(url, true);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({
+    description:
+      "Where deliveries are POSTed: `https://` to a name or a public address (private, link-local and other non-public addresses are refused); a loopback host, over `http://` too, only where the service allows it (local development). Spaces, control and invisible characters are refused (percent-encode them): the URL kept is the one delivered to.",
+    example: "https://example.com/webhooks/candidates",
+  });
 const MAX_DESCRIPTION = 1024;
 /**
  * Up to 1,024 characters, counted as Unicode code points (as every limit of the API counts them), on

@@ -2,6 +2,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 const TEST_RATE_LIMIT = 500;
+const TEST_PUBLIC_LIMIT = 40;
 
 export default defineConfig({
   plugins: [
@@ -16,6 +17,7 @@ export default defineConfig({
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
           // A smaller per-account limit than wrangler.toml's, so a test can reach it quickly.
           RATE_LIMIT_REQUESTS: TEST_RATE_LIMIT,
+          PUBLIC_LIMIT_REQUESTS: TEST_PUBLIC_LIMIT,
           // Webhooks to the tests' own receiver on 127.0.0.1, retried within seconds.
           WEBHOOK_ALLOW_LOOPBACK: "true",
           WEBHOOK_RETRY_SCHEDULE: "1s 1s 1s",
@@ -37,7 +39,10 @@ export default defineConfig({
         },
         // An empty database that test/db/migrations.test.ts migrates step by step, as an old local state.
         d1Databases: { DB: "candidate-contract-service", LEGACY_DB: "legacy" },
-        ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } } },
+        ratelimits: {
+          RATE_LIMITER: { namespace_id: "1001", simple: { limit: TEST_RATE_LIMIT, period: 60 } },
+          PUBLIC_LIMITER: { namespace_id: "1003", simple: { limit: TEST_PUBLIC_LIMIT, period: 60 } },
+        },
       },
     })),
   ],

@@ -11,7 +11,7 @@ import { createMiddleware } from "hono/factory";
 import type { Context } from "hono";
 import { requireAccount } from "./auth";
 import { bookmarks } from "./account-db";
-import { rateLimit } from "./rate-limit";
+import { publicRateLimit, rateLimit } from "./rate-limit";
 import { ApiError, docsBaseUrl, errorBody, noEndpointAt, shortened } from "./errors/api-error";
 import type { ErrorCode } from "./errors/codes";
 import { validationHook } from "./errors/zod-issues";
@@ -59,10 +59,11 @@ function toApiError(err: unknown, requestId: string): ApiError {
 
 /**
  * Every /v1 route but the public OpenAPI document: authenticate, count against the limit, and
- * answer the bookmark of what the request read or wrote on the account's shard.
+ * answer the bookmark of what the request read or wrote on the account's shard. The document is
+ * counted per client address instead.
  */
 const accountRequests = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.req.path === OPENAPI_PATH) return next();
+  if (c.req.path === OPENAPI_PATH) return publicRateLimit(c, next);
   await requireAccount(c, async () => {
     await rateLimit(c, async () => {
       await bookmarks(c, next);

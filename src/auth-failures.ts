@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import { ApiError } from "./errors/api-error";
 import { rateLimited, rateLimitHeaders, secondsToReset, WindowCounts, type LimitPolicy } from "./rate-limit";
 import type { AppEnv } from "./app-env";
+import { clientAddress } from "./client-address";
 
 const authFailurePolicy = (env: Env): LimitPolicy => ({
   name: "auth-failures-per-address",
@@ -21,23 +22,6 @@ const authFailurePolicy = (env: Env): LimitPolicy => ({
 /** Client address -> until when this isolate refuses its authentication attempts outright. */
 const blockedAddresses = new Map<string, number>();
 const MAX_BLOCKED_ADDRESSES = 10_000;
-
-/**
- * The client's address as the limit counts it: an IPv4 address, or an IPv6 /64 (one host usually
- * holds a whole /64, so counting single IPv6 addresses would let it rotate past the limit).
- */
-function clientAddress(c: Context<AppEnv>): string {
-  const address = c.req.header("CF-Connecting-IP") ?? "unknown";
-  if (!address.includes(":")) return address;
-  const [head, tail = ""] = address.toLowerCase().split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right];
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ""))
-    .join(":")}::/64`;
-}
 
 /** 429 without any work when the address used up its failures; else nothing. */
 export function refuseIfBlocked(c: Context<AppEnv>, now: number) {

@@ -5,16 +5,19 @@
  *
  * - per account: every authenticated /v1 request, with its allowance on every response;
  * - per client address: failed authentication (auth-failures.ts), so guessing tokens is slow and
- *   a flood of bad tokens costs no database lookups; every 401 carries what is left of it.
+ *   a flood of bad tokens costs no database lookups; every 401 carries what is left of it;
+ * - per client address: the OpenAPI document, the one /v1 response that needs no key.
  *
  * The binding answers only allowed or not, so the allowance reported is counted here, per
  * isolate, in the same wall-clock-aligned windows the binding uses. Locally (one isolate) it is
  * exact; on Cloudflare, where the binding's own counts are per location and approximate, it is
  * this isolate's view.
  */
+import type { Context, Next } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "./errors/api-error";
 import type { AppEnv } from "./app-env";
+import { clientAddress } from "./client-address";
 
 export interface LimitPolicy {
   name: string;
@@ -77,23 +80,49 @@ export function rateLimited(policy: LimitPolicy, what: string, now: number): Api
   );
 }
 
-const accountPolicy = (env: Env): LimitPolicy => ({
-  name: "per-account",
-  limit: env.RATE_LIMIT_REQUESTS,
-  periodSeconds: env.RATE_LIMIT_PERIOD_SECONDS,
-});
-const accountCounts = new WindowCounts();
-
 /**
- * Counts the request against its account's limit before anything else runs: a refused request
- * does no work. Every response carries the allowance left.
+ * Counts the request against `policy` for `key` (its binding decides) before anything else runs:
+ * a refused request does no work. The response carries the allowance left.
  */
-export const rateLimit = createMiddleware<AppEnv>(async (c, next) => {
-  const policy = accountPolicy(c.env);
-  const { success } = await c.env.RATE_LIMITER.limit({ key: c.get("accountId") });
+async function limitThen(
+  c: Context<AppEnv>,
+  next: Next,
+  limit: { policy: LimitPolicy; binding: RateLimit; counts: WindowCounts; key: string; what: string },
+) {
+  const { success } = await limit.binding.limit({ key: limit.key });
   const now = Date.now();
-  if (!success) throw rateLimited(policy, "requests for this account", now);
-  const headers = rateLimitHeaders(policy, accountCounts.count(policy, c.get("accountId"), now), now);
+  if (!success) throw rateLimited(limit.policy, limit.what, now);
+  const headers = rateLimitHeaders(limit.policy, limit.counts.count(limit.policy, limit.key, now), now);
   await next();
   for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-});
+}
+
+const accountCounts = new WindowCounts();
+
+/** Every authenticated /v1 request, per account. */
+export const rateLimit = createMiddleware<AppEnv>((c, next) =>
+  limitThen(c, next, {
+    policy: { name: "per-account", limit: c.env.RATE_LIMIT_REQUESTS, periodSeconds: c.env.RATE_LIMIT_PERIOD_SECONDS },
+    binding: c.env.RATE_LIMITER,
+    counts: accountCounts,
+    key: c.get("accountId"),
+    what: "requests for this account",
+  }),
+);
+
+const publicCounts = new WindowCounts();
+
+/** The public OpenAPI document, which takes no key: per client address. */
+export const publicRateLimit = createMiddleware<AppEnv>((c, next) =>
+  limitThen(c, next, {
+    policy: {
+      name: "public-per-address",
+      limit: c.env.PUBLIC_LIMIT_REQUESTS,
+      periodSeconds: c.env.PUBLIC_LIMIT_PERIOD_SECONDS,
+    },
+    binding: c.env.PUBLIC_LIMITER,
+    counts: publicCounts,
+    key: clientAddress(c),
+    what: "requests for the public document from this address",
+  }),
+);

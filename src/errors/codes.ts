@@ -189,7 +189,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: {
     status: 429,
     type: "rate_limit_error",
-    when: "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+    when: "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
     fix: "Wait the number of seconds in the `Retry-After` header, then retry. Spread requests out, or ask for a higher limit.",
   },
   INTERNAL_ERROR: {

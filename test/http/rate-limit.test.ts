@@ -67,9 +67,34 @@ describe("rate limiting", () => {
     expect(other.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
   }, 30_000);
 
-  it("does not apply to the public documentation", async () => {
-    const res = await call("GET", "/v1/openapi.json");
-    expect(res.status).toBe(200);
-    expect(res.headers.get("RateLimit-Limit")).toBeNull();
-  });
+  it("counts the public OpenAPI document per client address, apart from any account's allowance", async () => {
+    await startOfWindow(env.PUBLIC_LIMIT_PERIOD_SECONDS, 15);
+    const limit = env.PUBLIC_LIMIT_REQUESTS;
+    const from = (address: string) => ({ headers: { "CF-Connecting-IP": address } });
+    const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    const first = await call("GET", "/v1/openapi.json", from(address));
+    expect(first.status).toBe(200);
+    expect(first.headers.get("RateLimit-Policy")).toBe(
+      `"public-per-address";q=${limit};w=${env.PUBLIC_LIMIT_PERIOD_SECONDS}`,
+    );
+    expect(first.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
+    // With a key too: the document is the address's, and the account's allowance is untouched.
+    const account = await createAccount();
+    const keyed = await call("GET", "/v1/openapi.json", { ...from(address), token: account.token });
+    expect(keyed.headers.get("RateLimit-Remaining")).toBe(String(limit - 2));
+    const read = await call("GET", "/v1/schemas", { token: account.token });
+    expect(read.headers.get("RateLimit-Remaining")).toBe(String(env.RATE_LIMIT_REQUESTS - 1));
+
+    const rest = await Promise.all(
+      Array.from({ length: limit - 2 }, () => call("GET", "/v1/openapi.json", from(address))),
+    );
+    expect(rest.every((r) => r.status === 200)).toBe(true);
+    const over = await call("GET", "/v1/openapi.json", from(address));
+    expect(over.status).toBe(429);
+    expect(over.body.error).toMatchObject({ code: "RATE_LIMITED", status: 429 });
+    expect(Number(over.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
+    // Another address, and the API itself, are not held back by it.
+    expect((await call("GET", "/v1/openapi.json", from("198.51.100.7"))).status).toBe(200);
+    expect((await call("GET", "/v1/schemas", { ...from(address), token: account.token })).status).toBe(200);
+  }, 30_000);
 });

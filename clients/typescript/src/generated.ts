@@ -1544,7 +1544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1562,7 +1562,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -1846,7 +1846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -1864,7 +1864,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -2076,7 +2076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2094,7 +2094,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2303,7 +2303,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -2578,7 +2578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2596,7 +2596,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -2782,7 +2782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -2800,7 +2800,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -3022,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3040,7 +3040,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -3359,7 +3359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3377,7 +3377,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -3616,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3634,7 +3634,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -3917,7 +3917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -3935,7 +3935,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -4256,7 +4256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4274,7 +4274,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -4607,7 +4607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4625,7 +4625,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -4943,7 +4943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -4961,7 +4961,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -5144,7 +5144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5162,7 +5162,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -5441,7 +5441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5459,7 +5459,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -5665,7 +5665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5683,7 +5683,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -5874,7 +5874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -5892,7 +5892,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -6161,7 +6161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6179,7 +6179,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -6487,7 +6487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6505,7 +6505,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -6741,7 +6741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -6759,7 +6759,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -7062,7 +7062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7080,7 +7080,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -7298,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7316,7 +7316,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -7547,7 +7547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7565,7 +7565,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -7875,7 +7875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -7893,7 +7893,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -8100,7 +8100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8118,7 +8118,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -8308,7 +8308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8326,7 +8326,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -8607,7 +8607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8625,7 +8625,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -8830,7 +8830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -8848,7 +8848,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -9119,7 +9119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9137,7 +9137,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -9449,7 +9449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9467,7 +9467,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },
@@ -9773,7 +9773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RATE_LIMITED`: The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left. */
+            /** @description `RATE_LIMITED`: More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left. */
             429: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
@@ -9791,7 +9791,7 @@ export interface operations {
                      *       "error": {
                      *         "type": "rate_limit_error",
                      *         "code": "RATE_LIMITED",
-                     *         "message": "The account sent more requests than its rate limit allows in the current window. The `RateLimit` headers of every response show the allowance left.",
+                     *         "message": "More requests than a rate limit allows in its current window: the account's requests, or from one client address its failed authentications or its requests for the public OpenAPI document. The message says which; the `RateLimit` headers of every response show the allowance left.",
                      *         "status": 429,
                      *         "doc_url": "https://api.example.com/docs/errors/RATE_LIMITED"
                      *       },

@@ -50,7 +50,9 @@ export const CandidateView = z
     activity_ends_at: timestamp(
       "Extension. End of the activity window: the fulfilling event's instant once fulfilled, the resolve's once resolved from `OPEN`.",
     ),
-    review_ends_at: timestamp("Extension. End of the review window; null while OPEN.").nullable(),
+    review_ends_at: timestamp(
+      "Extension. End of the review window, once the candidate has been PENDING; null while OPEN, and when it went from OPEN straight to its final status (a `review_window` of 0, or resolved while OPEN).",
+    ).nullable(),
     created_at: timestamp("Extension. When the candidate was created."),
     metadata: z.record(z.string(), z.string()).openapi({
       description: "Extension. Your own key-value strings (`{}` when none): set at creation, changed with `PATCH`.",

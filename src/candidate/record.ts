@@ -47,6 +47,14 @@ export type CandidateBasics = Pick<
   "id" | "alias" | "customerUuid" | "schemaId" | "timeline" | "metadata"
 >;
 
+/**
+ * Whether the candidate has entered PENDING, so its review has an end (decisions §3: `review_ends_at`
+ * is pending_until once PENDING, else null): not while OPEN, nor when it went from OPEN straight to
+ * its final status (a review window of 0, or resolved while OPEN: both windows end at one instant).
+ */
+const hadReview = (timeline: CandidateBasics["timeline"], status: string) =>
+  status !== "OPEN" && timeline.openUntil < timeline.pendingUntil;
+
 /** What the API shows of a candidate at instant `now`, but its contract (see candidateJson). */
 export function candidateFields(record: CandidateBasics, now: number): Omit<CandidateView, "contract"> {
   const { status, since, scheduledOutcome } = statusAt(record.timeline, now);
@@ -59,7 +67,7 @@ export function candidateFields(record: CandidateBasics, now: number): Omit<Cand
     status_since: isoTime(since),
     scheduled_outcome: scheduledOutcome,
     activity_ends_at: isoTime(record.timeline.openUntil),
-    review_ends_at: status === "OPEN" ? null : isoTime(record.timeline.pendingUntil),
+    review_ends_at: hadReview(record.timeline, status) ? isoTime(record.timeline.pendingUntil) : null,
     created_at: isoTime(record.timeline.createdAt),
     metadata: record.metadata ?? {},
   };

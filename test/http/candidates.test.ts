@@ -539,7 +539,7 @@ describe("POST /v1/candidates/{alias}/resolve", () => {
         status_since: now,
         scheduled_outcome: outcome,
         activity_ends_at: now,
-        review_ends_at: now,
+        review_ends_at: null, // resolved while OPEN: never PENDING, so no review
       });
       const later = await api.post("/v1/events", {
         candidate_alias: body.candidate_alias,

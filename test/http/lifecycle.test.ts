@@ -58,15 +58,17 @@ describe("lifecycle", () => {
   });
 
   it("times out into PENDING with the timeout outcome at exactly open_until, then FAILED", async () => {
-    const { clock, t0, expectSeen } = await setup({ timeout_outcome: "fail" });
+    const { api, alias, clock, t0, expectSeen } = await setup({ timeout_outcome: "fail" });
     clock.set(t0 + 59_999);
     await expectSeen("OPEN", t0, null);
     clock.set(t0 + 60_000);
     await expectSeen("PENDING", t0 + 60_000, "FAILED");
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).review_ends_at).toBe(iso(t0 + 90_000));
     clock.set(t0 + 89_999);
     await expectSeen("PENDING", t0 + 60_000, "FAILED");
     clock.set(t0 + 90_000);
     await expectSeen("FAILED", t0 + 90_000, "FAILED");
+    expect(okBody(await api.get(`/v1/candidates/${alias}`)).review_ends_at).toBe(iso(t0 + 90_000));
   });
 
   it("times out to CONFIRMED when the timeout outcome is confirm", async () => {
@@ -125,14 +127,20 @@ describe("lifecycle", () => {
       status: "CONFIRMED",
       status_since: iso(t0 + 5_000),
       scheduled_outcome: "CONFIRMED",
+      activity_ends_at: iso(t0 + 5_000),
+      review_ends_at: null, // never PENDING: no review
     });
     await expectSeen("CONFIRMED", t0 + 5_000, "CONFIRMED");
   });
 
   it("with review_window 0 times out straight to the final status", async () => {
-    const { clock, t0, expectSeen } = await setup({ review_window: 0, timeout_outcome: "fail" });
+    const { api, alias, clock, t0, expectSeen } = await setup({ review_window: 0, timeout_outcome: "fail" });
     clock.set(t0 + 60_000);
     await expectSeen("FAILED", t0 + 60_000, "FAILED");
+    expect(okBody(await api.get(`/v1/candidates/${alias}`))).toMatchObject({
+      activity_ends_at: iso(t0 + 60_000),
+      review_ends_at: null,
+    });
   });
 
   it("ignores events after the transition: recorded with matched false, nothing changes", async () => {

@@ -673,7 +673,7 @@ export interface components {
             activity_ends_at: string;
             /**
              * Format: date-time
-             * @description Extension. End of the review window; null while OPEN.
+             * @description Extension. End of the review window, once the candidate has been PENDING; null while OPEN, and when it went from OPEN straight to its final status (a `review_window` of 0, or resolved while OPEN).
              * @example 2026-11-22T01:02:03.456Z
              */
             review_ends_at: string | null;

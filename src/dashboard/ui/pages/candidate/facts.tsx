@@ -57,7 +57,9 @@ export function Facts({ candidate }: { candidate: Candidate }) {
         {candidate.review_ends_at ? (
           <Time iso={candidate.review_ends_at} />
         ) : (
-          <span class="muted">not started (while OPEN)</span>
+          <span class="muted">
+            {candidate.status === "OPEN" ? "not started (while OPEN)" : "none: it went from OPEN straight to final"}
+          </span>
         )}
       </dd>
       <dt>Created</dt>

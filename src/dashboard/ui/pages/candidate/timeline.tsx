@@ -60,7 +60,11 @@ function summary(candidate: Candidate, now: number): string {
   return [
     `Timeline of ${isolated(candidate.candidate_alias)}: created ${when(ms(candidate.created_at))}`,
     `activity window ends ${when(ms(candidate.activity_ends_at))}`,
-    candidate.review_ends_at ? `review ends ${when(ms(candidate.review_ends_at))}` : "review not started",
+    candidate.review_ends_at
+      ? `review ends ${when(ms(candidate.review_ends_at))}`
+      : candidate.status === "OPEN"
+        ? "review not started"
+        : "no review",
     `${candidate.status} as read at ${when(now)}.`,
   ]
     .join(", ")

@@ -10,9 +10,8 @@ import { numbered } from "./sql-params.ts";
 type SqlCondition = { sql: string; params: (string | number)[] };
 
 /**
- * At most this many active keys per account. An expired key can never be used again, so only
- * keys neither revoked nor expired count: a key a roll replaces counts until it expires
- * (docs/keys-and-permissions.md).
+ * At most this many keys not revoked per account (decisions §5): expired keys count too, until
+ * revoked, and so does a key a roll replaced (docs/keys-and-permissions.md).
  */
 export const MAX_KEYS_PER_ACCOUNT = 100;
 /** last_used_at is written at most this often per key. */
@@ -107,12 +106,12 @@ function insertKeyWhere(db: D1Database, key: NewKey, where: string, params: unkn
     );
 }
 
-/** How many of the account's keys are active at ?9, below ?10 + ?11 (the limit, and 1 for a swap). */
-const ROOM_FOR_ONE_MORE = `(SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND ${STATUS_WHERE.active("?9")}) < ?10 + ?11`;
+/** Whether the account's keys not revoked are fewer than ?10 (the limit). */
+const ROOM_FOR_ONE_MORE = `(SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?10`;
 
-/** Inserts the key only while the account has fewer than the maximum of active keys. */
+/** Inserts the key only while the account has fewer than the maximum of keys not revoked. */
 export const insertKeyStatement = (db: D1Database, key: NewKey, onlyIf?: SqlCondition) =>
-  insertKeyWhere(db, key, ROOM_FOR_ONE_MORE, [MAX_KEYS_PER_ACCOUNT, 0], onlyIf);
+  insertKeyWhere(db, key, ROOM_FOR_ONE_MORE, [MAX_KEYS_PER_ACCOUNT], onlyIf);
 
 export const newKeyRow = (key: NewKey): KeyRow => ({
   id: key.id,
@@ -182,22 +181,16 @@ export async function revokeKey(db: D1Database, accountId: string, id: string, n
 /**
  * The two statements of a roll of `oldId`, to run in one transaction, in order: the first inserts
  * `key` (the old key's name, permissions and expiry, as read) only while the old key is active and
- * not yet replaced, and the account stays within its limit (at the limit, only a roll that ends
- * the old key at once: a swap, not one more), and, given `onlyIf`, only while that holds; the
+ * not yet replaced, and the account stays within its limit (the old key, expired or not, still
+ * counts until revoked), and, given `onlyIf`, only while that holds; the
  * second then marks the old key replaced and moves its expiry to `until` (never later than it
  * was). The roll was made when the first changed a row. The name is the one read before: a rename
  * landing between that read and the roll renames the old key only.
  */
 export function rollKeyStatements(db: D1Database, oldId: string, key: NewKey, until: number, onlyIf?: SqlCondition) {
-  const rollable = `EXISTS (SELECT 1 FROM api_tokens WHERE id = ?12 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?9")})`;
+  const rollable = `EXISTS (SELECT 1 FROM api_tokens WHERE id = ?11 AND account_id = ?2 AND replaced_by IS NULL AND ${STATUS_WHERE.active("?9")})`;
   return [
-    insertKeyWhere(
-      db,
-      key,
-      `${rollable} AND ${ROOM_FOR_ONE_MORE}`,
-      [MAX_KEYS_PER_ACCOUNT, until <= key.now ? 1 : 0, oldId],
-      onlyIf,
-    ),
+    insertKeyWhere(db, key, `${rollable} AND ${ROOM_FOR_ONE_MORE}`, [MAX_KEYS_PER_ACCOUNT, oldId], onlyIf),
     db
       .prepare(
         `UPDATE api_tokens SET expires_at = MIN(COALESCE(expires_at, ?2), ?2), replaced_by = ?3

@@ -159,7 +159,7 @@ export const ERROR_CODES = {
   API_KEY_LIMIT_REACHED: {
     status: 409,
     type: "invalid_request_error",
-    when: "The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.",
+    when: "The account already has the maximum of 100 API keys that are not revoked (expired keys count until revoked, a key replaced by a roll too). Nothing was created.",
     fix: "Revoke keys you no longer use with `POST /v1/api_keys/{id}/revoke`, then try again.",
   },
   IDEMPOTENCY_KEY_REUSED: {

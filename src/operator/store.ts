@@ -81,7 +81,7 @@ const keyNotFound = (keyId: string) => new ApiError("API_KEY_NOT_FOUND", `No API
 
 /**
  * The statement inserting a new key for the account, which inserts it only if the account exists
- * and has fewer than the maximum of active keys: one statement, so two concurrent creations
+ * and has fewer than the maximum of keys not revoked: one statement, so two concurrent creations
  * cannot both pass the count.
  */
 async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInput, now: number) {
@@ -103,7 +103,7 @@ async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInpu
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, created_at, expires_at)
        SELECT ?1, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM accounts
-       WHERE id = ?9 AND (SELECT count(*) FROM api_tokens WHERE account_id = ?9 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?7)) < ?10`,
+       WHERE id = ?9 AND (SELECT count(*) FROM api_tokens WHERE account_id = ?9 AND revoked_at IS NULL) < ?10`,
     )
     .bind(row.id, hash, prefix, last4, row.name, row.permissions, now, row.expires_at, accountId, MAX_KEYS_PER_ACCOUNT);
   return { statement, issued: { ...keyView(row, now), token } };
@@ -166,7 +166,7 @@ export async function createKey(
   if (!(await accountExists(db, accountId))) throw accountNotFound(accountId);
   throw new ApiError(
     "API_KEY_LIMIT_REACHED",
-    `The account already has ${MAX_KEYS_PER_ACCOUNT} active API keys: revoke one first.`,
+    `The account already has ${MAX_KEYS_PER_ACCOUNT} API keys that are not revoked (expired ones count until revoked): revoke one first.`,
   );
 }
 

@@ -62,7 +62,7 @@ const create = createRoute("api_keys:write", {
   summary: "Create an API key (extension)",
   description:
     "The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be " +
-    `given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out \`permissions\`. At most 100 active keys per account. A key that expires makes only keys that expire no later. ${SEALED_REPLAY}`,
+    `given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out \`permissions\`. At most 100 keys not revoked per account (expired ones count until revoked). A key that expires makes only keys that expire no later. ${SEALED_REPLAY}`,
   ...withPostBody(CreateKeyBody, { answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
@@ -121,7 +121,7 @@ const roll = createRoute("api_keys:write", {
   description:
     "A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working " +
     "`expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds " +
-    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled, and only once: a key a roll replaced is not rolled again (409 \`INVALID_STATE\`, naming the key that replaced it). At 100 active keys only a roll with \`expires_in\` 0 is made (409 \`API_KEY_LIMIT_REACHED\`). ${SEALED_REPLAY} Rolling the calling key itself with \`expires_in\` 0 ends the key a retry would need: roll it with some overlap.`,
+    `away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled, and only once: a key a roll replaced is not rolled again (409 \`INVALID_STATE\`, naming the key that replaced it). The new key counts against the limit of 100 keys not revoked, and so does the old one until revoked: at the limit a roll is refused (409 \`API_KEY_LIMIT_REACHED\`); revoke a key you no longer use first. ${SEALED_REPLAY} Rolling the calling key itself with \`expires_in\` 0 ends the key a retry would need: roll it with some overlap.`,
   ...withPostBody(RollKeyBody, { request: { params: KeyIdParam }, optional: true, answerHoldsSecret: true }),
   responses: {
     201: secretResponse("The new key, with its secret."),
@@ -254,12 +254,7 @@ export const apiKeysRouter = createRouter()
     if (done.changed.meta.changes !== 1) {
       // Revoked, expired or rolled meanwhile, or another key made: say which.
       const current = await requireKey(c.env.DB, c.get("accountId"), id);
-      throw (
-        whyNotRollable(current, now) ??
-        limitReached(
-          "Both keys would be active until the old one expires: roll with `expires_in` 0 to end it at once, or revoke a key you no longer use.",
-        )
-      );
+      throw whyNotRollable(current, now) ?? limitReached();
     }
     forgetKey(old.id); // this isolate sees the new expiry at once
     return sendJsonText(c, answer, 201);

@@ -265,16 +265,24 @@ describe("keys managing keys", () => {
     ).toHaveLength(2);
   });
 
-  it("rolls one key again and again: the keys it replaced do not count toward the limit", async () => {
+  it("rolls one key again and again: the keys it replaced count until revoked, then make room", async () => {
     const account = await createAccount();
+    const replaced: string[] = [];
     let id = account.tokenId;
-    for (let i = 0; i < 105; i++) {
+    for (let i = 0; i < 99; i++) {
       const rolled = await client(account).post(`/v1/api_keys/${id}/roll`);
       expectStatus(rolled, 201, `roll ${i + 1}`);
+      replaced.push(id);
       id = rolled.body.id;
       account.token = rolled.body.secret;
     }
+    // 99 replaced (expired) and 1 active: 100 not revoked, so a 100th roll is refused.
+    const full = await client(account).post(`/v1/api_keys/${id}/roll`);
+    expectStatus(full, 409);
+    expect(full.body.error.code).toBe("API_KEY_LIMIT_REACHED");
     expect(okBody(await client(account).get("/v1/api_keys?status=active")).data).toHaveLength(1);
+    expectStatus(await client(account).post(`/v1/api_keys/${replaced[0]}/revoke`), 200);
+    expectStatus(await client(account).post(`/v1/api_keys/${id}/roll`), 201);
   });
 });
 

@@ -317,50 +317,40 @@ describe("bad input to the keys API", () => {
     expect((await client(theirs).get("/v1/schemas")).status).toBe(200);
   });
 
-  it("holds at most 100 active keys per account: 409 API_KEY_LIMIT_REACHED, then room after a revoke", async () => {
+  it("holds at most 100 keys not revoked per account, expired ones included: 409 API_KEY_LIMIT_REACHED", async () => {
     const account = await createAccount();
-    const statements = Array.from({ length: 99 }, (_, i) =>
+    // 98 more keys, one of them expired: with the account's own, 99 not revoked, 98 active.
+    const statements = Array.from({ length: 98 }, (_, i) =>
       env.DB.prepare(
-        `INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`,
-      ).bind(crypto.randomUUID(), account.id, `hash-${account.id}-${i}`),
+        `INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at, expires_at) VALUES (?, ?, ?, 'cct_x', 'k', 0, ?)`,
+      ).bind(crypto.randomUUID(), account.id, `hash-${account.id}-${i}`, i === 0 ? 1 : null),
     );
     await env.DB.batch(statements);
     const api = client(account);
+    const hundredth = await api.post("/v1/api_keys", { name: "the 100th" });
+    expectStatus(hundredth, 201);
     const full = await api.post("/v1/api_keys", { name: "one too many" });
     expectStatus(full, 409);
     expect(full.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED", type: "invalid_request_error" });
-    // A roll that keeps the old key working a while would make 101 active keys.
-    const overlapping = await api.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in: 60 });
-    expectStatus(overlapping, 409);
-    expect(overlapping.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED" });
-    expect(overlapping.body.error.message).toContain("roll with `expires_in` 0");
-    expect(okBody(await api.get(`/v1/api_keys/${account.tokenId}`)).expires_at).toBeNull(); // the roll changed nothing
-    const { results } = await env.DB.prepare(`SELECT id FROM api_tokens WHERE account_id = ? AND id <> ? LIMIT 1`)
-      .bind(account.id, account.tokenId)
-      .all<{ id: string }>();
-    await api.post(`/v1/api_keys/${results[0].id}/revoke`);
-    expect((await api.post("/v1/api_keys", { name: "room again" })).status).toBe(201);
-  });
-
-  it("rolls a key at the limit when the old key ends at once: a swap keeps 100 active", async () => {
-    const account = await createAccount();
-    await env.DB.batch(
-      Array.from({ length: 99 }, (_, i) =>
-        env.DB.prepare(
-          `INSERT INTO api_tokens (id, account_id, token_hash, prefix, name, created_at) VALUES (?, ?, ?, 'cct_x', 'k', 0)`,
-        ).bind(crypto.randomUUID(), account.id, `hash-swap-${account.id}-${i}`),
-      ),
-    );
-    const rolled = await client(account).post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in: 0 });
+    expect(full.body.error.message).toContain("expired keys count until revoked");
+    // A roll would add a key while the old one still counts: refused, whatever the overlap.
+    for (const expires_in of [0, 60]) {
+      const rolled = await api.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in });
+      expectStatus(rolled, 409);
+      expect(rolled.body.error).toMatchObject({ code: "API_KEY_LIMIT_REACHED" });
+    }
+    expect(okBody(await api.get(`/v1/api_keys/${account.tokenId}`))).toMatchObject({
+      expires_at: null, // the rolls changed nothing
+      replaced_by: null,
+    });
+    // Revoking the expired key makes room: a roll is made, and then the old key, now expired, counts.
+    const [expired] = okBody(await api.get("/v1/api_keys?status=expired")).data;
+    expectStatus(await api.post(`/v1/api_keys/${expired.id}/revoke`), 200);
+    const rolled = await api.post(`/v1/api_keys/${account.tokenId}/roll`, { expires_in: 0 });
     expectStatus(rolled, 201);
-    const next = { ...account, token: rolled.body.secret, tokenId: rolled.body.id };
-    const active = okBody(await client(next).get("/v1/api_keys?status=active&limit=100"));
-    expect(active.data).toHaveLength(100);
-    expect(active.data.map((k) => k.id)).not.toContain(account.tokenId);
-    // Still at the limit: a second swap is made, one more key is not.
-    const again = await client(next).post(`/v1/api_keys/${next.tokenId}/roll`);
-    expectStatus(again, 201);
-    const latest = { ...account, token: again.body.secret, tokenId: again.body.id };
-    expectStatus(await client(latest).post("/v1/api_keys", { name: "one too many" }), 409);
+    const next = client({ ...account, token: rolled.body.secret, tokenId: rolled.body.id });
+    expectStatus(await next.post("/v1/api_keys", { name: "still too many" }), 409);
+    expectStatus(await next.post(`/v1/api_keys/${account.tokenId}/revoke`), 200);
+    expectStatus(await next.post("/v1/api_keys", { name: "room again" }), 201);
   });
 });

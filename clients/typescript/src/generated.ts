@@ -424,7 +424,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (extension)
-         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out `permissions`. At most 100 active keys per account. A key that expires makes only keys that expire no later. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.
+         * @description The answer holds the key's `secret`, shown only here. Without `permissions` the key has full access; a key can only be given permissions the calling key holds (403 naming the first it lacks), and only a full-access key may leave out `permissions`. At most 100 keys not revoked per account (expired ones count until revoked). A key that expires makes only keys that expire no later. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -470,7 +470,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key (extension)
-         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled, and only once: a key a roll replaced is not rolled again (409 `INVALID_STATE`, naming the key that replaced it). At 100 active keys only a roll with `expires_in` 0 is made (409 `API_KEY_LIMIT_REACHED`). With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`. Rolling the calling key itself with `expires_in` 0 ends the key a retry would need: roll it with some overlap.
+         * @description A new key with the same name, permissions and expiry, and a new secret shown only here. The old key stops working `expires_in` seconds from now (never later than it would have); a roll never lengthens access. An expiry under 10 seconds away takes effect everywhere within 10 seconds, as a revocation does. Only an active key can be rolled, and only once: a key a roll replaced is not rolled again (409 `INVALID_STATE`, naming the key that replaced it). The new key counts against the limit of 100 keys not revoked, and so does the old one until revoked: at the limit a roll is refused (409 `API_KEY_LIMIT_REACHED`); revoke a key you no longer use first. With an `Idempotency-Key`, a lost answer is replayed (secret included) to the same API key or dashboard session that sent the request, and to no other: the service keeps the answer only sealed with that caller's own credential. The same key sent by another caller is 409 `IDEMPOTENCY_KEY_REUSED`. Rolling the calling key itself with `expires_in` 0 ends the key a retry would need: roll it with some overlap.
          *
          *     Needs the `api_keys:write` permission.
          */
@@ -8524,7 +8524,7 @@ export interface operations {
              *
              *     `IDEMPOTENCY_KEY_IN_USE`: Another request with the same Idempotency-Key is still being processed.
              *
-             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
+             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired keys count until revoked, a key replaced by a roll too). Nothing was created.
              */
             409: {
                 headers: {
@@ -9366,7 +9366,7 @@ export interface operations {
              *
              *     `INVALID_STATE`: The resource is not in a state that allows this operation: a resolve needs an `OPEN` or `PENDING` candidate, a resend an enabled webhook endpoint, a roll an active (neither revoked nor expired) API key; a webhook secret's rotation, an endpoint that stops changing long enough to rotate it, with fewer than 16 replaced secrets still signing.
              *
-             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 active API keys (neither revoked nor expired; a key replaced by a roll counts until it expires). Nothing was created.
+             *     `API_KEY_LIMIT_REACHED`: The account already has the maximum of 100 API keys that are not revoked (expired keys count until revoked, a key replaced by a roll too). Nothing was created.
              */
             409: {
                 headers: {

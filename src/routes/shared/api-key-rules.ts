@@ -1,7 +1,7 @@
 /**
  * What a key may do to keys, and the refusals of /v1/api_keys that say why not
  * (docs/keys-and-permissions.md): no key makes or manages a key that can do more than itself or
- * outlive it, a key rolls once while active, and an account holds at most 100 active keys.
+ * outlive it, a key rolls once while active, and an account holds at most 100 keys not revoked.
  */
 import { ApiError } from "../../errors/api-error";
 import * as db from "../../db/tokens";
@@ -61,8 +61,8 @@ export function whyNotRollable(row: db.KeyRow, now: number): ApiError | null {
   return null;
 }
 
-export const limitReached = (remedy = "Revoke one you no longer use.") =>
+export const limitReached = () =>
   new ApiError(
     "API_KEY_LIMIT_REACHED",
-    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} active API keys (neither revoked nor expired). ${remedy}`,
+    `An account can have at most ${db.MAX_KEYS_PER_ACCOUNT} API keys that are not revoked; expired keys count until revoked. Revoke one you no longer use (an expired one, or one a roll replaced), then try again.`,
   );

@@ -26,8 +26,8 @@ const STATUSES: { value: Status; label: string }[] = [
 ];
 const labelOf = (status: Status) => STATUSES.find((s) => s.value === status)!.label;
 const LIMIT = 50;
-/** The most active keys an account may have (the API's 409 API_KEY_LIMIT_REACHED past it). */
-const MAX_ACTIVE = 100;
+/** The most keys not revoked an account may have (the API's 409 API_KEY_LIMIT_REACHED past it). */
+const MAX_KEYS = 100;
 
 interface Shown {
   label: string;
@@ -72,16 +72,17 @@ function Keys() {
       ),
     [status, cursor.after],
   );
-  // How many are active, to say how much room is left: never more than one page of MAX_ACTIVE.
-  const active = useLoad(
-    async () =>
-      (await ok(api.GET("/v1/api_keys", { params: { query: { status: "active", limit: MAX_ACTIVE } } }))).data.length,
-    [],
-  );
+  // How many are not revoked (active and expired), to say how much room is left: one page of each.
+  const held = useLoad(async () => {
+    const count = async (status: "active" | "expired") =>
+      (await ok(api.GET("/v1/api_keys", { params: { query: { status, limit: MAX_KEYS } } }))).data.length;
+    const [active, expired] = await Promise.all([count("active"), count("expired")]);
+    return { active, expired };
+  }, []);
   /** Reads the list and the count again, after a change. */
   const reload = () => {
     keys.reload();
-    active.reload();
+    held.reload();
   };
 
   // Left before Done (the nav, Back): a session a roll ended goes to sign-in at its next call again.
@@ -148,17 +149,7 @@ function Keys() {
               onCancel={() => (setCreating(false), focusPageHeading())}
             />
           )}
-          {active.data !== undefined &&
-            (active.data >= MAX_ACTIVE ? (
-              <p class="notice">
-                {MAX_ACTIVE} of {MAX_ACTIVE} active keys: the most an account may have. Revoke a key to make room for a
-                new one. A roll still works if its old key stops “Now”: it swaps the two.
-              </p>
-            ) : (
-              <p class="muted">
-                {active.data} of {MAX_ACTIVE} active keys.
-              </p>
-            ))}
+          {held.data !== undefined && <Room {...held.data} />}
           <div class="row list-filters">
             <Field id="key-status" label="Status">
               <select
@@ -245,5 +236,18 @@ function Keys() {
         </>
       )}
     </Page>
+  );
+}
+
+/** How much room the key limit leaves; expired keys take it until revoked. */
+function Room({ active, expired }: { active: number; expired: number }) {
+  const held = Math.min(MAX_KEYS, active + expired);
+  const counted = `${held} of ${MAX_KEYS} keys not revoked (${active} active, ${expired} expired)`;
+  if (held < MAX_KEYS) return <p class="muted">{counted}.</p>;
+  return (
+    <p class="notice">
+      {counted}: the most an account may have, and expired keys count until revoked. Revoke a key you no longer use
+      {expired > 0 ? " (an expired one first)" : ""} to make room for a new key or a roll.
+    </p>
   );
 }

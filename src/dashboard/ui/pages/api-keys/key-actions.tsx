@@ -4,7 +4,7 @@
  * managing a key that can do more than it (403): that answer is shown at the action.
  */
 import { useState } from "preact/hooks";
-import { CandidateContractError, client, holdSessionEnd, SESSION_ENDED, signOut, type Models } from "../../api";
+import { client, holdSessionEnd, SESSION_ENDED, signOut, type Models } from "../../api";
 import { described, Field } from "../../components/fields";
 import { ErrorNote } from "../../components/notes";
 import { useCall } from "../../components/use-call";
@@ -62,19 +62,6 @@ const GRACE = [
   { seconds: 86_400, label: "In 1 day" },
 ];
 
-/**
- * The API's refusal of a roll at the key limit names `expires_in`, which this form calls “The old
- * key stops working”: said in the form's words, at that field.
- */
-function inFormTerms(error: unknown, seconds: number): unknown {
-  if (!(error instanceof CandidateContractError) || error.code !== "API_KEY_LIMIT_REACHED" || seconds === 0)
-    return error;
-  const message =
-    "The account has 100 active keys, and the old key would stay active beside the new one. Choose “Now” to swap them, or revoke a key you no longer use.";
-  const details = [{ path: "expires_in", message: "must be “Now” at 100 active keys" }];
-  return new CandidateContractError(error.code, message, error.status, details, error.requestId);
-}
-
 export function Roll({
   apiKey,
   own,
@@ -108,11 +95,7 @@ export function Roll({
               throw error;
             }
           },
-          {
-            leaving: true,
-            exclusive: true,
-            asError: (err) => inFormTerms(err, seconds),
-          },
+          { leaving: true, exclusive: true },
         );
       }}
     >

@@ -155,12 +155,16 @@ export const DASHBOARD_ACCOUNT_HEADER = "Dashboard-Account";
 export function refuseOtherAccount(c: Context<AppEnv>, sessionAccountId: string) {
   const shown = c.req.header(DASHBOARD_ACCOUNT_HEADER);
   if (shown === undefined || shown === sessionAccountId) return;
-  throw new ApiError(
-    "INVALID_SESSION",
-    "This page was signed in to another account than the one this browser is signed in to now (another tab signed in " +
-      "since). Nothing was done. Sign in again, or go on as the account now signed in.",
-    undefined,
-    { "WWW-Authenticate": "Bearer" },
+  // A stale tab, not a guess: not counted as a failure, but its 401 tells the address's allowance.
+  throw uncounted(
+    c,
+    new ApiError(
+      "INVALID_SESSION",
+      "This page was signed in to another account than the one this browser is signed in to now (another tab signed " +
+        "in since). Nothing was done. Sign in again, or go on as the account now signed in.",
+      undefined,
+      { "WWW-Authenticate": "Bearer" },
+    ),
   );
 }
 

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { ApiError, validationError } from "../errors/api-error";
 import { authenticateKey, refuseOtherAccount, sessionCaller } from "../auth";
-import { failure, refuseIfBlocked } from "../auth-failures";
+import { failure, refuseIfBlocked, uncounted } from "../auth-failures";
 import { createKeySession, spendSignInLink, type SignInLinkRow } from "../db/sessions";
 import { listedPermissions } from "../domain/permissions";
 import { SIGN_IN_LINK_TTL_MS } from "../operator/store";
@@ -85,6 +85,8 @@ async function signInWithCode(c: Context<AppEnv>, code: string, idHash: string, 
       new ApiError(
         "INVALID_SIGN_IN_LINK",
         `${linkRefusal(spent.refused)} Ask for a new sign-in link, or sign in with an API key.`,
+        undefined,
+        { "WWW-Authenticate": "Bearer" }, // as every 401 (RFC 9110 §15.5.2)
       ),
     );
   }
@@ -128,9 +130,12 @@ export const dashboardSessionRouter = new Hono<AppEnv>()
   .get("/session", async (c) => {
     const value = sessionCookie(c);
     if (value === undefined) {
-      throw new ApiError("INVALID_SESSION", "Not signed in: sign in to the dashboard first.", undefined, {
-        "WWW-Authenticate": "Bearer",
-      });
+      throw uncounted(
+        c,
+        new ApiError("INVALID_SESSION", "Not signed in: sign in to the dashboard first.", undefined, {
+          "WWW-Authenticate": "Bearer",
+        }),
+      );
     }
     const caller = await sessionCaller(c, value, Date.now());
     return c.json(sessionView(caller.session!));

@@ -112,8 +112,11 @@ describe("sign-in with a one-time link", () => {
     expect(listed.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect((await withCookie(cookie, "GET", "/dashboard/session")).body).toEqual(res.body);
 
-    const again = expectError(await signIn({ code }), 401, "INVALID_SIGN_IN_LINK");
+    const usedTwice = await signIn({ code });
+    const again = expectError(usedTwice, 401, "INVALID_SIGN_IN_LINK");
     expect(again).toMatchObject({ type: "authentication_error" });
+    expect(usedTwice.headers.get("WWW-Authenticate")).toBe("Bearer");
+    expect(usedTwice.headers.get("RateLimit-Policy")).toMatch(/^"auth-failures-per-address";/);
     expect(again.message).toContain("already used");
     const unknown = expectError(await signIn({ code: `${code.slice(0, -4)}AAAA` }), 401, "INVALID_SIGN_IN_LINK");
     expect(unknown.message).toContain("unknown");
@@ -309,6 +312,9 @@ describe("the session cookie", () => {
     });
     expect(expectError(refused, 401, "INVALID_SESSION").message).toMatch(/another tab signed in since/);
     expect(refused.headers.get("Set-Cookie")).toBeNull(); // the browser's session is still good
+    // Like every 401, it says how the address stands with failed authentications (it is not one).
+    expect(refused.headers.get("RateLimit-Policy")).toMatch(/^"auth-failures-per-address";/);
+    expect(refused.headers.get("WWW-Authenticate")).toBe("Bearer");
     expectError(await withCookie(cookie, "GET", "/v1/schemas", fromStalePage), 401, "INVALID_SESSION");
     expect([await schemaCount(shown), await schemaCount(now)]).toEqual([0, 0]);
     // A page showing the cookie's account, and any call naming none, go on.
@@ -326,7 +332,9 @@ describe("the session cookie", () => {
       await withCookie(cookie, "DELETE", "/dashboard/session", { headers: { "Dashboard-Account": now.id } }),
       204,
     );
-    expectError(await withCookie(cookie, "GET", "/dashboard/session"), 401, "INVALID_SESSION");
+    const signedOut = await withCookie(cookie, "GET", "/dashboard/session");
+    expectError(signedOut, 401, "INVALID_SESSION");
+    expect(signedOut.headers.get("RateLimit-Policy")).toMatch(/^"auth-failures-per-address";/);
   });
 
   it("replays a keyed API key create to the same session only: not to another session, nor a key", async () => {
@@ -451,7 +459,13 @@ describe("the session's end", () => {
     expect(row).not.toBeNull();
     const after = expectError(await withCookie(cookie, "GET", "/v1/schemas"), 401, "INVALID_SESSION");
     expect(after.message).toContain("signed out");
-    expectError(await withCookie(cookie, "GET", "/dashboard/session"), 401, "INVALID_SESSION");
+    const signedOut = await withCookie(cookie, "GET", "/dashboard/session");
+    expectError(signedOut, 401, "INVALID_SESSION");
+    expect(signedOut.headers.get("RateLimit-Policy")).toMatch(/^"auth-failures-per-address";/);
+    const noCookie = await call("GET", "/dashboard/session");
+    expectError(noCookie, 401, "INVALID_SESSION");
+    expect(noCookie.headers.get("RateLimit-Policy")).toMatch(/^"auth-failures-per-address";/);
+    expect(noCookie.headers.get("WWW-Authenticate")).toBe("Bearer");
   });
 
   it("ends after 12 hours without use; each use (recorded at most once a minute) restarts the 12 hours", async () => {

@@ -87,26 +87,34 @@ export async function recordAttempt(db: D1, a: AttemptRow) {
  * What a failed attempt, started at `startedAt` and answered at `finishedAt`, means for its
  * endpoint, decided against the endpoint as it is now (not as it was read before sending): it
  * starts or extends the failure streak, and disables the endpoint on `gone` (410) or once the
- * streak is `disableAfterMs` long. An endpoint changed while the attempt was out (re-enabled,
- * edited, rotated) is left as it is: the failure was of what it was before, and a person has
- * acted since. Says whether, and why, it disabled the endpoint.
+ * streak is `disableAfterMs` long. An endpoint changed since the attempt read it (`readUpdatedAt`:
+ * re-enabled, edited, rotated) is left as it is: the failure was of what it was before, and a
+ * person has acted since. Says whether, and why, it disabled the endpoint.
  */
 export async function recordFailure(
   db: D1,
   endpointId: string,
-  f: { startedAt: number; finishedAt: number; gone: boolean; disableAfterMs: number; now: number },
+  f: {
+    readUpdatedAt: number;
+    startedAt: number;
+    finishedAt: number;
+    gone: boolean;
+    disableAfterMs: number;
+    now: number;
+  },
 ): Promise<DisabledBy> {
-  const unchangedSinceStart = `id = ?1 AND status = 'enabled' AND updated_at <= ?2`;
+  // The stamp read, not a clock: exact, whichever machine stamped a change.
+  const unchanged = `id = ?1 AND status = 'enabled' AND updated_at = ?2`;
   const [, disabled] = await db.batch<{ id: string }>([
     db
-      .prepare(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?2) WHERE ${unchangedSinceStart}`)
-      .bind(endpointId, f.startedAt),
+      .prepare(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?3) WHERE ${unchanged}`)
+      .bind(endpointId, f.readUpdatedAt, f.startedAt),
     db
       .prepare(
         `UPDATE webhook_endpoints SET status = 'disabled', updated_at = ?5
-         WHERE ${unchangedSinceStart} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
+         WHERE ${unchanged} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
       )
-      .bind(endpointId, f.startedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
+      .bind(endpointId, f.readUpdatedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
   ]);
   if (disabled.results.length === 0) return null;
   return f.gone ? "gone" : "failing";

@@ -68,6 +68,7 @@ export async function attemptDelivery(
   const disabledBy = isDelivered(sent)
     ? null
     : await recordFailure(db, endpoint.id, {
+        readUpdatedAt: endpoint.updated_at,
         startedAt: logged.attempted_at,
         finishedAt: finished,
         gone: sent.responseStatus === 410,

@@ -5,7 +5,8 @@
 import { jsonKind } from "../domain/json";
 import { characters } from "../domain/text";
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import type { Context, Env } from "hono";
+import type { Hook } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { validationError, type ErrorDetail } from "./api-error";
 
@@ -137,4 +138,19 @@ export function validationHook(result: { success: boolean; error?: ZodError; tar
     return said.has(key) ? [] : (said.add(key), [detail]);
   });
   throw validationError(once);
+}
+
+/**
+ * validationHook for a body some of whose rules depend on where the service runs (its env), so no
+ * schema can hold them: `more` finds those problems in the body as sent, and they are listed beside
+ * the schema's, in one refusal.
+ */
+export function validationHookWith<E extends Env>(more: (body: unknown, c: Context<E>) => ErrorDetail[]) {
+  // Generic, so that a route's handler keeps the types its schemas give it.
+  return <T, P extends string>(result: Parameters<Hook<T, E, P, undefined>>[0], c: Context<E, P>): undefined => {
+    // The body as sent: zod's validator hands it on beside a failure too.
+    const extra = result.target === "json" ? more((result as { data?: unknown }).data, c) : [];
+    if (extra.length > 0) throw validationError([...(result.success ? [] : zodDetails(result.error)), ...extra]);
+    validationHook(result, c);
+  };
 }

@@ -6,7 +6,9 @@ import { z } from "@hono/zod-openapi";
 import { isoTime } from "../domain/iso-time";
 import { createRoute } from "./shared/route";
 import { uuidv7 } from "uuidv7";
-import { ApiError, validationError } from "../errors/api-error";
+import { ApiError } from "../errors/api-error";
+import { validationHookWith } from "../errors/zod-issues";
+import type { AppEnv } from "../app-env";
 import * as db from "../db/webhooks";
 import { NOTIFICATION_TYPES } from "../notifications/notification";
 import { newWebhookSecret } from "../notifications/signing";
@@ -42,11 +44,17 @@ import { accountDb } from "../account-db";
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 /** Reads of an endpoint that a rotation makes before giving up on one that keeps changing. */
 const ROTATION_ATTEMPTS = 3;
-/** A loopback URL where the service does not allow one (the body's schema checked the rest). */
-function checkUrl(env: Env, url: string | undefined) {
-  const problem = url === undefined ? null : webhookUrlProblem(url, env.WEBHOOK_ALLOW_LOOPBACK === "true");
-  if (problem) throw validationError([{ path: "url", message: problem }]);
-}
+/**
+ * A loopback URL where the service does not allow one (the body's schema checks the rest, and its
+ * problems are listed with this one).
+ */
+const withUrlRule = validationHookWith<AppEnv>((body, c) => {
+  const url = (body as { url?: unknown } | null)?.url;
+  // Any other problem of the URL is the schema's to say (with loopback allowed, it finds the rest).
+  if (typeof url !== "string" || webhookUrlProblem(url, true) !== null) return [];
+  const problem = webhookUrlProblem(url, c.env.WEBHOOK_ALLOW_LOOPBACK === "true");
+  return problem ? [{ path: "url", message: problem }] : [];
+});
 
 const create = createRoute("webhooks:write", {
   method: "post",
@@ -145,41 +153,44 @@ const rotate = createRoute("webhooks:write", {
 });
 
 export const webhooksRouter = createRouter()
-  .openapi(create, async (c) => {
-    const body = c.req.valid("json");
-    checkUrl(c.env, body.url);
-    const endpoint: db.NewEndpoint = {
-      id: uuidv7(),
-      accountId: c.get("accountId"),
-      url: body.url,
-      description: body.description ?? null,
-      enabledEvents: body.enabled_events ?? [...NOTIFICATION_TYPES],
-      secret: newWebhookSecret(),
-      now: Date.now(),
-    };
-    const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint))) as JsonText<
-      z.infer<typeof WithSecretSchema>
-    >;
-    // With an Idempotency-Key: made only if no request with the key made one, and its answer (with
-    // the secret shown once) stored in the same transaction, so a retry never makes a second.
-    const insert = db.insertEndpointStatement(
-      accountDb(c),
-      endpoint,
-      unlessAnswered(c.get("accountId"), c.get("idempotency")),
-    );
-    const done = await changeOnce(c, accountDb(c), insert, {
-      body: answer,
-      madeIf: { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] },
-    });
-    if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
-    if (done.changed.meta.changes !== 1) {
-      throw new ApiError(
-        "WEBHOOK_ENDPOINT_LIMIT_REACHED",
-        `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`,
+  .openapi(
+    create,
+    async (c) => {
+      const body = c.req.valid("json");
+      const endpoint: db.NewEndpoint = {
+        id: uuidv7(),
+        accountId: c.get("accountId"),
+        url: body.url,
+        description: body.description ?? null,
+        enabledEvents: body.enabled_events ?? [...NOTIFICATION_TYPES],
+        secret: newWebhookSecret(),
+        now: Date.now(),
+      };
+      const answer = JSON.stringify(withSecret(db.newEndpointRow(endpoint))) as JsonText<
+        z.infer<typeof WithSecretSchema>
+      >;
+      // With an Idempotency-Key: made only if no request with the key made one, and its answer (with
+      // the secret shown once) stored in the same transaction, so a retry never makes a second.
+      const insert = db.insertEndpointStatement(
+        accountDb(c),
+        endpoint,
+        unlessAnswered(c.get("accountId"), c.get("idempotency")),
       );
-    }
-    return sendJsonText(c, answer, 201);
-  })
+      const done = await changeOnce(c, accountDb(c), insert, {
+        body: answer,
+        madeIf: { sql: "EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?)", params: [endpoint.id] },
+      });
+      if ("earlier" in done) return sendJsonText(c, done.earlier as typeof answer, 201);
+      if (done.changed.meta.changes !== 1) {
+        throw new ApiError(
+          "WEBHOOK_ENDPOINT_LIMIT_REACHED",
+          `An account can have at most ${db.MAX_WEBHOOK_ENDPOINTS} webhook endpoints.`,
+        );
+      }
+      return sendJsonText(c, answer, 201);
+    },
+    withUrlRule,
+  )
   .openapi(list, async (c) => {
     const rows = await db.listEndpoints(accountDb(c), c.get("accountId"));
     return c.json({ data: rows.map(endpointView) }, 200);
@@ -187,26 +198,29 @@ export const webhooksRouter = createRouter()
   .openapi(get, async (c) => {
     return c.json(endpointView(await requireEndpoint(c, c.req.valid("param").id)), 200);
   })
-  .openapi(update, async (c) => {
-    const { id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    checkUrl(c.env, body.url);
-    const endpoint = await requireEndpoint(c, id);
-    const row = await db.updateEndpoint(
-      accountDb(c),
-      c.get("accountId"),
-      endpoint.id,
-      {
-        url: body.url,
-        description: body.description,
-        enabledEvents: body.enabled_events,
-        status: body.status,
-      },
-      Date.now(),
-    );
-    if (!row) throw endpointNotFound(id);
-    return c.json(endpointView(row), 200);
-  })
+  .openapi(
+    update,
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const endpoint = await requireEndpoint(c, id);
+      const row = await db.updateEndpoint(
+        accountDb(c),
+        c.get("accountId"),
+        endpoint.id,
+        {
+          url: body.url,
+          description: body.description,
+          enabledEvents: body.enabled_events,
+          status: body.status,
+        },
+        Date.now(),
+      );
+      if (!row) throw endpointNotFound(id);
+      return c.json(endpointView(row), 200);
+    },
+    withUrlRule,
+  )
   .openapi(remove, async (c) => {
     const { id } = c.req.valid("param");
     const endpoint = await requireEndpoint(c, id);

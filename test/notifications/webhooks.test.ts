@@ -120,6 +120,9 @@ describe("webhook endpoints", () => {
       expectStatus(res, 400, JSON.stringify(body).slice(0, 80));
       expect(res.body.error.details.map((d: any) => d.path)).toContain(path);
     }
+    // An empty URL is one problem, said once.
+    const empty = await api.raw.post("/v1/webhook_endpoints", { url: "" });
+    expect(empty.body.error.details).toEqual([{ path: "url", message: expect.stringMatching(/empty/) }]);
     // A URL's problem is listed with the body's others, on create and on change.
     const both = { url: "https://exa mple.com", enabled_events: ["candidate.created"], description: 5 };
     const made = okBody(await api.post("/v1/webhook_endpoints", { url: "https://example.com/both" }));
@@ -142,7 +145,21 @@ describe("webhook endpoints", () => {
     ]) {
       expect((await api.post("/v1/webhook_endpoints", { url })).status, url).toBe(201);
     }
-    // Where loopback is not allowed (production), no loopback host is, over http:// or https://.
+    // Where loopback is not allowed (production), no loopback host is, over http:// or https://;
+    // on create and change alike, listed with the body's other problems.
+    const strictly = async (method: string, path: string, body: unknown) => {
+      const res = await worker.fetch(
+        new Request(`https://api.test${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        }),
+        { ...env, WEBHOOK_ALLOW_LOOPBACK: "false" },
+        createExecutionContext(),
+      );
+      expectStatus(res, 400, JSON.stringify(body));
+      return ((await res.json()) as any).error.details as { path: string; message: string }[];
+    };
     for (const url of [
       "http://127.0.0.1:9/x",
       "https://127.0.0.1/x",
@@ -151,20 +168,17 @@ describe("webhook endpoints", () => {
       "https://LOCALHOST./x",
       "https://app.localhost./x",
     ]) {
-      const strict = await worker.fetch(
-        new Request("https://api.test/v1/webhook_endpoints", {
-          method: "POST",
-          headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
-          body: JSON.stringify({ url }),
-        }),
-        { ...env, WEBHOOK_ALLOW_LOOPBACK: "false" },
-        createExecutionContext(),
-      );
-      expectStatus(strict, 400, url);
-      expect(((await strict.json()) as any).error.details[0], url).toMatchObject({
-        path: "url",
-        message: expect.stringMatching(/loopback/),
-      });
+      expect(await strictly("POST", "/v1/webhook_endpoints", { url }), url).toEqual([
+        { path: "url", message: expect.stringMatching(/loopback/) },
+      ]);
+    }
+    const existing = okBody(await api.post("/v1/webhook_endpoints", { url: "https://example.com/strict" }));
+    for (const [method, path] of [
+      ["POST", "/v1/webhook_endpoints"],
+      ["PATCH", `/v1/webhook_endpoints/${existing.id}`],
+    ]) {
+      const details = await strictly(method, path, { url: "http://localhost/x", enabled_events: ["candidate.open"] });
+      expect(details.map((d) => d.path).sort(), method).toEqual(["enabled_events.0", "url"]);
     }
     const nothing = await api.raw.patch(`/v1/webhook_endpoints/${(await endpoint(account)).id}`, {});
     expectStatus(nothing, 400);

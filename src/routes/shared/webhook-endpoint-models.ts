@@ -31,6 +31,7 @@ const UrlSchema = z
   .min(1)
   .max(MAX_URL_LENGTH)
   .superRefine((url, ctx) => {
+    if (url === "") return; // min(1) says it
     const problem = webhookUrlProblem(url, true);
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   })

@@ -212,7 +212,9 @@ function ResendTo({
     endpoints.filter((e) => e.status === "enabled"),
     type,
   );
-  if (enabled.length === 0) return <p class="muted">No enabled endpoint to resend to.</p>;
+  // With no endpoint at all, the list above says so once; here only that none is enabled.
+  if (enabled.length === 0)
+    return endpoints.length === 0 ? null : <p class="muted">No enabled endpoint to resend to.</p>;
   return (
     <>
       <Resend

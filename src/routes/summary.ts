@@ -5,7 +5,8 @@ import { summaryRows, type SummaryQuery } from "../db/summary";
 import { tally, EMPTY_SUMMARY, type Counted, type Lagging } from "../domain/billing";
 import { isoTime, isoTimeOrNull } from "../domain/iso-time";
 import { createRouter, errorResponses, jsonResponse, READS_ACCOUNT_DATA } from "./shared/openapi";
-import { BOUND_RULES, CursorSchema, InstantSchema, PageLimitSchema, rangesInOrder } from "./shared/params";
+import { CursorSchema, PageLimitSchema, rangesInOrder } from "./shared/params";
+import { LIST_FILTERS } from "./shared/candidate-filters";
 import { timestamp } from "../models";
 import { summaryExample } from "./shared/examples";
 import { accountDb } from "../account-db";
@@ -32,20 +33,10 @@ const CustomerSummarySchema = TotalsSchema.extend({ customer_uuid: z.string() })
 
 const SummaryQuerySchema = z
   .strictObject({
-    customer_uuid: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .openapi({ description: "Only this customer's candidates.", example: "cust_42" }),
-    status_since_gte: InstantSchema.optional().openapi({
-      description: "Only candidates whose current status began at or after this instant." + BOUND_RULES,
-      example: "2026-11-01T00:00:00Z",
-    }),
-    status_since_lt: InstantSchema.optional().openapi({
-      description: "Only candidates whose current status began before this instant." + BOUND_RULES,
-      example: "2026-12-01T00:00:00Z",
-    }),
+    // The list's own filters: the summary adds up exactly what the list with them shows.
+    customer_uuid: LIST_FILTERS.customer_uuid,
+    status_since_gte: LIST_FILTERS.status_since_gte,
+    status_since_lt: LIST_FILTERS.status_since_lt,
     group_by: z
       .enum(["customer_uuid"])
       .optional()

@@ -7937,9 +7937,9 @@ export interface operations {
             query?: {
                 /** @description Only this customer's candidates. */
                 customer_uuid?: string;
-                /** @description Only candidates whose current status began at or after this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
+                /** @description Extension. Only candidates whose current status began at or after this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_gte?: string;
-                /** @description Only candidates whose current status began before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
+                /** @description Extension. Only candidates whose current status began before this instant. An ISO 8601 instant with a time zone (in a query, an offset's `+` written `%2B`), from year 0000 to 9999. A `_gte` later than its `_lt` is 400 at the `_lt`. */
                 status_since_lt?: string;
                 /** @description One summary per customer, ordered by customer_uuid, paged. */
                 group_by?: "customer_uuid";

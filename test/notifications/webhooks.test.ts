@@ -312,6 +312,7 @@ describe("deliveries", () => {
       duration_ms: expect.any(Number),
       attempted_at: expect.any(String),
       next_attempt_at: null,
+      url: hook.url,
     });
   });
 

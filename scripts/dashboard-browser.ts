@@ -493,8 +493,11 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await shows(page, second);
   await page.getByRole("button", { name: "← Previous" }).click();
   await shows(page, first);
+  // A filter typed but not applied is dropped by Next: the form shows what the list was read with.
+  await page.getByLabel("Customer", { exact: true }).fill("typed, not applied");
   await page.getByRole("button", { name: "Next →" }).click();
   await shows(page, second);
+  assert.equal(await page.getByLabel("Customer", { exact: true }).inputValue(), "", "no unapplied draft after Next");
   assert.ok(new URL(page.url()).searchParams.get("after"), "the second page's cursor is in the address");
   await page.reload();
   await shows(page, second);

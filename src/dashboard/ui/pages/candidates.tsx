@@ -70,9 +70,10 @@ export function Candidates() {
       }
     >
       {creating && <NewCandidate onCancel={() => (setCreating(false), focusPageHeading())} />}
-      {/* Keyed by the address: Back or a link to other filters shows those filters in the form. */}
+      {/* Keyed by the address, its page included: Back, a link to other filters or a page of the list
+          shows the filters that list was read with, not a draft left unapplied. */}
       <FilterForm
-        key={key}
+        key={`${key}|${cursor.after ?? ""}`}
         filters={filters}
         error={loaded.error}
         // The filters shown, applied again: read again (the address would not move), and any refusal said anew.

@@ -34,6 +34,17 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
+/** An endpoint answering 500, and a delivery to it whose first attempt has failed; the clock a day ahead. */
+async function afterOneFailure() {
+  const account = await createAccount();
+  const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
+  const { notification } = await pendingCandidate(account);
+  const clock = useClock(Date.now() + DAY);
+  await handOff(deliveryOf(account, hook.id, notification.id));
+  await runAttempts(hook.id);
+  return { account, hook, notification, clock };
+}
+
 describe("deliveries", () => {
   it("are retried after a failure, and the log shows each attempt of the delivery", async () => {
     const account = await createAccount();
@@ -110,12 +121,7 @@ describe("deliveries", () => {
   });
 
   it("disable an endpoint after 5 days of nothing but failures", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    await runAttempts(hook.id);
+    const { account, hook, notification, clock } = await afterOneFailure();
     clock.advance(5 * DAY - 60_000);
     await runAttempts(hook.id);
     expect((await attempts(account, hook.id))[0]).toMatchObject({
@@ -309,12 +315,7 @@ describe("deliveries", () => {
   });
 
   it("keep in the log the URL each attempt was sent to, when the endpoint's URL changes", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    await runAttempts(hook.id);
+    const { account, hook, clock } = await afterOneFailure();
     const moved = hookUrl("200");
     expectStatus(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { url: moved.url }), 200);
     clock.advance(60_000);
@@ -328,12 +329,7 @@ describe("deliveries", () => {
   });
 
   it("to an endpoint disabled meanwhile end there, and its log says so", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    await runAttempts(hook.id);
+    const { account, hook, clock } = await afterOneFailure();
     await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
     clock.advance(60_000);
     await runAttempts(hook.id);

@@ -518,6 +518,13 @@ test("the dashboard's edges: the address keeps the page, focus stays put, refusa
   await shows(fresh, second);
   await fresh.getByRole("button", { name: "← First page" }).click();
   await shows(fresh, first);
+  // The same filters applied from a later page start again at the first, the focus on Apply.
+  await fresh.getByRole("button", { name: "Next →" }).click();
+  await shows(fresh, second);
+  await fresh.getByRole("button", { name: "Apply filters" }).focus();
+  await fresh.keyboard.press("Enter");
+  await shows(fresh, first);
+  await fresh.waitForFunction(() => document.activeElement?.textContent?.trim() === "Apply filters");
   await fresh.close();
   // A cursor gone bad (edited, its row deleted) is refused, with a way back to the first page.
   await page.goto(`${dev.url}/dashboard/candidates?after=not-a-cursor`);

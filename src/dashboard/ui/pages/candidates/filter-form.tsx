@@ -21,9 +21,10 @@ export const FIELD_PATHS = [
 const STATUSES = ["OPEN", "PENDING", "CONFIRMED", "FAILED"];
 
 /**
- * Set as the form applies other filters (or clears them): the page makes a new form for the new
- * address (keyed by it), which takes the focus back to its Apply button rather than leave it on
- * the page's body.
+ * Set as the form applies filters that move the address (other filters, or the same ones from a
+ * later page, which start again at the first): the page makes a new form for the new address
+ * (keyed by it), which takes the focus back to its Apply button rather than leave it on the
+ * page's body.
  */
 let applying = false;
 
@@ -59,8 +60,10 @@ export function FilterForm({
     const problem = filterProblem(next);
     setPageError(problem);
     if (problem) return;
-    applying = candidatesHref(next) !== candidatesHref(filters);
-    onApply(candidatesHref(next));
+    const href = candidatesHref(next);
+    // Any other address (other filters, or the first page from a later one) makes a new form.
+    applying = href !== location.pathname + location.search;
+    onApply(href);
   };
 
   return (

@@ -132,15 +132,17 @@ const SUBSCRIBED_SINCE_AFTER_CHANGE = `(
     coalesce(json_extract(subscribed_since, '$."' || t.value || '"'), CAST(? AS INTEGER)), CAST(? AS INTEGER)))
   FROM json_each(coalesce(?, enabled_events)) t)`;
 
-/** Applies the given changes; re-enabling clears the failure streak. Null when there is no such endpoint. */
+/** Applies the given changes; re-enabling a disabled endpoint clears its failure streak. Null when there is no such endpoint. */
 export async function updateEndpoint(db: D1, accountId: string, id: string, c: EndpointChanges, now: number) {
   const changes: [column: string, value: string | number | null][] = [["updated_at", now]];
   if (c.url !== undefined) changes.push(["url", c.url]);
   if (c.description !== undefined) changes.push(["description", c.description]);
   if (c.enabledEvents !== undefined) changes.push(["enabled_events", JSON.stringify(c.enabledEvents)]);
   if (c.status !== undefined) changes.push(["status", c.status]);
-  if (c.status === "enabled") changes.push(["failing_since", null]);
   const sets = changes.map(([column]) => `${column} = ?`);
+  // Enabling a disabled endpoint starts a new streak; `enabled` sent to an enabled one (a client
+  // re-sending it on a timer, say) leaves the streak running, so a dead endpoint is still disabled.
+  if (c.status === "enabled") sets.push(`failing_since = iif(status = 'disabled', NULL, failing_since)`);
   const params: (string | number | null)[] = changes.map(([, value]) => value);
   if (c.enabledEvents !== undefined || c.status !== undefined) {
     sets.push(`subscribed_since = ${SUBSCRIBED_SINCE_AFTER_CHANGE}`);

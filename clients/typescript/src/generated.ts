@@ -989,7 +989,7 @@ export interface components {
              */
             enabled_events?: ("candidate.pending" | "candidate.confirmed" | "candidate.failed")[];
             /**
-             * @description `enabled` also clears the failure streak.
+             * @description `enabled` on a disabled endpoint also clears its failure streak (sent to an enabled one, it leaves the streak running).
              * @enum {string}
              */
             status?: "enabled" | "disabled";

@@ -101,7 +101,10 @@ export const UpdateBody = z
     status: z
       .enum(["enabled", "disabled"])
       .optional()
-      .openapi({ description: "`enabled` also clears the failure streak." }),
+      .openapi({
+        description:
+          "`enabled` on a disabled endpoint also clears its failure streak (sent to an enabled one, it leaves the streak running).",
+      }),
   })
   .refine((body) => Object.keys(body).length > 0, {
     message: "must change at least one field; received an empty object",

@@ -93,7 +93,8 @@ export async function recordAttempt(db: D1, a: AttemptRow) {
  * starts or extends the failure streak, and disables the endpoint on `gone` (410) or once the
  * streak is `disableAfterMs` long. An endpoint changed since the attempt read it (`readUpdatedAt`:
  * re-enabled, edited, rotated) is left as it is: the failure was of what it was before, and a
- * person has acted since. Says whether, and why, it disabled the endpoint.
+ * person has acted since. Says whether, and why, the endpoint is now disabled: by this failure, or
+ * already (a person, or another attempt, disabled it while this one was out).
  */
 export async function recordFailure(
   db: D1,
@@ -109,7 +110,7 @@ export async function recordFailure(
 ): Promise<DisabledBy> {
   // The stamp read, not a clock: exact, whichever machine stamped a change.
   const unchanged = `id = ?1 AND status = 'enabled' AND updated_at = ?2`;
-  const [, disabled] = await db.batch<{ id: string }>([
+  const [, disabled, current] = await db.batch<{ id?: string; status?: string }>([
     db
       .prepare(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?3) WHERE ${unchanged}`)
       .bind(endpointId, f.readUpdatedAt, f.startedAt),
@@ -119,9 +120,10 @@ export async function recordFailure(
          WHERE ${unchanged} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
       )
       .bind(endpointId, f.readUpdatedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
+    db.prepare(`SELECT status FROM webhook_endpoints WHERE id = ?`).bind(endpointId),
   ]);
-  if (disabled.results.length === 0) return null;
-  return f.gone ? "gone" : "failing";
+  if (disabled.results.length > 0) return f.gone ? "gone" : "failing";
+  return current.results[0]?.status === "disabled" ? "already" : null;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * What one delivery attempt's answer means (docs/notifications.md), pure: a 2xx is delivered;
  * anything else failed, and is retried on the schedule unless the schedule has run out or the
- * failure disabled the endpoint (`410 Gone`, or every attempt failed for 5 days: decided against
- * the endpoint as it is when the answer comes, by `recordFailure` in src/db/webhook-deliveries.ts).
+ * endpoint is disabled: by this failure (`410 Gone`, or every attempt failed for 5 days), or
+ * already (decided against the endpoint as it is when the answer comes, by `recordFailure` in
+ * src/db/webhook-deliveries.ts).
  */
 import { retryDelaySeconds } from "./retry-schedule";
 
@@ -26,8 +27,8 @@ export function answerProblem(answer: Answer): string | null {
     : `answered ${answer.responseStatus}, not a 2xx`;
 }
 
-/** Why a failed attempt disabled its endpoint; null when it did not. */
-export type DisabledBy = "gone" | "failing" | null;
+/** Why a failed attempt's endpoint is disabled: by it (410, 5 days of failures), or already; null: it is not. */
+export type DisabledBy = "gone" | "failing" | "already" | null;
 
 export interface Judged {
   status: "succeeded" | "failed";
@@ -50,7 +51,9 @@ export function judgeAttempt(
       ? "answered 410 Gone: the endpoint is disabled"
       : c.disabledBy === "failing"
         ? `${answerProblem(answer)}; the endpoint failed every attempt for 5 days and is disabled`
-        : answerProblem(answer)!;
+        : c.disabledBy === "already"
+          ? `${answerProblem(answer)}; the endpoint is disabled`
+          : answerProblem(answer)!;
   return {
     status: "failed",
     error,

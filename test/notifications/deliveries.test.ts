@@ -347,6 +347,27 @@ describe("deliveries", () => {
     expect(await received(hook.name)).toHaveLength(1);
   });
 
+  it("out when the endpoint is disabled end with their answer, and their log says so: no retry shown", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "500~800", { enabled_events: ["candidate.confirmed"] });
+    const { notification } = await pendingCandidate(account);
+    const clock = useClock(Date.now() + DAY);
+    await handOff(deliveryOf(account, hook.id, notification.id));
+    const running = runAttempts(hook.id);
+    await waitForReceived(hook.name, 1);
+    clock.advance(100);
+    expectStatus(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" }), 200);
+    await running;
+    expect(await attempts(account, hook.id)).toMatchObject([
+      {
+        attempt: 1,
+        status: "failed",
+        next_attempt_at: null,
+        error: "answered 500, not a 2xx; the endpoint is disabled",
+      },
+    ]);
+  });
+
   it("stop for a deleted endpoint: nothing sent, nothing logged", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });

@@ -64,6 +64,11 @@ describe("an attempt's answer", () => {
       error: "answered 410, not a 2xx",
       retryInSeconds: 5,
     });
+    expect(judgeAttempt({ responseStatus: 500, error: null }, { ...context, disabledBy: "already" })).toEqual({
+      status: "failed",
+      error: "answered 500, not a 2xx; the endpoint is disabled",
+      retryInSeconds: null,
+    });
     expect(judgeAttempt({ responseStatus: 503, error: null }, { ...context, disabledBy: "failing" })).toEqual({
       status: "failed",
       error: "answered 503, not a 2xx; the endpoint failed every attempt for 5 days and is disabled",

@@ -89,7 +89,7 @@ Authenticate with \`Authorization: Bearer cct_...\`: an API key (\`/v1/api_keys\
 cookie also authenticates, with the same permissions and errors; a change made with it must come from the dashboard's own
 pages: 403 \`CROSS_SITE_REQUEST\` otherwise.) A key holds permissions, each
 \`resource:read\` or \`resource:write\` (\`write\` includes \`read\`); every operation names the one it needs (\`x-permission\`),
-and a key without it is answered 403 \`PERMISSION_DENIED\`. Every POST but the API keys' takes an \`Idempotency-Key\`.
+and a key without it is answered 403 \`PERMISSION_DENIED\`. Every POST takes an \`Idempotency-Key\`.
 Errors are documented at [/docs/errors](/docs/errors).`;
 
 export function createApp() {

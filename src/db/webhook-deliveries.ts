@@ -1,5 +1,5 @@
 /**
- * Typed D1 queries for the delivery log: one row per attempt (migrations/0004, 0009, 0021). An attempt
+ * Typed D1 queries for the delivery log: one row per attempt (migrations/0004, 0009). An attempt
  * is written `pending` when its request starts and completed when it is answered, so a person
  * watching an endpoint that keeps a request waiting sees it.
  */
@@ -24,8 +24,6 @@ export interface AttemptRow {
   duration_ms: number | null;
   attempted_at: number;
   next_attempt_at: number | null;
-  /** Where it was sent (the endpoint's URL then); null when never sent, or logged before 0021. */
-  url: string | null;
 }
 
 /**
@@ -37,12 +35,11 @@ function upsertAttempt(db: D1, a: AttemptRow) {
   return db
     .prepare(
       `INSERT INTO webhook_deliveries (id, delivery_id, endpoint_id, account_id, notification_id, type, attempt, status,
-                                       response_status, error, duration_ms, attempted_at, next_attempt_at, url)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14
+                                       response_status, error, duration_ms, attempted_at, next_attempt_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?3)
        ON CONFLICT (id) DO UPDATE SET status = excluded.status, response_status = excluded.response_status, error = excluded.error,
-         duration_ms = excluded.duration_ms, attempted_at = excluded.attempted_at, next_attempt_at = excluded.next_attempt_at,
-         url = excluded.url`,
+         duration_ms = excluded.duration_ms, attempted_at = excluded.attempted_at, next_attempt_at = excluded.next_attempt_at`,
     )
     .bind(
       a.id,
@@ -58,7 +55,6 @@ function upsertAttempt(db: D1, a: AttemptRow) {
       a.duration_ms,
       a.attempted_at,
       a.next_attempt_at,
-      a.url,
     );
 }
 

@@ -55,7 +55,6 @@ export async function attemptDelivery(
     type: notification.type,
     attempt,
     attempted_at: Date.now(),
-    url: endpoint.url,
   };
   await recordAttemptStart(db, logged);
   const sent = await sendSigned(

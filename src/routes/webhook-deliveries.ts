@@ -80,11 +80,6 @@ export const DeliveryAttemptSchema = z
     next_attempt_at: timestamp(
       "When the failed attempt is retried; null when it is not (the delivery has ended, or the attempt is pending).",
     ).nullable(),
-    url: z.string().nullable().openapi({
-      description:
-        "Extension. Where the attempt was sent: the endpoint's `url` at the time, which may have changed since. Null for a delivery that was never sent (it could not be handed to the endpoint) and for attempts logged before this field existed.",
-      example: "https://billing.example.com/hooks/candidates",
-    }),
   })
   .openapi("WebhookDeliveryAttempt");
 
@@ -116,7 +111,6 @@ function attemptView(row: AttemptRow) {
     duration_ms: row.duration_ms,
     attempted_at: isoTime(row.attempted_at),
     next_attempt_at: isoTimeOrNull(row.next_attempt_at),
-    url: row.url,
   };
 }
 

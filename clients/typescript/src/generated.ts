@@ -1035,11 +1035,6 @@ export interface components {
              * @example 2026-11-22T01:02:03.456Z
              */
             next_attempt_at: string | null;
-            /**
-             * @description Extension. Where the attempt was sent: the endpoint's `url` at the time, which may have changed since. Null for a delivery that was never sent (it could not be handed to the endpoint) and for attempts logged before this field existed.
-             * @example https://billing.example.com/hooks/candidates
-             */
-            url: string | null;
         };
         WebhookTestAttempt: {
             /** @description The test event's `id`, sent as `webhook-id`: a new one each time. */
@@ -6598,8 +6593,7 @@ export interface operations {
                      *           "error": null,
                      *           "duration_ms": 84,
                      *           "attempted_at": "2026-11-22T16:00:06.900Z",
-                     *           "next_attempt_at": null,
-                     *           "url": "https://billing.example.com/hooks/candidates"
+                     *           "next_attempt_at": null
                      *         },
                      *         {
                      *           "id": "01936f21-0000-7000-8000-000000000001",
@@ -6612,8 +6606,7 @@ export interface operations {
                      *           "error": "answered 503, not a 2xx",
                      *           "duration_ms": 212,
                      *           "attempted_at": "2026-11-22T16:00:01.200Z",
-                     *           "next_attempt_at": "2026-11-22T16:00:06.700Z",
-                     *           "url": "https://billing.example.com/hooks/candidates"
+                     *           "next_attempt_at": "2026-11-22T16:00:06.700Z"
                      *         }
                      *       ],
                      *       "next_cursor": null

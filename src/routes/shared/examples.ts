@@ -110,7 +110,6 @@ export const deliveryAttemptExample = {
   duration_ms: 84,
   attempted_at: "2026-11-22T16:00:06.900Z",
   next_attempt_at: null,
-  url: "https://billing.example.com/hooks/candidates",
 };
 
 /** The attempt before it: failed, and retried. */

@@ -171,11 +171,6 @@ function AttemptsTable({ attempts, label }: { attempts: { attempt: Attempt; endp
                 <a href={`${BASE}/webhooks/${encodeURIComponent(endpoint.id)}`} class="mono">
                   {endpoint.url}
                 </a>
-                {a.url !== null && a.url !== endpoint.url && (
-                  <small class="block muted">
-                    sent to an earlier URL, <span class="mono">{a.url}</span>
-                  </small>
-                )}
               </td>
               <td class="num">{a.attempt}</td>
               <td>

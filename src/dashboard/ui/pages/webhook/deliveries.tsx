@@ -192,15 +192,7 @@ export function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrit
                       <StatusBadge status={a.status} />
                     </td>
                     <td class="num">{a.response_status ?? <span class="muted">—</span>}</td>
-                    <td class="wrap">
-                      {/* The endpoint's URL changed since: say where this attempt went. */}
-                      {a.url !== null && a.url !== endpoint.url && (
-                        <small class="block muted">
-                          Sent to an earlier URL, <span class="mono">{a.url}</span>
-                        </small>
-                      )}
-                      {a.error ?? <span class="muted">—</span>}
-                    </td>
+                    <td class="wrap">{a.error ?? <span class="muted">—</span>}</td>
                     <td class="num">{a.duration_ms === null ? <span class="muted">—</span> : `${a.duration_ms} ms`}</td>
                     <td>
                       <Time iso={a.attempted_at} />

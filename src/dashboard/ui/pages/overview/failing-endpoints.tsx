@@ -1,7 +1,9 @@
 /**
  * Webhook endpoints that need a look: the enabled ones whose newest answered attempt failed (one
  * bounded read per endpoint: an account has at most 16; one whose newest succeeded has recovered),
- * and the disabled ones, which receive nothing.
+ * and the disabled ones, which receive nothing. A failure from before the endpoint last changed
+ * (enabled again, its URL fixed) says nothing of it now, as for its failure streak
+ * (docs/notifications.md): it waits for its next answer.
  */
 import { api, ok, type Models } from "../../api";
 import { useLoad } from "../../load";
@@ -35,7 +37,8 @@ async function readFailing(signal: AbortSignal) {
     ),
   );
   const failing = newestAnswered.filter(
-    (f): f is { endpoint: Endpoint; attempt: Attempt } => f.attempt?.status === "failed",
+    (f): f is { endpoint: Endpoint; attempt: Attempt } =>
+      f.attempt?.status === "failed" && Date.parse(f.attempt.attempted_at) >= Date.parse(f.endpoint.updated_at),
   );
   failing.sort((a, b) => b.attempt.attempted_at.localeCompare(a.attempt.attempted_at));
   return { endpoints, enabled: enabled.length, failing, disabled: endpoints.filter((e) => e.status === "disabled") };
@@ -64,14 +67,14 @@ export function FailingEndpoints() {
           {data.failing.length === 0 && data.disabled.length === 0 && (
             <p>
               {data.enabled === 1
-                ? "The enabled endpoint is not failing: its newest answered attempt succeeded, or it has none yet."
-                : `None of the ${data.enabled} enabled endpoints is failing: each one's newest answered attempt succeeded, or it has none yet.`}{" "}
+                ? "The enabled endpoint is not failing: its newest answered attempt succeeded, or it has none since it last changed."
+                : `None of the ${data.enabled} enabled endpoints is failing: each one's newest answered attempt succeeded, or it has none since it last changed.`}{" "}
               <a href={`${BASE}/webhooks`}>Webhooks</a>
             </p>
           )}
           {(data.failing.length > 0 || data.disabled.length > 0) && (
             <p class="muted">
-              Failing now (the newest answered attempt failed): {data.failing.length} of{" "}
+              Failing now (the newest answered attempt since the endpoint last changed failed): {data.failing.length} of{" "}
               {countOf(data.enabled, "enabled endpoint")}
               {data.disabled.length ? `; ${data.disabled.length} disabled` : ""}. Each endpoint's page has its delivery
               log.

@@ -72,7 +72,11 @@ export function Facts({ candidate }: { candidate: Candidate }) {
       <dt>Schema</dt>
       <dd>
         {candidate.schema_id ? (
-          <span class="mono">{candidate.schema_id}</span>
+          <>
+            <span class="mono">{candidate.schema_id}</span>{" "}
+            {/* The schema may have been changed or deleted since: the contract below is what holds. */}
+            <span class="muted">(its contract as at creation, kept with the candidate)</span>
+          </>
         ) : (
           <span class="muted">none (inline contract)</span>
         )}

@@ -6,6 +6,7 @@
 import type { NotificationType } from "../notifications/notification";
 import type { DisabledBy } from "../notifications/attempt-outcome";
 import type { D1 } from "../shards";
+import { NEXT_STAMP } from "./webhooks";
 
 export type AttemptStatus = "pending" | "succeeded" | "failed";
 export const ATTEMPT_STATUSES = ["pending", "succeeded", "failed"] as const satisfies readonly AttemptStatus[];
@@ -112,7 +113,7 @@ export async function recordFailure(
       .bind(endpointId, f.readUpdatedAt, f.startedAt),
     db
       .prepare(
-        `UPDATE webhook_endpoints SET status = 'disabled', updated_at = ?5
+        `UPDATE webhook_endpoints SET status = 'disabled', updated_at = ${NEXT_STAMP("?5")}
          WHERE ${unchanged} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
       )
       .bind(endpointId, f.readUpdatedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
@@ -120,15 +121,6 @@ export async function recordFailure(
   ]);
   if (disabled.results.length > 0) return f.gone ? "gone" : "failing";
   return current.results[0]?.status === "disabled" ? "already" : null;
-}
-
-/**
- * Ends a delivery that will not be attempted again (its endpoint disabled, its notification no
- * longer kept): its last attempt, if it was to be retried (or never answered), says so and
- * points to no next attempt.
- */
-export async function endDelivery(db: D1, deliveryId: string, reason: string) {
-  await endDeliveryStatement(db, deliveryId, reason).run();
 }
 
 const endDeliveryStatement = (db: D1, deliveryId: string, reason: string) =>
@@ -141,11 +133,13 @@ const endDeliveryStatement = (db: D1, deliveryId: string, reason: string) =>
     .bind(reason, deliveryId, deliveryId);
 
 /**
- * Marks a delivery failed that could not be handed to its endpoint's sender (the dead-letter
- * queue): its last attempt ends, or, when it never had one, a failed attempt that was never sent
- * says so. Nothing for an endpoint deleted meanwhile.
+ * Ends a delivery that will not be attempted (again): its endpoint is disabled, its notification no
+ * longer kept, or it could not be handed to its endpoint's sender (the dead-letter queue). Its last
+ * attempt, if it was to be retried (or never answered), says so and points to no next attempt;
+ * when it never had one, a failed attempt that was never sent says so (so a delivery a resend
+ * answered always shows in the log). Nothing for an endpoint deleted meanwhile.
  */
-export async function markDeliveryFailed(
+export async function endDelivery(
   db: D1,
   d: { attemptId: string; deliveryId: string; notificationId: string; accountId: string; endpointId: string },
   reason: string,

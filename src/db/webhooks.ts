@@ -132,18 +132,33 @@ const SUBSCRIBED_SINCE_AFTER_CHANGE = `(
     coalesce(json_extract(subscribed_since, '$."' || t.value || '"'), CAST(? AS INTEGER)), CAST(? AS INTEGER)))
   FROM json_each(coalesce(?, enabled_events)) t)`;
 
-/** Applies the given changes; re-enabling a disabled endpoint clears its failure streak. Null when there is no such endpoint. */
+/**
+ * An endpoint's `updated_at` after a change: strictly later than the one before, even within one
+ * millisecond, so that every change has a stamp of its own (a delivery attempt tells by it whether
+ * its endpoint changed while it was out: recordFailure in webhook-deliveries.ts).
+ */
+export const NEXT_STAMP = (now: string) => `max(${now}, updated_at + 1)`;
+
+/**
+ * Applies the given changes; re-enabling a disabled endpoint clears its failure streak. A PATCH
+ * that changes nothing is no change: `updated_at` stays. Null when there is no such endpoint.
+ */
 export async function updateEndpoint(db: D1, accountId: string, id: string, c: EndpointChanges, now: number) {
-  const changes: [column: string, value: string | number | null][] = [["updated_at", now]];
+  const changes: [column: string, value: string | number | null][] = [];
   if (c.url !== undefined) changes.push(["url", c.url]);
   if (c.description !== undefined) changes.push(["description", c.description]);
   if (c.enabledEvents !== undefined) changes.push(["enabled_events", JSON.stringify(c.enabledEvents)]);
   if (c.status !== undefined) changes.push(["status", c.status]);
-  const sets = changes.map(([column]) => `${column} = ?`);
+  const differs = changes.map(([column]) => `${column} IS NOT ?`).join(" OR ");
+  const sets = [
+    `updated_at = iif(${differs}, ${NEXT_STAMP("?")}, updated_at)`,
+    ...changes.map(([column]) => `${column} = ?`),
+  ];
   // Enabling a disabled endpoint starts a new streak; `enabled` sent to an enabled one (a client
   // re-sending it on a timer, say) leaves the streak running, so a dead endpoint is still disabled.
   if (c.status === "enabled") sets.push(`failing_since = iif(status = 'disabled', NULL, failing_since)`);
-  const params: (string | number | null)[] = changes.map(([, value]) => value);
+  const values = changes.map(([, value]) => value);
+  const params: (string | number | null)[] = [...values, now, ...values];
   if (c.enabledEvents !== undefined || c.status !== undefined) {
     sets.push(`subscribed_since = ${SUBSCRIBED_SINCE_AFTER_CHANGE}`);
     params.push(c.status ?? null, now, now, c.enabledEvents ? JSON.stringify(c.enabledEvents) : null);

@@ -1,6 +1,6 @@
 /**
  * One attempt of a delivery (one notification to one endpoint), made by the endpoint's object:
- * nothing for a deleted endpoint; the delivery ends at a disabled one; else the attempt is logged
+ * nothing for a deleted endpoint; the delivery ends at a disabled one, its log saying so; else the attempt is logged
  * `pending`, sent signed with every secret in its overlap, and logged with what it got.
  */
 import { feedEntry } from "../db/notifications";
@@ -38,10 +38,18 @@ export async function attemptDelivery(
   ]);
   if (!endpoint) return {}; // deleted, its log with it: nothing to send or record
   if (endpoint.status !== "enabled" || !notification) {
+    // Its last attempt says so; a delivery never attempted gets a row saying it was not sent.
     await endDelivery(
       db,
-      delivery.delivery_id,
+      {
+        attemptId,
+        deliveryId: delivery.delivery_id,
+        notificationId: delivery.notification_id,
+        accountId: delivery.account_id,
+        endpointId: delivery.endpoint_id,
+      },
       endpoint.status !== "enabled" ? "the endpoint is disabled" : "the notification is no longer kept",
+      Date.now(),
     );
     return {};
   }

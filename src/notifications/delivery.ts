@@ -5,7 +5,7 @@
  * marks the deliveries it kept failing for as failed.
  */
 import { uuidv7 } from "uuidv7";
-import { markDeliveryFailed } from "../db/webhook-deliveries";
+import { endDelivery } from "../db/webhook-deliveries";
 import type { DeliveryMessage } from "./attempt";
 import { endpointObject } from "./endpoint-object";
 import { backoffSeconds } from "./retry-schedule";
@@ -49,7 +49,7 @@ export async function markDeadLetters(env: Env, batch: MessageBatch<DeliveryMess
         endpointId: body.endpoint_id,
       };
       try {
-        await markDeliveryFailed(
+        await endDelivery(
           shardDb(env, shardNamed(env, body.shard)),
           delivery,
           "the delivery could not be handed to its endpoint's sender",

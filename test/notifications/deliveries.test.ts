@@ -353,6 +353,44 @@ describe("deliveries", () => {
     ]);
   });
 
+  it("never attempted before the endpoint was disabled are logged as not sent", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200", { enabled_events: ["candidate.confirmed"] });
+    const { notification } = await pendingCandidate(account);
+    useClock(Date.now() + DAY);
+    const delivery = deliveryOf(account, hook.id, notification.id);
+    await handOff(delivery); // queued at the endpoint, not yet attempted
+    await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" });
+    await runAttempts(hook.id);
+    expect(await attempts(account, hook.id)).toMatchObject([
+      {
+        delivery_id: delivery.delivery_id,
+        attempt: 1,
+        status: "failed",
+        response_status: null,
+        next_attempt_at: null,
+        error: "not sent: the endpoint is disabled",
+      },
+    ]);
+    expect(await received(hook.name)).toEqual([]);
+  });
+
+  it("answered 410 while a PATCH that changed nothing came disable the endpoint: no change, no excuse", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "410~800", { enabled_events: ["candidate.confirmed"] });
+    const { notification } = await pendingCandidate(account);
+    const clock = useClock(Date.now() + DAY);
+    await handOff(deliveryOf(account, hook.id, notification.id));
+    const running = runAttempts(hook.id);
+    await waitForReceived(hook.name, 1);
+    clock.advance(100);
+    const before = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
+    const same = okBody(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" }));
+    expect(same.updated_at).toBe(before.updated_at); // nothing changed, so nothing is stamped
+    await running;
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("disabled");
+  });
+
   it("stop for a deleted endpoint: nothing sent, nothing logged", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "500", { enabled_events: ["candidate.confirmed"] });

@@ -73,6 +73,18 @@ describe("webhook endpoints", () => {
       url: "https://example.com/hooks",
     });
     expect(JSON.stringify(patched.body)).not.toContain("whsec_");
+    // A PATCH that changes nothing is no change; each change is stamped later than the one before,
+    // even within a millisecond.
+    useClock(); // one millisecond, frozen
+    const same = okBody(await api.patch(`/v1/webhook_endpoints/${second.body.id}`, { status: "disabled" }));
+    expect(same.updated_at).toBe(patched.body.updated_at);
+    const stamps: number[] = [];
+    for (const description of ["one", "two", "three"])
+      stamps.push(
+        Date.parse(okBody(await api.patch(`/v1/webhook_endpoints/${second.body.id}`, { description })).updated_at),
+      );
+    expect(stamps[1]).toBe(stamps[0] + 1);
+    expect(stamps[2]).toBe(stamps[0] + 2);
 
     expect((await api.delete(`/v1/webhook_endpoints/${second.body.id}`)).status).toBe(204);
     const gone = await api.get(`/v1/webhook_endpoints/${second.body.id}`);

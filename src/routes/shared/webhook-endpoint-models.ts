@@ -98,13 +98,10 @@ export const UpdateBody = z
     url: UrlSchema.optional(),
     description: DescriptionSchema.optional(),
     enabled_events: EventTypesSchema.optional(),
-    status: z
-      .enum(["enabled", "disabled"])
-      .optional()
-      .openapi({
-        description:
-          "`enabled` on a disabled endpoint also clears its failure streak (sent to an enabled one, it leaves the streak running).",
-      }),
+    status: z.enum(["enabled", "disabled"]).optional().openapi({
+      description:
+        "`enabled` on a disabled endpoint also clears its failure streak (sent to an enabled one, it leaves the streak running).",
+    }),
   })
   .refine((body) => Object.keys(body).length > 0, {
     message: "must change at least one field; received an empty object",

@@ -1,7 +1,8 @@
 /**
  * One attempt of a delivery (one notification to one endpoint), made by the endpoint's object:
- * nothing for a deleted endpoint; the delivery ends at a disabled one, its log saying so; else the attempt is logged
- * `pending`, sent signed with every secret in its overlap, and logged with what it got.
+ * nothing for a deleted endpoint; the delivery ends at a disabled one, its log saying so; else the
+ * attempt is logged `pending`, sent signed with every secret in its overlap, and logged with what
+ * it got.
  */
 import { feedEntry } from "../db/notifications";
 import { getEndpoint, signingSecrets } from "../db/webhooks";

@@ -88,9 +88,9 @@ export async function recordAttempt(db: D1, a: AttemptRow) {
  * What a failed attempt, started at `startedAt` and answered at `finishedAt`, means for its
  * endpoint, decided against the endpoint as it is now (not as it was read before sending): it
  * starts or extends the failure streak, and disables the endpoint on `gone` (410) or once the
- * streak is `disableAfterMs` long. An endpoint changed since the attempt read it (`readUpdatedAt`:
- * re-enabled, edited, rotated) is left as it is: the failure was of what it was before, and a
- * person has acted since. Says whether, and why, the endpoint is now disabled: by this failure, or
+ * streak is `disableAfterMs` long. An endpoint changed since the attempt read it (its `updated_at`
+ * or its secret no longer those read: re-enabled, edited, rotated) is left as it is: the failure
+ * was of what it was before, and a person has acted since. Says whether, and why, the endpoint is now disabled: by this failure, or
  * already (a person, or another attempt, disabled it while this one was out).
  */
 export async function recordFailure(
@@ -98,6 +98,7 @@ export async function recordFailure(
   endpointId: string,
   f: {
     readUpdatedAt: number;
+    readSecret: string;
     startedAt: number;
     finishedAt: number;
     gone: boolean;
@@ -105,18 +106,19 @@ export async function recordFailure(
     now: number;
   },
 ): Promise<DisabledBy> {
-  // The stamp read, not a clock: exact, whichever machine stamped a change.
-  const unchanged = `id = ?1 AND status = 'enabled' AND updated_at = ?2`;
+  // What was read, not a clock: exact, whichever machine stamped a change. A PATCH stamps a time
+  // later than the last; a rotation stamps its own instant, and changes the secret.
+  const unchanged = `id = ?1 AND status = 'enabled' AND updated_at = ?2 AND secret = ?7`;
   const [, disabled, current] = await db.batch<{ id?: string; status?: string }>([
     db
       .prepare(`UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, ?3) WHERE ${unchanged}`)
-      .bind(endpointId, f.readUpdatedAt, f.startedAt),
+      .bind(endpointId, f.readUpdatedAt, f.startedAt, null, null, null, f.readSecret),
     db
       .prepare(
         `UPDATE webhook_endpoints SET status = 'disabled', updated_at = ${NEXT_STAMP("?5")}
          WHERE ${unchanged} AND (?3 OR ?4 - failing_since >= ?6) RETURNING id`,
       )
-      .bind(endpointId, f.readUpdatedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs),
+      .bind(endpointId, f.readUpdatedAt, f.gone ? 1 : 0, f.finishedAt, f.now, f.disableAfterMs, f.readSecret),
     db.prepare(`SELECT status FROM webhook_endpoints WHERE id = ?`).bind(endpointId),
   ]);
   if (disabled.results.length > 0) return f.gone ? "gone" : "failing";

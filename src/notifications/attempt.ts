@@ -78,6 +78,7 @@ export async function attemptDelivery(
     ? null
     : await recordFailure(db, endpoint.id, {
         readUpdatedAt: endpoint.updated_at,
+        readSecret: endpoint.secret,
         startedAt: logged.attempted_at,
         finishedAt: finished,
         gone: sent.responseStatus === 410,

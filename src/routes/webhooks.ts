@@ -234,7 +234,8 @@ export const webhooksRouter = createRouter()
     // secret this one replaces) is read again.
     for (let attempt = 1; attempt <= ROTATION_ATTEMPTS; attempt++) {
       const endpoint = await requireEndpoint(c, id);
-      const now = Date.now();
+      // Never before the endpoint's last change (a PATCH may have stamped a millisecond ahead).
+      const now = Math.max(Date.now(), endpoint.updated_at);
       refuseOverlapFull(id, db.retiredSecrets(endpoint, now));
       const rotated = { ...endpoint, secret: newWebhookSecret(), updated_at: now };
       const answer = JSON.stringify(withSecret(rotated)) as JsonText<z.infer<typeof WithSecretSchema>>;

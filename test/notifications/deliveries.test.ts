@@ -375,6 +375,25 @@ describe("deliveries", () => {
     expect(await received(hook.name)).toEqual([]);
   });
 
+  it("answered 410 across a secret rotation leave the endpoint enabled, even in the rotation's millisecond", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "410~800", { enabled_events: ["candidate.confirmed"] });
+    const { notification } = await pendingCandidate(account);
+    const clock = useClock(Date.now() + DAY);
+    await handOff(deliveryOf(account, hook.id, notification.id));
+    const running = runAttempts(hook.id);
+    await waitForReceived(hook.name, 1);
+    // The rotation stamps the very instant the attempt read: only the new secret tells them apart.
+    clock.set(Date.parse(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).updated_at));
+    expectStatus(await client(account).post(`/v1/webhook_endpoints/${hook.id}/rotate_secret`), 200);
+    await running;
+    expect(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).status).toBe("enabled");
+    expect((await attempts(account, hook.id))[0]).toMatchObject({
+      error: "answered 410, not a 2xx",
+      next_attempt_at: expect.any(String),
+    });
+  });
+
   it("answered 410 while a PATCH that changed nothing came disable the endpoint: no change, no excuse", async () => {
     const account = await createAccount();
     const hook = await endpoint(account, "410~800", { enabled_events: ["candidate.confirmed"] });

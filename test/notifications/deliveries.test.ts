@@ -44,6 +44,21 @@ async function afterOneFailure() {
   return { account, hook, notification, clock };
 }
 
+/**
+ * An endpoint answering `answers` (late, so the attempt stays out), and a delivery to it whose
+ * first attempt the receiver has got; the clock a day ahead. `running`: the attempt, until answered.
+ */
+async function oneAttemptOut(answers: string) {
+  const account = await createAccount();
+  const hook = await endpoint(account, answers, { enabled_events: ["candidate.confirmed"] });
+  const { notification } = await pendingCandidate(account);
+  const clock = useClock(Date.now() + DAY);
+  await handOff(deliveryOf(account, hook.id, notification.id));
+  const running = runAttempts(hook.id);
+  await waitForReceived(hook.name, 1);
+  return { account, hook, clock, running };
+}
+
 describe("deliveries", () => {
   it("are retried after a failure, and the log shows each attempt of the delivery", async () => {
     const account = await createAccount();
@@ -333,13 +348,7 @@ describe("deliveries", () => {
   });
 
   it("out when the endpoint is disabled end with their answer, and their log says so: no retry shown", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "500~800", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    const running = runAttempts(hook.id);
-    await waitForReceived(hook.name, 1);
+    const { account, hook, clock, running } = await oneAttemptOut("500~800");
     clock.advance(100);
     expectStatus(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "disabled" }), 200);
     await running;
@@ -376,13 +385,7 @@ describe("deliveries", () => {
   });
 
   it("answered 410 across a secret rotation leave the endpoint enabled, even in the rotation's millisecond", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "410~800", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    const running = runAttempts(hook.id);
-    await waitForReceived(hook.name, 1);
+    const { account, hook, clock, running } = await oneAttemptOut("410~800");
     // The rotation stamps the very instant the attempt read: only the new secret tells them apart.
     clock.set(Date.parse(okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`)).updated_at));
     expectStatus(await client(account).post(`/v1/webhook_endpoints/${hook.id}/rotate_secret`), 200);
@@ -395,13 +398,7 @@ describe("deliveries", () => {
   });
 
   it("answered 410 while a PATCH that changed nothing came disable the endpoint: no change, no excuse", async () => {
-    const account = await createAccount();
-    const hook = await endpoint(account, "410~800", { enabled_events: ["candidate.confirmed"] });
-    const { notification } = await pendingCandidate(account);
-    const clock = useClock(Date.now() + DAY);
-    await handOff(deliveryOf(account, hook.id, notification.id));
-    const running = runAttempts(hook.id);
-    await waitForReceived(hook.name, 1);
+    const { account, hook, clock, running } = await oneAttemptOut("410~800");
     clock.advance(100);
     const before = okBody(await client(account).get(`/v1/webhook_endpoints/${hook.id}`));
     const same = okBody(await client(account).patch(`/v1/webhook_endpoints/${hook.id}`, { status: "enabled" }));

@@ -106,8 +106,10 @@ function insertKeyWhere(db: D1Database, key: NewKey, where: string, params: unkn
     );
 }
 
-/** Whether the account's keys not revoked are fewer than ?10 (the limit). */
-const ROOM_FOR_ONE_MORE = `(SELECT COUNT(*) FROM api_tokens WHERE account_id = ?2 AND revoked_at IS NULL) < ?10`;
+/** SQL: whether the account (`account`, a parameter) has fewer keys not revoked than `limit` (one). */
+export const roomForOneMoreKey = (account: string, limit: string) =>
+  `(SELECT COUNT(*) FROM api_tokens WHERE account_id = ${account} AND revoked_at IS NULL) < ${limit}`;
+const ROOM_FOR_ONE_MORE = roomForOneMoreKey("?2", "?10");
 
 /** Inserts the key only while the account has fewer than the maximum of keys not revoked. */
 export const insertKeyStatement = (db: D1Database, key: NewKey, onlyIf?: SqlCondition) =>

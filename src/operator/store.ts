@@ -13,7 +13,7 @@ import { keyView as apiKeyView } from "../key-view.ts";
 import { isoTime } from "../domain/iso-time.ts";
 import { mintToken, randomBase64url } from "../tokens.ts";
 import { sha256Hex } from "../hash.ts";
-import { KEY_COLUMNS, MAX_KEYS_PER_ACCOUNT, type KeyRow } from "../db/tokens.ts";
+import { KEY_COLUMNS, MAX_KEYS_PER_ACCOUNT, roomForOneMoreKey, type KeyRow } from "../db/tokens.ts";
 import { placeAccount } from "../db/accounts.ts";
 import type { Shards } from "../shards.ts";
 
@@ -103,7 +103,7 @@ async function keyInsert(db: D1Database, accountId: string, input: CreateKeyInpu
     .prepare(
       `INSERT INTO api_tokens (id, account_id, token_hash, prefix, last4, name, permissions, created_at, expires_at)
        SELECT ?1, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM accounts
-       WHERE id = ?9 AND (SELECT count(*) FROM api_tokens WHERE account_id = ?9 AND revoked_at IS NULL) < ?10`,
+       WHERE id = ?9 AND ${roomForOneMoreKey("?9", "?10")}`,
     )
     .bind(row.id, hash, prefix, last4, row.name, row.permissions, now, row.expires_at, accountId, MAX_KEYS_PER_ACCOUNT);
   return { statement, issued: { ...keyView(row, now), token } };

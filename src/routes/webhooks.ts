@@ -50,10 +50,10 @@ const ROTATION_ATTEMPTS = 3;
  */
 const withUrlRule = validationHookWith<AppEnv>((body, c) => {
   const url = (body as { url?: unknown } | null)?.url;
-  // Any other problem of the URL is the schema's to say (with loopback allowed, it finds the rest).
-  if (typeof url !== "string" || webhookUrlProblem(url, true) !== null) return [];
-  const problem = webhookUrlProblem(url, c.env.WEBHOOK_ALLOW_LOOPBACK === "true");
-  return problem ? [{ path: "url", message: problem }] : [];
+  if (c.env.WEBHOOK_ALLOW_LOOPBACK === "true" || typeof url !== "string") return []; // the schema's rules are all
+  // Said only when the schema's rules (loopback allowed) find nothing: they say any other problem.
+  const problem = webhookUrlProblem(url, false);
+  return problem && webhookUrlProblem(url, true) === null ? [{ path: "url", message: problem }] : [];
 });
 
 const create = createRoute("webhooks:write", {

@@ -47,6 +47,24 @@ test("the API reference lists every operation and sends a real request from the 
   const sidebar = await page.locator("body").innerText();
   for (const summary of summaries) assert.ok(sidebar.includes(summary), `operation "${summary}" in the reference`);
 
+  // The Authentication card's header is whole at common widths: "Required" not clipped under
+  // the scheme picker (our CSS in src/routes/docs.ts wraps the picker).
+  for (const width of [1024, 1280, 1400]) {
+    await page.setViewportSize({ width, height: 1000 });
+    const required = page.getByTestId("auth-indicator").first();
+    await required.waitFor();
+    const clipped = await required.evaluate((indicator) => {
+      const shown = indicator.getBoundingClientRect();
+      const header = indicator.closest("button")!.getBoundingClientRect();
+      const picker = indicator.closest("button")!.nextElementSibling?.getBoundingClientRect();
+      const overlapsPicker =
+        picker && picker.top < shown.bottom && picker.left < shown.right && picker.right > shown.left;
+      return shown.right > header.right || Boolean(overlapsPicker);
+    });
+    assert.equal(clipped, false, `"Required" shown whole at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+
   // "Test Request" on "Create a schema", with the token pasted in: a real 201 from this service.
   await page.getByPlaceholder("Token").first().fill(token);
   await page

@@ -28,6 +28,18 @@ const page = (title: string, body: ReturnType<typeof html>) => html`<!doctype ht
   </body>
 </html>`;
 
+/**
+ * Scalar lays out its Authentication card's header on one line, which at common widths clips
+ * "Required" under the scheme picker ("Authentication Requi|Selected Auth Type: ..."). Let the
+ * picker wrap to a line of its own instead. Scalar's own CSS is scoped, hence `!important`;
+ * `npm run test:docs` checks the header is whole, so a Scalar update that changes it shows.
+ */
+const AUTHENTICATION_HEADER_WRAPS = `
+  div:has(> button h2 [data-testid="auth-indicator"]) { flex-wrap: wrap; padding-bottom: 0.25rem; }
+  div:has(> button h2 [data-testid="auth-indicator"]) > div { padding-left: 0.5rem; }
+  button:has(> h2 [data-testid="auth-indicator"]) { flex: 1 0 auto !important; }
+`;
+
 /** The error texts' one piece of markup: `code` spans. Everything else is escaped text. */
 const withCode = (text: string) =>
   raw(text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`).replace(/`([^`]+)`/g, "<code>$1</code>"));
@@ -47,6 +59,7 @@ export const docsRouter = new Hono<AppEnv>()
       mcp: { disabled: true },
       ...{ agent: { disabled: true } }, // not in this version's types, read by its bundle
       authentication: { preferredSecurityScheme: "bearerAuth" },
+      customCss: AUTHENTICATION_HEADER_WRAPS,
     }),
   )
   .get("/errors", (c) =>

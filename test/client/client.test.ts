@@ -161,6 +161,38 @@ describe("the TypeScript client", () => {
     expect(attempt).toMatchObject({ type: "webhook.test", status: "failed", response_status: null });
   });
 
+  it("has a call for every operation: schema and endpoint changes, secret rotation, deletes, a resend", async () => {
+    const client = await clientFor();
+    const schema = await client.schemas.create(contract() as never, { name: "before" });
+    expect((await client.schemas.update(schema.id, { name: "after" })).name).toBe("after");
+    const alias = freshAlias("client-every");
+    await client.candidates.create({ customer_uuid: "c", candidate_alias: alias, schema_id: schema.id });
+    await client.schemas.delete(schema.id);
+    await expect(client.schemas.get(schema.id)).rejects.toMatchObject({ status: 404 });
+
+    const endpoint = await client.webhookEndpoints.create({ url: "http://127.0.0.1:9/unreachable" });
+    expect((await client.webhookEndpoints.get(endpoint.id)).url).toBe("http://127.0.0.1:9/unreachable");
+    const paused = await client.webhookEndpoints.update(endpoint.id, { status: "disabled", description: "paused" });
+    expect(paused).toMatchObject({ status: "disabled", description: "paused" });
+    const rotated = await client.webhookEndpoints.rotateSecret(endpoint.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    await client.webhookEndpoints.update(endpoint.id, { status: "enabled" });
+
+    await client.candidates.resolve(alias, "FAILED");
+    const feed = [];
+    for await (const notification of client.notifications.list({ candidate_alias: alias })) feed.push(notification);
+    const [failed] = feed;
+    expect(failed.type).toBe("candidate.failed");
+    const resent = await client.notifications.resend(failed.id, endpoint.id);
+    expect(resent).toMatchObject({ notification_id: failed.id, webhook_endpoint_id: endpoint.id });
+
+    await client.webhookEndpoints.delete(endpoint.id);
+    await expect(client.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({
+      code: "WEBHOOK_ENDPOINT_NOT_FOUND",
+    });
+  });
+
   it("manages API keys, and surfaces a missing permission as PERMISSION_DENIED", async () => {
     const sent: { method: string; key: string | null }[] = [];
     const client = await clientFor((input, init) => {

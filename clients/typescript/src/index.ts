@@ -306,6 +306,16 @@ export function createCandidateContractClient(options: ClientOptions) {
       },
       get: async (id: string, options: CallOptions = {}) =>
         data(await api.GET("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) })),
+      /** Changes a schema's contract or name for candidates created after; those made before keep theirs. */
+      update: async (
+        id: string,
+        body: paths["/v1/schemas/{id}"]["patch"]["requestBody"]["content"]["application/json"],
+        options: CallOptions = {},
+      ) => data(await api.PATCH("/v1/schemas/{id}", { params: { path: { id } }, body, ...init(options) })),
+      /** Deletes a schema; candidates created from it keep their contracts. */
+      delete: async (id: string, options: CallOptions = {}) => {
+        await api.DELETE("/v1/schemas/{id}", { params: { path: { id } }, ...init(options) });
+      },
     },
     candidates: {
       create: async (
@@ -384,6 +394,15 @@ export function createCandidateContractClient(options: ClientOptions) {
         ),
       get: async (id: string, options: CallOptions = {}) =>
         data(await api.GET("/v1/notifications/{id}", { params: { path: { id } }, ...init(options) })),
+      /** Queues the notification for delivery again to one endpoint (202: the delivery log shows how it went). */
+      resend: async (id: string, webhookEndpointId: string, options: CallOptions = {}) =>
+        data(
+          await api.POST("/v1/notifications/{id}/resend", {
+            params: { path: { id } },
+            body: { webhook_endpoint_id: webhookEndpointId },
+            ...init(options),
+          }),
+        ),
     },
     webhookEndpoints: {
       create: async (
@@ -391,6 +410,26 @@ export function createCandidateContractClient(options: ClientOptions) {
         options: CallOptions = {},
       ) => data(await api.POST("/v1/webhook_endpoints", { body, ...init(options) })),
       list: async (options: CallOptions = {}) => data(await api.GET("/v1/webhook_endpoints", init(options))).data,
+      get: async (id: string, options: CallOptions = {}) =>
+        data(await api.GET("/v1/webhook_endpoints/{id}", { params: { path: { id } }, ...init(options) })),
+      /** Changes the URL, description, events or status (`enabled`, `disabled`) of an endpoint. */
+      update: async (
+        id: string,
+        body: paths["/v1/webhook_endpoints/{id}"]["patch"]["requestBody"]["content"]["application/json"],
+        options: CallOptions = {},
+      ) => data(await api.PATCH("/v1/webhook_endpoints/{id}", { params: { path: { id } }, body, ...init(options) })),
+      delete: async (id: string, options: CallOptions = {}) => {
+        await api.DELETE("/v1/webhook_endpoints/{id}", { params: { path: { id } }, ...init(options) });
+      },
+      /** A new signing secret (`whsec_...`, in this answer only); the old one keeps signing alongside it for 24 h. */
+      rotateSecret: async (id: string, options: CallOptions = {}) =>
+        data(
+          await api.POST("/v1/webhook_endpoints/{id}/rotate_secret", {
+            params: { path: { id } },
+            body: {},
+            ...init(options),
+          }),
+        ),
       /** Every delivery attempt of an endpoint, newest first, across pages; filtered by notification or status. */
       deliveries: (id: string, query: Omit<DeliveriesQuery, "after" | "limit"> = {}, options: CallOptions = {}) =>
         paginate((after) =>

@@ -69,6 +69,8 @@ async function connect(remote: boolean, url: string | undefined): Promise<Operat
       );
     if (!/^https:\/\//i.test(origin))
       throw new UsageError("--remote sends the operator secret: the service's URL must be https://");
+    if (!URL.canParse(origin) || new URL(origin).hostname === "")
+      throw new UsageError(`--remote: '${origin}' is not a URL: the service's, e.g. https://ccs.example.com`);
     return httpOperator(origin.replace(/\/+$/, ""), secret);
   }
   if (url) throw new UsageError("--url goes with --remote");
@@ -182,6 +184,11 @@ async function main(argv: string[]): Promise<number> {
       case "sign-in-link": {
         const link = await operator.signInLink(accountId);
         print(link, `Sign-in link for account ${accountId}, valid once until ${link.expires_at}:\n\n  ${link.url}`);
+        // Made on the files: no server says where it will serve.
+        if (!values.remote && runningDevServer() === null)
+          process.stderr.write(
+            `\nNo npm run dev runs now: the link is for ${new URL(link.url).origin}, where it serves by default. Started on another port or address, open the same path and #code there.\n`,
+          );
         break;
       }
     }
@@ -203,8 +210,15 @@ main(process.argv.slice(2)).then(
       process.exit(2);
     }
     if (error instanceof OperatorError) {
-      const { code, message, details } = error;
-      console.error(json ? JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) : message);
+      const { code, message, details, requestId } = error;
+      console.error(
+        json
+          ? JSON.stringify({
+              error: { code, message, ...(details ? { details } : {}) },
+              ...(requestId ? { request_id: requestId } : {}),
+            })
+          : `${message}${requestId ? ` (request ${requestId}: the service's log says more)` : ""}`,
+      );
     } else {
       console.error(
         json

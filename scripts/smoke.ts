@@ -53,7 +53,8 @@ async function accounts(...args: string[]) {
 
 /** The failed CLI call's exit code and its JSON error. */
 async function accountsFailing(...args: string[]) {
-  const failed = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"]).then(
+  const env = { ...process.env, CCS_OPERATOR_SECRET: "smoke" }; // read by --remote only
+  const failed = await run("npm", ["run", "-s", "accounts", "--", ...args, "--json"], { env }).then(
     () => assert.fail(`accounts ${args.join(" ")} succeeded`),
     (error: { code: number; stderr: string }) => error,
   );
@@ -215,6 +216,11 @@ test("every documented accounts CLI command works while the server runs", async 
     (await accountsFailing("tokens", "list", "--account", "no-such-account")).error.code,
     "ACCOUNT_NOT_FOUND",
   );
+  // --remote: an address that is no URL is a usage error; one that does not speak HTTPS says so.
+  assert.equal((await accountsFailing("list", "--remote", "--url", "https://")).code, 2);
+  const plain = await accountsFailing("list", "--remote", "--url", API.replace("http:", "https:"));
+  assert.equal(plain.code, 1);
+  assert.match(plain.error.message, /did not answer over HTTPS/);
   // A command it cannot read: exit 2, and with --json still the error object.
   const unreadable = await accountsFailing("create");
   assert.equal(unreadable.code, 2);

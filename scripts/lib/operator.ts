@@ -43,10 +43,13 @@ export interface HttpOperator extends Operator {
 export class OperatorError extends Error {
   readonly code: string;
   readonly details?: { path: string; message: string }[];
-  constructor(code: string, message: string, details?: { path: string; message: string }[]) {
+  /** The service's id of the failed request: its log line says what went wrong. */
+  readonly requestId?: string;
+  constructor(code: string, message: string, details?: { path: string; message: string }[], requestId?: string) {
     super(message);
     this.code = code;
     this.details = details;
+    this.requestId = requestId;
   }
 }
 
@@ -55,6 +58,26 @@ const REFUSED_RETRY_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 
 const refused = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
+
+/**
+ * A request that got no answer. One that timed out may have been carried out (a POST: an account
+ * or a key made): say so, rather than invite a second one.
+ */
+function unreachable(origin: string, method: string, error: unknown): OperatorError {
+  const cause = (error as Error).cause as { code?: string; message?: string } | undefined;
+  if ((error as Error).name === "TimeoutError") {
+    const maybe =
+      method === "POST" ? ": it may have been carried out, so check (`list`, `tokens list`) before trying again" : "";
+    return new OperatorError("UNREACHABLE", `${origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s${maybe}.`);
+  }
+  if (cause?.code?.startsWith("ERR_SSL")) {
+    return new OperatorError(
+      "UNREACHABLE",
+      `${origin} did not answer over HTTPS (${cause.code}): is it the service's https:// URL?`,
+    );
+  }
+  return new OperatorError("UNREACHABLE", `${origin} did not answer: ${cause?.message ?? (error as Error).message}`);
+}
 
 /** The operator API of the service at `origin`. */
 export function httpOperator(origin: string, secret: string): HttpOperator {
@@ -75,9 +98,11 @@ export function httpOperator(origin: string, secret: string): HttpOperator {
         break;
       } catch (error) {
         // Refused: nothing was received, so trying again cannot do anything twice.
-        if (!refused(error) || Date.now() > deadline)
-          throw new OperatorError("UNREACHABLE", `${origin} did not answer: ${(error as Error).cause ?? error}`);
-        await new Promise((r) => setTimeout(r, 200));
+        if (refused(error) && Date.now() <= deadline) {
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        throw unreachable(origin, method, error);
       }
     }
     const text = await res.text();
@@ -102,6 +127,7 @@ export function httpOperator(origin: string, secret: string): HttpOperator {
         error.code ?? `HTTP_${res.status}`,
         error.message ?? `${origin} answered ${res.status}.`,
         error.details,
+        json?.request_id ?? res.headers.get("Request-Id") ?? undefined,
       );
     }
     return json as T;

@@ -132,7 +132,10 @@ afterEach(() => vi.restoreAllMocks());
 
 describe("placing accounts", () => {
   it("puts each new account on the shard with the fewest, records it in the primary and anchors it on its shard", async () => {
-    expect(shardNames(env)).toEqual(["SHARD_0", "SHARD_1"]);
+    // wrangler.toml's shards (2 as shipped; the suite passes with a shard added as the README says).
+    const names = shardNames(env);
+    expect(names.length).toBeGreaterThanOrEqual(2);
+    expect(names).toEqual(names.map((_, i) => `SHARD_${i}`));
     expect([a.shard, b.shard]).toEqual(["SHARD_0", "SHARD_1"]);
     const recorded = await env.DB.prepare(`SELECT id, shard FROM accounts WHERE id IN (?, ?) ORDER BY shard`)
       .bind(a.id, b.id)

@@ -29,7 +29,7 @@ export type TestAccount = NewAccount;
 /**
  * A new account and its first key: full access unless `key` says otherwise. Placed on a shard as
  * the operator API places accounts: the one with the fewest accounts, the first on a tie, so a
- * file's accounts alternate between SHARD_0 and SHARD_1 in the order they are made.
+ * file's accounts take SHARD_0, SHARD_1, ... in turn, in the order they are made.
  */
 export const createAccount = (name = "test", key: KeyOptions = {}): Promise<TestAccount> =>
   insertAccountWithToken(env.DB, name, Date.now(), key, shardsOf(env));

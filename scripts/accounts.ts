@@ -9,7 +9,7 @@
  * CCS_OPERATOR_URL, secret in CCS_OPERATOR_SECRET).
  */
 import { parseArgs } from "node:util";
-import { readOperatorSecret, runningDevServer, type DevServerState } from "./lib/local-dev.ts";
+import { orphanedDevServer, readOperatorSecret, runningDevServer, type DevServerState } from "./lib/local-dev.ts";
 import { httpOperator, OperatorError, type Operator } from "./lib/operator.ts";
 import { stopOnSignals } from "./lib/wrangler.ts";
 
@@ -84,6 +84,12 @@ async function connect(remote: boolean, url: string | undefined): Promise<Operat
       );
     return httpOperator(dev.origin!, secret);
   }
+  const orphan = orphanedDevServer();
+  if (orphan)
+    throw new OperatorError(
+      "DEV_SERVER_ORPHANED",
+      `the last npm run dev was killed, but its workerd still runs and locks the local databases: stop it (kill -- -${orphan.group}), then try again.`,
+    );
   // Loaded only here: Miniflare takes most of a second to import.
   const { localStore } = await import("./lib/local-store.ts");
   return localStore();

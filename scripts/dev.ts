@@ -14,6 +14,7 @@ import {
   OPERATOR_ENV_FILE,
   removeDevServer,
   runningDevServer,
+  orphanedDevServer,
   writeDevServer,
 } from "./lib/local-dev.ts";
 import { httpOperator, OperatorError, type Operator } from "./lib/operator.ts";
@@ -95,9 +96,9 @@ function driveCrons(origin: string) {
 /** How long after the server answers it looks for deliveries the last stop lost. */
 const REDELIVER_AFTER_MS = 15_000;
 
-async function whenServing(origin: string) {
+async function whenServing(origin: string, group: number) {
   const ready = new Date();
-  writeDevServer({ pid: process.pid, origin });
+  writeDevServer({ pid: process.pid, origin, group });
   const operator = httpOperator(origin, ensureOperatorSecret());
   const dev = await devCredentials(operator);
   const link = await operator.signInLink(dev.account_id);
@@ -146,6 +147,12 @@ async function main() {
       `npm run dev already runs in this directory (pid ${other.pid}${where}); two would share .wrangler/ and lock each other's databases. Stop it first (kill ${other.pid}), or run the second from another clone.`,
     );
   }
+  const orphan = orphanedDevServer();
+  if (orphan) {
+    throw new Error(
+      `the last npm run dev here was killed, but its wrangler and workerd still run (pids ${orphan.pids.join(", ")}), holding its port and locking its databases. Stop them first: kill -- -${orphan.group}`,
+    );
+  }
   const args = process.argv.slice(2);
   ensureOperatorSecret();
   // Starting: the accounts CLI waits for the server rather than open the database beside it.
@@ -159,6 +166,7 @@ async function main() {
     ["dev", "--var", "WEBHOOK_ALLOW_LOOPBACK:true", ...envFiles(), ...args],
     ["ignore", "pipe", "inherit"],
   );
+  writeDevServer({ pid: process.pid, origin: null, group: wrangler.pid! });
   wrangler.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   // wrangler's output passes through; its first "Ready on" line says where it serves, whatever port it took.
   let pending = "";
@@ -172,7 +180,7 @@ async function main() {
     const origin = lines.map(readyOrigin).find((o) => o !== null);
     if (!origin) return;
     started = true;
-    whenServing(origin).catch((error: unknown) => {
+    whenServing(origin, wrangler.pid!).catch((error: unknown) => {
       console.error(`npm run dev: could not set up the development account: ${(error as Error).message}`);
     });
   });

@@ -3,7 +3,7 @@
  * secret (reused across restarts, readable by this user only) and where the server is, written
  * while it starts and runs and removed when it stops. A file whose process is gone is stale.
  */
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 /** A dotenv file `wrangler dev` loads (--env-file), so the secret is on no command line. */
@@ -16,6 +16,8 @@ export interface DevServerState {
   pid: number;
   /** Where it serves; null while it starts (migrations, wrangler starting). */
   origin: string | null;
+  /** The process group of its wrangler and workerd, once started: they outlive a `kill -9` of `pid`. */
+  group?: number;
 }
 
 function writePrivate(path: string, text: string) {
@@ -82,6 +84,36 @@ export function isAlive(pid: number): boolean {
   }
   const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3); // after "pid (comm) "
   return state !== "Z" && state !== "X" && commandLine.split("\0").some((arg) => arg.endsWith(DEV_SCRIPT));
+}
+
+/** The ids of the processes left in process group `group`, or null where /proc cannot tell. */
+function processesInGroup(group: number): number[] | null {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  return pids.map(Number).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // after "pid (comm) "
+      return Number(pgrp) === group && state !== "Z";
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
+/**
+ * What a `kill -9` of the last `npm run dev` left running: its wrangler and workerd, which still
+ * hold the port and the local databases' locks (their process group and its pids), or null.
+ */
+export function orphanedDevServer(): { group: number; pids: number[] } | null {
+  const state = readDevServerFile();
+  if (!state?.group || isAlive(state.pid)) return null;
+  const pids = processesInGroup(state.group);
+  return pids && pids.length > 0 ? { group: state.group, pids } : null;
 }
 
 /** The running `npm run dev`, or null when none runs (no file, or its process is gone). */

@@ -61,7 +61,7 @@ export function runWrangler(args: string[]): Promise<string> {
       else
         reject(
           new Error(
-            `wrangler ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}):\n${stdout || stderr}`,
+            `wrangler ${args.slice(0, 3).join(" ")} failed (${signal ?? `exit ${code}`}):\n${[stderr.trim(), stdout.trim()].filter(Boolean).join("\n")}`,
           ),
         );
     });

@@ -86,23 +86,32 @@ export function isAlive(pid: number): boolean {
   return state !== "Z" && state !== "X" && commandLine.split("\0").some((arg) => arg.endsWith(DEV_SCRIPT));
 }
 
-/** The ids of the processes left in process group `group`, or null where /proc cannot tell. */
-function processesInGroup(group: number): number[] | null {
+/**
+ * The ids of the processes left in process group `group`, or null where /proc cannot tell. Only
+ * if one is wrangler's or workerd's: after a reboot the group's id may be another's.
+ */
+function devProcessesInGroup(group: number): number[] | null {
   let pids: string[];
   try {
     pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
   } catch {
     return null;
   }
-  return pids.map(Number).filter((pid) => {
+  let ours = false;
+  const inGroup = pids.map(Number).filter((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // after "pid (comm) "
-      return Number(pgrp) === group && state !== "Z";
+      if (Number(pgrp) !== group || state === "Z") return false;
+      ours ||= /node_modules\/(\.bin\/wrangler|wrangler\/wrangler-dist|@cloudflare\/workerd-)/.test(
+        readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+      );
+      return true;
     } catch {
       return false; // gone meanwhile
     }
   });
+  return ours ? inGroup : [];
 }
 
 /**
@@ -112,7 +121,7 @@ function processesInGroup(group: number): number[] | null {
 export function orphanedDevServer(): { group: number; pids: number[] } | null {
   const state = readDevServerFile();
   if (!state?.group || isAlive(state.pid)) return null;
-  const pids = processesInGroup(state.group);
+  const pids = devProcessesInGroup(state.group);
   return pids && pids.length > 0 ? { group: state.group, pids } : null;
 }
 

@@ -333,6 +333,36 @@ describe("the TypeScript client", () => {
 
     const down = await clientFor(async () => Promise.reject(new TypeError("no route to host")));
     await expect(down.schemas.list()).rejects.toMatchObject({ code: "NETWORK_ERROR", status: 0 });
+    // The platform's reason stays: undici says "fetch failed" and puts the cause beneath.
+    const refused = new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    const closed = await clientFor(async () => Promise.reject(refused));
+    const error = await closed.schemas.list().catch((e: CandidateContractError) => e);
+    expect(error).toMatchObject({ message: "The service could not be reached: fetch failed (ECONNREFUSED)" });
+    expect((error as Error).cause).toBe(refused);
+  });
+
+  it("hands the export on as it streams, however long it takes: no buffering, no timeout on the body", async () => {
+    const encoder = new TextEncoder();
+    let bodyEnded = false;
+    const slowCsv: typeof fetch = async () =>
+      new Response(
+        new ReadableStream({
+          async start(controller) {
+            controller.enqueue(encoder.encode("candidate_alias\r\n"));
+            for (let i = 0; i < 3; i++) {
+              await new Promise((r) => setTimeout(r, 100));
+              controller.enqueue(encoder.encode(`row-${i}\r\n`));
+            }
+            bodyEnded = true;
+            controller.close();
+          },
+        }),
+        { headers: { "Content-Type": "text/csv; charset=utf-8" } },
+      );
+    const client = await clientFor(slowCsv, { timeoutMs: 150 });
+    const response = await client.candidates.export();
+    expect(bodyEnded).toBe(false); // answered at its headers, not at its end
+    expect(await response.text()).toBe("candidate_alias\r\nrow-0\r\nrow-1\r\nrow-2\r\n"); // 300 ms > timeoutMs
   });
 
   it("waits while an earlier attempt holds the key (409 IN_USE, Retry-After), then gets that attempt's answer", async () => {
@@ -490,5 +520,20 @@ describe("the TypeScript client", () => {
     expect(verifyWebhook(secret, body, foreign).id).toBe("ntf_x_pending");
     expect(verifyWebhook(secret, body, Object.fromEntries(headers)).id).toBe("ntf_x_pending");
     expect(() => verifyWebhook(secret, body.replace("pending", "confirmed"), headers)).toThrow();
+    // Node's request.headers: any case, a value may be a list or absent. A test event narrows by its type.
+    const test = JSON.stringify({
+      id: "test_1",
+      type: "webhook.test",
+      timestamp: new Date().toISOString(),
+      data: { webhook_endpoint_id: "e" },
+    });
+    const nodeHeaders = {
+      "Webhook-Id": "test_1",
+      "webhook-timestamp": [String(Math.floor(Date.now() / 1000))],
+      "webhook-signature": new Webhook(secret).sign("test_1", new Date(), test),
+      "x-absent": undefined,
+    };
+    const verified = verifyWebhook(secret, test, nodeHeaders);
+    expect(verified.type === "webhook.test" && verified.data.webhook_endpoint_id).toBe("e");
   });
 });

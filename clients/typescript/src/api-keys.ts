@@ -7,6 +7,7 @@
 import type { Client } from "openapi-fetch";
 import type { components, paths } from "./generated.ts";
 import type { CallOptions } from "./call-options.ts";
+import { paginate } from "./pages.ts";
 
 export type ApiKey = components["schemas"]["ApiKey"];
 export type ApiKeyWithSecret = components["schemas"]["ApiKeyWithSecret"];
@@ -14,14 +15,8 @@ export type Permission = ApiKey["permissions"][number];
 export type CreateApiKeyBody = paths["/v1/api_keys"]["post"]["requestBody"]["content"]["application/json"];
 export type ListApiKeysQuery = NonNullable<paths["/v1/api_keys"]["get"]["parameters"]["query"]>;
 
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-
 export function apiKeysClient(
   api: Client<paths>,
-  paginate: <T>(page: (after: string | undefined) => Promise<Page<T>>) => AsyncGenerator<T>,
   data: <T>(result: { data?: T }) => T,
   init: (options: CallOptions) => { signal?: AbortSignal; headers?: Record<string, string> },
 ) {
@@ -35,8 +30,8 @@ export function apiKeysClient(
       query: Omit<ListApiKeysQuery, "after"> = {},
       options: { signal?: AbortSignal } = {},
     ): AsyncGenerator<ApiKey> =>
-      paginate((after) =>
-        api.GET("/v1/api_keys", { params: { query: { ...query, after } }, ...init(options) }).then(data),
+      paginate((cursor) =>
+        api.GET("/v1/api_keys", { params: { query: { ...query, ...cursor } }, ...init(options) }).then(data),
       ),
     get: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
       data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),

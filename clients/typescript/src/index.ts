@@ -24,8 +24,10 @@ import { Webhook } from "standardwebhooks";
 import type { components, paths } from "./generated.ts";
 import { apiKeysClient } from "./api-keys.ts";
 import type { CallOptions } from "./call-options.ts";
+import { paginate, type Cursor, type Page } from "./pages.ts";
 
-export type { components, paths, CallOptions };
+export type { components, paths, CallOptions, Cursor, Page };
+export { paginate };
 export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, ListApiKeysQuery, Permission } from "./api-keys.ts";
 type Schemas = components["schemas"];
 export type Contract = Schemas["Contract"];
@@ -35,15 +37,37 @@ export type CandidateWithEvents = Schemas["CandidateWithEvents"];
 export type Event = Schemas["Event"];
 export type Notification = Schemas["Notification"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
+export type WebhookDeliveryAttempt = Schemas["WebhookDeliveryAttempt"];
+export type WebhookTestAttempt = Schemas["WebhookTestAttempt"];
+export type NotificationCause = Schemas["NotificationCause"];
+export type ConditionNode = Schemas["ConditionNode"];
+export type CreateCandidateBody = Schemas["CreateCandidateBody"];
+export type EventBody = Schemas["EventBody"];
+export type BatchEventItem = Schemas["BatchEventItem"];
+export type BatchEventResult = Schemas["BatchEventResult"];
+/** The body of a test delivery (`webhookEndpoints.test`): signed like a notification, but none. */
+export interface WebhookTestEvent {
+  id: string;
+  type: "webhook.test";
+  timestamp: string;
+  data: { webhook_endpoint_id: string };
+}
 export type Summary = Schemas["Summary"];
 export type CustomerSummary = Schemas["CustomerSummary"];
 export type ErrorBody = Schemas["Error"];
 
 /** Every error the service answers with, and a call that could not reach it. */
+/**
+ * What went wrong: one of the API's error codes, `NETWORK_ERROR` (no answer came), or
+ * `HTTP_<status>` (an answer that was not the API's JSON, such as a proxy's error page).
+ */
+export type ErrorCode = ErrorBody["error"]["code"] | "NETWORK_ERROR" | `HTTP_${number}`;
+
 export class CandidateContractError extends Error {
   constructor(
-    /** The API's error code (`VALIDATION_ERROR`, `CANDIDATE_NOT_FOUND`, ...), or `NETWORK_ERROR`. */
-    readonly code: string,
+    /** The API's error code (`VALIDATION_ERROR`, `CANDIDATE_NOT_FOUND`, ...), or `NETWORK_ERROR`, or `HTTP_<status>`. */
+    readonly code: ErrorCode,
     message: string,
     /** The HTTP status, or 0 when no answer came. */
     readonly status: number,
@@ -55,8 +79,10 @@ export class CandidateContractError extends Error {
     readonly docUrl: string | null = null,
     /** A POST's Idempotency-Key: to call again safely after a NETWORK_ERROR or a 5xx, pass it back. */
     readonly idempotencyKey: string | null = null,
+    /** For a NETWORK_ERROR, the platform's error as `cause`. */
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "CandidateContractError";
   }
 }
@@ -122,6 +148,17 @@ async function isTransient(request: Request, response: Response): Promise<boolea
   return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE";
 }
 
+/** An answer read as it comes rather than whole: the CSV export, which may be long. */
+const isStreamed = (response: Response) => response.headers.get("Content-Type")?.startsWith("text/csv") ?? false;
+
+/** What stopped an attempt, in words: a timeout, or the platform's reason (undici's is in its `cause`). */
+function whyUnreachable(error: unknown): string {
+  const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+  if (name === "TimeoutError") return message;
+  const underneath = cause?.code ?? cause?.message;
+  return underneath && !message.includes(underneath) ? `${message} (${underneath})` : message;
+}
+
 /** Statuses whose answer has no body (the Fetch standard's null body statuses). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -144,10 +181,18 @@ function retryingFetch(options: ClientOptions): typeof fetch {
       // "Full jitter": clients failed by the same outage do not all come back at once.
       const backoff = Math.random() * backoffMs * 2 ** attempt;
       let response: Response;
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
+        timeoutMs,
+      );
       try {
-        const answer = await send(request.clone(), {
-          signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]),
-        });
+        const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) });
+        if (answer.ok && isStreamed(answer)) {
+          // The export: handed on as it comes, as long as it takes (the caller's signal still stops it).
+          clearTimeout(timer);
+          return answer;
+        }
         // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
         // A 204 (or 205, 304) has no body to copy, though a browser may give it an empty stream.
         const bytes = answer.body === null ? null : await answer.arrayBuffer();
@@ -159,20 +204,21 @@ function retryingFetch(options: ClientOptions): typeof fetch {
         if (request.signal.aborted) throw request.signal.reason;
         if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {
           const key = request.headers.get("Idempotency-Key");
-          const why =
-            (error as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (error as Error).message;
           throw new CandidateContractError(
             "NETWORK_ERROR",
-            `The service could not be reached: ${why}`,
+            `The service could not be reached: ${whyUnreachable(error)}`,
             0,
             [],
             null,
             null,
             key,
+            { cause: error },
           );
         }
         await sleep(backoff, request.signal);
         continue;
+      } finally {
+        clearTimeout(timer);
       }
       if (last || !(await isTransient(request, response))) return response;
       const wait = retryAfterMs(response) ?? backoff;
@@ -227,7 +273,7 @@ export async function errorFromResponse(
     .catch(() => null)) as ErrorBody | null;
   const error = body?.error;
   return new CandidateContractError(
-    error?.code ?? `HTTP_${response.status}`,
+    error?.code ?? (`HTTP_${response.status}` as const),
     error?.message ?? `The service answered ${response.status}.`,
     response.status,
     error?.details ?? [],
@@ -244,22 +290,6 @@ const throwOnError: Middleware = {
     throw await errorFromResponse(response, request.headers.get("Idempotency-Key"));
   },
 };
-
-/** A page of a list: its items, and the cursor of the next page (null on the last). */
-interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
-}
-
-/** Every item of a paged list, one page at a time. */
-export async function* paginate<T>(page: (after: string | undefined) => Promise<Page<T>>): AsyncGenerator<T> {
-  let after: string | undefined;
-  do {
-    const { data, next_cursor } = await page(after);
-    yield* data;
-    after = next_cursor ?? undefined;
-  } while (after !== undefined);
-}
 
 /** What a call answered: a successful call always has data (errors throw). */
 const data = <T>(result: { data?: T }): T => result.data as T;
@@ -280,7 +310,7 @@ export function createCandidateContractClient(options: ClientOptions) {
   api.use(withIdempotencyKey, throwOnError, rememberBookmark());
   /** A call's signal, and a POST's Idempotency-Key when the caller gives one (else the client makes one per call). */
   const init = ({ idempotencyKey, signal }: CallOptions) => ({
-    signal,
+    ...(signal ? { signal } : {}),
     ...(idempotencyKey ? { headers: { "Idempotency-Key": idempotencyKey } } : {}),
   });
 
@@ -298,8 +328,8 @@ export function createCandidateContractClient(options: ClientOptions) {
       /** Every schema of the account (at most 1,000), newest first, read page by page. */
       list: async (options: CallOptions = {}) => {
         const all: Schema[] = [];
-        for await (const schema of paginate((after) =>
-          api.GET("/v1/schemas", { params: { query: { after, limit: 100 } }, ...init(options) }).then(data),
+        for await (const schema of paginate((cursor) =>
+          api.GET("/v1/schemas", { params: { query: { ...cursor, limit: 100 } }, ...init(options) }).then(data),
         ))
           all.push(schema);
         return all;
@@ -331,8 +361,8 @@ export function createCandidateContractClient(options: ClientOptions) {
         ),
       /** Every candidate matching the query, newest first, across pages. */
       list: (query: Omit<ListCandidatesQuery, "after"> = {}, options: CallOptions = {}) =>
-        paginate((after) =>
-          api.GET("/v1/candidates", { params: { query: { ...query, after } }, ...init(options) }).then(data),
+        paginate((cursor) =>
+          api.GET("/v1/candidates", { params: { query: { ...query, ...cursor } }, ...init(options) }).then(data),
         ),
       /** Merges metadata changes into the candidate's (a key set to "" is removed). */
       updateMetadata: async (alias: string, metadata: Record<string, string>, options: CallOptions = {}) =>
@@ -373,10 +403,10 @@ export function createCandidateContractClient(options: ClientOptions) {
     /** The same per customer, in customer_uuid order, across pages. */
     summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}, options: CallOptions = {}) =>
       paginate(
-        async (after) =>
+        async (cursor) =>
           data(
             await api.GET("/v1/summary", {
-              params: { query: { ...query, group_by: "customer_uuid", after } },
+              params: { query: { ...query, group_by: "customer_uuid", ...cursor } },
               ...init(options),
             }),
           ) as Page<CustomerSummary>,
@@ -387,7 +417,7 @@ export function createCandidateContractClient(options: ClientOptions) {
         paginate(async (cursor) =>
           data(
             await api.GET("/v1/notifications", {
-              params: { query: { ...query, after: cursor ?? query.after } },
+              params: { query: { ...query, ...cursor } },
               ...init(options),
             }),
           ),
@@ -432,10 +462,10 @@ export function createCandidateContractClient(options: ClientOptions) {
         ),
       /** Every delivery attempt of an endpoint, newest first, across pages; filtered by notification or status. */
       deliveries: (id: string, query: Omit<DeliveriesQuery, "after" | "limit"> = {}, options: CallOptions = {}) =>
-        paginate((after) =>
+        paginate((cursor) =>
           api
             .GET("/v1/webhook_endpoints/{id}/deliveries", {
-              params: { path: { id }, query: { ...query, after } },
+              params: { path: { id }, query: { ...query, ...cursor } },
               ...init(options),
             })
             .then(data),
@@ -444,22 +474,30 @@ export function createCandidateContractClient(options: ClientOptions) {
       test: async (id: string, options: CallOptions = {}) =>
         data(await api.POST("/v1/webhook_endpoints/{id}/test", { params: { path: { id } }, ...init(options) })),
     },
-    apiKeys: apiKeysClient(api, paginate, data, init),
+    apiKeys: apiKeysClient(api, data, init),
   };
 }
 
 export type CandidateContractClient = ReturnType<typeof createCandidateContractClient>;
 
 /**
- * Verifies a webhook delivery with the endpoint's secret (`whsec_...`) and returns its
- * notification; throws if the signature or timestamp does not hold. Pass the raw body, exactly
- * as received, and its headers.
+ * Verifies a webhook delivery with the endpoint's secret (`whsec_...`) and returns what it
+ * carries: a notification, or a test event (`type` "webhook.test", from `webhookEndpoints.test`);
+ * throws if the signature or timestamp does not hold. Pass the raw body, exactly as received, and
+ * its headers (a `Headers`, or a plain record such as Node's `request.headers`).
  */
-export function verifyWebhook(secret: string, body: string, headers: Headers | Record<string, string>): Notification {
+export function verifyWebhook(
+  secret: string,
+  body: string,
+  headers: Headers | Record<string, string | string[] | undefined>,
+): Notification | WebhookTestEvent {
   // Any Headers-like object (the platform's, node-fetch's, undici's) or a plain record.
-  const plain =
+  const entries =
     typeof (headers as Headers).entries === "function"
-      ? Object.fromEntries((headers as Headers).entries())
-      : (headers as Record<string, string>);
-  return new Webhook(secret).verify(body, plain) as Notification;
+      ? [...(headers as Headers).entries()]
+      : Object.entries(headers as Record<string, string | string[] | undefined>);
+  const plain: Record<string, string> = {};
+  for (const [name, value] of entries)
+    if (value !== undefined) plain[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  return new Webhook(secret).verify(body, plain) as Notification | WebhookTestEvent;
 }

@@ -57,13 +57,13 @@ export type Summary = Schemas["Summary"];
 export type CustomerSummary = Schemas["CustomerSummary"];
 export type ErrorBody = Schemas["Error"];
 
-/** Every error the service answers with, and a call that could not reach it. */
 /**
  * What went wrong: one of the API's error codes, `NETWORK_ERROR` (no answer came), or
  * `HTTP_<status>` (an answer that was not the API's JSON, such as a proxy's error page).
  */
 export type ErrorCode = ErrorBody["error"]["code"] | "NETWORK_ERROR" | `HTTP_${number}`;
 
+/** Every error the service answers with, and a call that could not reach it. */
 export class CandidateContractError extends Error {
   constructor(
     /** The API's error code (`VALIDATION_ERROR`, `CANDIDATE_NOT_FOUND`, ...), or `NETWORK_ERROR`, or `HTTP_<status>`. */

@@ -69,9 +69,16 @@ async function connect(remote: boolean, url: string | undefined): Promise<Operat
       );
     if (!/^https:\/\//i.test(origin))
       throw new UsageError("--remote sends the operator secret: the service's URL must be https://");
-    if (!URL.canParse(origin) || new URL(origin).hostname === "")
-      throw new UsageError(`--remote: '${origin}' is not a URL: the service's, e.g. https://ccs.example.com`);
-    return httpOperator(origin.replace(/\/+$/, ""), secret);
+    const parsed = URL.canParse(origin) ? new URL(origin) : null;
+    if (!parsed || parsed.hostname === "")
+      throw new UsageError(
+        `--remote: '${origin.replace(/\/\/[^/]*@/, "//...@")}' is not a URL: the service's, e.g. https://ccs.example.com`,
+      );
+    if (parsed.username || parsed.password || parsed.search || parsed.hash || parsed.pathname !== "/")
+      throw new UsageError(
+        `--remote: the URL is the service's origin only (https://host[:port]), with no path, query, fragment or credentials; got ${parsed.protocol}//${parsed.host}${parsed.pathname === "/" ? "" : parsed.pathname}${parsed.search || parsed.hash ? "?..." : ""}${parsed.username || parsed.password ? " (credentials left out)" : ""}`,
+      );
+    return httpOperator(parsed.origin, secret);
   }
   if (url) throw new UsageError("--url goes with --remote");
   const dev = await servingDevServer();
@@ -191,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
         const link = await operator.signInLink(accountId);
         print(link, `Sign-in link for account ${accountId}, valid once until ${link.expires_at}:\n\n  ${link.url}`);
         // Made on the files: no server says where it will serve.
-        if (!values.remote && runningDevServer() === null)
+        if (!values.remote && !values.json && runningDevServer() === null)
           process.stderr.write(
             `\nNo npm run dev runs now: the link is for ${new URL(link.url).origin}, where it serves by default. Started on another port or address, open the same path and #code there.\n`,
           );
@@ -208,7 +215,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (error: unknown) => {
     const json = process.argv.includes("--json");
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    const code = (error as { code?: unknown }).code;
+    if (error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
       const { message } = error as Error;
       console.error(
         json ? JSON.stringify({ error: { code: "INVALID_COMMAND", message } }) : `${message}\n\n${await usage()}`,

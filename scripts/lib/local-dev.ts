@@ -3,7 +3,7 @@
  * secret (reused across restarts, readable by this user only) and where the server is, written
  * while it starts and runs and removed when it stops. A file whose process is gone is stale.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 /** A dotenv file `wrangler dev` loads (--env-file), so the secret is on no command line. */
@@ -88,7 +88,8 @@ export function isAlive(pid: number): boolean {
 
 /**
  * The ids of the processes left in process group `group`, or null where /proc cannot tell. Only
- * if one is wrangler's or workerd's: after a reboot the group's id may be another's.
+ * if one is this checkout's wrangler or workerd (run from here, from its node_modules): after a
+ * reboot the group's id may be another's, even another checkout's dev server.
  */
 function devProcessesInGroup(group: number): number[] | null {
   let pids: string[];
@@ -97,15 +98,18 @@ function devProcessesInGroup(group: number): number[] | null {
   } catch {
     return null;
   }
+  const here = realpathSync(process.cwd());
   let ours = false;
   const inGroup = pids.map(Number).filter((pid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // after "pid (comm) "
       if (Number(pgrp) !== group || state === "Z") return false;
-      ours ||= /node_modules\/(\.bin\/wrangler|wrangler\/wrangler-dist|@cloudflare\/workerd-)/.test(
-        readFileSync(`/proc/${pid}/cmdline`, "utf8"),
-      );
+      ours ||=
+        realpathSync(`/proc/${pid}/cwd`) === here &&
+        /node_modules\/(\.bin\/wrangler|wrangler\/wrangler-dist|@cloudflare\/workerd-)/.test(
+          readFileSync(`/proc/${pid}/cmdline`, "utf8"),
+        );
       return true;
     } catch {
       return false; // gone meanwhile
@@ -120,9 +124,11 @@ function devProcessesInGroup(group: number): number[] | null {
  */
 export function orphanedDevServer(): { group: number; pids: number[] } | null {
   const state = readDevServerFile();
-  if (!state?.group || isAlive(state.pid)) return null;
-  const pids = devProcessesInGroup(state.group);
-  return pids && pids.length > 0 ? { group: state.group, pids } : null;
+  if (!state || isAlive(state.pid)) return null;
+  const pids = state.group ? devProcessesInGroup(state.group) : [];
+  if (pids && pids.length > 0) return { group: state.group!, pids };
+  if (pids) removeDevServer(state.pid); // stale, and nothing of it left: its group id may be reused
+  return null;
 }
 
 /** The running `npm run dev`, or null when none runs (no file, or its process is gone). */

@@ -105,7 +105,12 @@ export function httpOperator(origin: string, secret: string): HttpOperator {
         throw unreachable(origin, method, error);
       }
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (error) {
+      throw unreachable(origin, method, error); // the answer stopped coming
+    }
     let json: any;
     try {
       json = JSON.parse(text);
@@ -113,6 +118,8 @@ export function httpOperator(origin: string, secret: string): HttpOperator {
       throw new OperatorError(
         "UNEXPECTED_RESPONSE",
         `${origin} answered ${res.status} with no JSON: is it this service?`,
+        undefined,
+        res.headers.get("Request-Id") ?? undefined,
       );
     }
     if (!res.ok) {

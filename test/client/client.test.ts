@@ -15,6 +15,7 @@ import { contract, createAccount, freshAlias, type TestAccount } from "../suppor
 import { observeD1 } from "../support/d1-observer";
 import { inKeyStore } from "../support/key-store";
 import { requestFingerprint } from "../../src/idempotency";
+import { endpoint, received } from "../support/webhooks";
 
 const BASE = "https://api.test";
 const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init));
@@ -393,6 +394,32 @@ describe("the TypeScript client", () => {
     const answer = await client.events.submit({ candidate_alias: alias, type: "ping" });
     expect(posts).toBeGreaterThanOrEqual(3); // 502, then 409 IN_USE until the hold lapsed, then the replay
     expect((await client.candidates.get(alias)).events.map((e) => e.id)).toEqual([answer.event.id]);
+  });
+
+  it("asks again soon while an attempt still running holds the key, not only when its hold lapses", async () => {
+    const account = await createAccount();
+    const hook = await endpoint(account, "200~600"); // a test send that takes 0.6 s
+    let running: Promise<Response> | undefined;
+    const held: { retryAfter: number; at: number }[] = [];
+    const lostFirst: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (!request.url.endsWith("/test")) return worker(request);
+      if (!running) {
+        running = worker(request); // it goes on, holding the key; its answer is lost
+        return new Response("bad gateway", { status: 502 });
+      }
+      const answer = await worker(request);
+      if (answer.status === 409) held.push({ retryAfter: Number(answer.headers.get("Retry-After")), at: Date.now() });
+      return answer;
+    };
+    const client = await clientFor(lostFirst, { account });
+    const attempt = await client.webhookEndpoints.test(hook.id, { idempotencyKey: "test-send-once" });
+    expect(attempt).toMatchObject({ type: "webhook.test", status: "succeeded", response_status: 200 });
+    expect((await running!).status).toBe(200);
+    expect(await received(hook.name)).toHaveLength(1); // sent once: the retry got the first attempt's answer
+    expect(held.length).toBeGreaterThan(0);
+    // Answered once the first attempt was, long before the Retry-After of its hold (about 30 s).
+    expect(Date.now() - held[0].at).toBeLessThan(held[0].retryAfter * 1000 - 20_000);
   });
 
   it("says the key of a POST that failed for good, so calling again with it does nothing twice", async () => {

@@ -7,8 +7,9 @@
  * - every POST carries an `Idempotency-Key` (yours, or one made for the call), reused by its
  *   retries, so a retried call never does anything twice; a call that still fails says its key
  *   (`error.idempotencyKey`): call again with it, and what the first attempt did is answered, not redone;
- * - 429, and 409 IDEMPOTENCY_KEY_IN_USE (an earlier attempt still holds the key), wait for
- *   `Retry-After`; 5xx, network errors and attempts that do not answer in time (`timeoutMs`) retry
+ * - 429 waits for `Retry-After`; 409 IDEMPOTENCY_KEY_IN_USE (an earlier attempt still holds the
+ *   key) asks again after 250 ms, doubling up to 4 s, until that attempt's answer comes or its hold
+ *   lapses (`Retry-After`); 5xx, network errors and attempts that do not answer in time (`timeoutMs`) retry
  *   with exponential backoff and jitter; a call aborted by its `signal` stops with the signal's reason;
  * - every other error is one `CandidateContractError` with the API's `code`, `details` and `request_id`
  *   (a key without the permission a call needs: `PERMISSION_DENIED`, its message naming the permission);
@@ -132,21 +133,24 @@ function retryAfterMs(response: Response): number | null {
 }
 
 /**
- * Whether an answer may differ later: 429, 5xx, and 409 while an earlier attempt holds the key. A
- * POST without an Idempotency-Key is retried only after a 429, which did nothing: a retry after
- * anything else could do it twice.
+ * Whether an answer may differ later: 429, 5xx ("retry"), and 409 while an earlier attempt holds
+ * the key ("held"); null when not. A POST without an Idempotency-Key is retried only after a 429,
+ * which did nothing: a retry after anything else could do it twice.
  */
-async function isTransient(request: Request, response: Response): Promise<boolean> {
-  if (response.status === 429) return true;
-  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return false;
-  if (response.status >= 500) return true;
-  if (response.status !== 409) return false;
+async function transience(request: Request, response: Response): Promise<"retry" | "held" | null> {
+  if (response.status === 429) return "retry";
+  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return null;
+  if (response.status >= 500) return "retry";
+  if (response.status !== 409) return null;
   const body = (await response
     .clone()
     .json()
     .catch(() => null)) as ErrorBody | null;
-  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE";
+  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE" ? "held" : null;
 }
+
+/** How soon a key still held is asked about again: 250 ms, doubling up to 4 s. */
+const HELD_POLL_MS = { first: 250, most: 4000 };
 
 /** An answer read as it comes rather than whole: the CSV export, which may be long. */
 const isStreamed = (response: Response) => response.headers.get("Content-Type")?.startsWith("text/csv") ?? false;
@@ -176,6 +180,9 @@ function retryingFetch(options: ClientOptions): typeof fetch {
   } = options;
   return async (input, init) => {
     const request = new Request(input, init);
+    // While an earlier attempt holds the key: when its hold lapses, and how often it was asked.
+    let holdLapses: number | null = null;
+    let polls = 0;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
       // "Full jitter": clients failed by the same outage do not all come back at once.
@@ -220,10 +227,22 @@ function retryingFetch(options: ClientOptions): typeof fetch {
       } finally {
         clearTimeout(timer);
       }
-      if (last || !(await isTransient(request, response))) return response;
+      const kind = last ? null : await transience(request, response);
+      if (kind === null) return response;
       const wait = retryAfterMs(response) ?? backoff;
       if (wait > maxRetryAfterMs) return response;
       await response.body?.cancel();
+      if (kind === "held") {
+        // Retry-After is when the hold lapses, but the holder mostly answers long before: ask
+        // again sooner (a held key changes nothing), counting no retry until the hold has lapsed.
+        holdLapses ??= Date.now() + wait;
+        const poll = Math.min(HELD_POLL_MS.first * 2 ** polls++, HELD_POLL_MS.most, holdLapses - Date.now());
+        if (poll > 0) {
+          attempt--;
+          await sleep(poll, request.signal);
+          continue;
+        }
+      }
       await sleep(wait, request.signal);
     }
   };

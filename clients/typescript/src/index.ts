@@ -26,9 +26,11 @@ import type { components, paths } from "./generated.ts";
 import { apiKeysClient } from "./api-keys.ts";
 import type { CallOptions } from "./call-options.ts";
 import { paginate, type Cursor, type Page } from "./pages.ts";
+import { CandidateContractError, errorFromResponse, type ErrorBody, type ErrorCode } from "./errors.ts";
+import { retryingFetch, type RetryOptions } from "./retrying-fetch.ts";
 
-export type { components, paths, CallOptions, Cursor, Page };
-export { paginate };
+export type { components, paths, CallOptions, Cursor, Page, ErrorBody, ErrorCode, RetryOptions };
+export { paginate, CandidateContractError, errorFromResponse };
 export type { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, ListApiKeysQuery, Permission } from "./api-keys.ts";
 type Schemas = components["schemas"];
 export type Contract = Schemas["Contract"];
@@ -56,197 +58,6 @@ export interface WebhookTestEvent {
 }
 export type Summary = Schemas["Summary"];
 export type CustomerSummary = Schemas["CustomerSummary"];
-export type ErrorBody = Schemas["Error"];
-
-/**
- * What went wrong: one of the API's error codes, `NETWORK_ERROR` (no answer came), or
- * `HTTP_<status>` (an answer that was not the API's JSON, such as a proxy's error page).
- */
-export type ErrorCode = ErrorBody["error"]["code"] | "NETWORK_ERROR" | `HTTP_${number}`;
-
-/** Every error the service answers with, and a call that could not reach it. */
-export class CandidateContractError extends Error {
-  constructor(
-    /** The API's error code (`VALIDATION_ERROR`, `CANDIDATE_NOT_FOUND`, ...), or `NETWORK_ERROR`, or `HTTP_<status>`. */
-    readonly code: ErrorCode,
-    message: string,
-    /** The HTTP status, or 0 when no answer came. */
-    readonly status: number,
-    /** Every problem a `VALIDATION_ERROR` found, each at its dotted path. */
-    readonly details: { path: string; message: string }[] = [],
-    /** The request's id, to quote when reporting a problem. */
-    readonly requestId: string | null = null,
-    /** Where the code is documented. */
-    readonly docUrl: string | null = null,
-    /** A POST's Idempotency-Key: to call again safely after a NETWORK_ERROR or a 5xx, pass it back. */
-    readonly idempotencyKey: string | null = null,
-    /** For a NETWORK_ERROR, the platform's error as `cause`. */
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = "CandidateContractError";
-  }
-}
-
-export interface ClientOptions {
-  /** The service's address, e.g. `http://127.0.0.1:8787`. */
-  baseUrl: string;
-  /**
-   * An API key (`cct_...`). Leave it out in a page of the service's own dashboard: the browser sends
-   * the session cookie with every call instead.
-   */
-  token?: string;
-  /** Retries of a call after a 429, a 5xx or a network error (default 3). */
-  maxRetries?: number;
-  /** The first backoff, doubled on each retry, each wait a random share of it (default 500 ms); a 429 waits its `Retry-After`. */
-  backoffMs?: number;
-  /** How long one attempt may take before it counts as a network error and is retried (default 30 s). */
-  timeoutMs?: number;
-  /** The longest wait for one `Retry-After` (default 60 s): a longer one is answered as the error. */
-  maxRetryAfterMs?: number;
-  /** The fetch to use (default the global one). */
-  fetch?: typeof fetch;
-}
-
-/** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", abort, { once: true });
-  });
-}
-
-/** `Retry-After` in ms: seconds, or an HTTP date; null when absent or unreadable. */
-function retryAfterMs(response: Response): number | null {
-  const value = response.headers.get("Retry-After");
-  if (value === null) return null;
-  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
-  return Number.isNaN(ms) ? null : Math.max(0, ms);
-}
-
-/**
- * Whether an answer may differ later: 429, 5xx ("retry"), and 409 while an earlier attempt holds
- * the key ("held"); null when not. A POST without an Idempotency-Key is retried only after a 429,
- * which did nothing: a retry after anything else could do it twice.
- */
-async function transience(request: Request, response: Response): Promise<"retry" | "held" | null> {
-  if (response.status === 429) return "retry";
-  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return null;
-  if (response.status >= 500) return "retry";
-  if (response.status !== 409) return null;
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as ErrorBody | null;
-  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE" ? "held" : null;
-}
-
-/** How soon a key still held is asked about again: 250 ms, doubling up to 4 s. */
-const HELD_POLL_MS = { first: 250, most: 4000 };
-
-/** An answer read as it comes rather than whole: the CSV export, which may be long. */
-const isStreamed = (response: Response) => response.headers.get("Content-Type")?.startsWith("text/csv") ?? false;
-
-/** What stopped an attempt, in words: a timeout, or the platform's reason (undici's is in its `cause`). */
-function whyUnreachable(error: unknown): string {
-  const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
-  if (name === "TimeoutError") return message;
-  const underneath = cause?.code ?? cause?.message;
-  return underneath && !message.includes(underneath) ? `${message} (${underneath})` : message;
-}
-
-/** Statuses whose answer has no body (the Fetch standard's null body statuses). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/**
- * A fetch that retries what may succeed later. Every attempt of a POST carries the same
- * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
- */
-function retryingFetch(options: ClientOptions): typeof fetch {
-  const {
-    maxRetries = 3,
-    backoffMs = 500,
-    maxRetryAfterMs = 60_000,
-    timeoutMs = 30_000,
-    fetch: send = globalThis.fetch.bind(globalThis),
-  } = options;
-  return async (input, init) => {
-    const request = new Request(input, init);
-    // While an earlier attempt holds the key: when its hold lapses, and how often it was asked.
-    let holdLapses: number | null = null;
-    let polls = 0;
-    for (let attempt = 0; ; attempt++) {
-      const last = attempt >= maxRetries;
-      // "Full jitter": clients failed by the same outage do not all come back at once.
-      const backoff = Math.random() * backoffMs * 2 ** attempt;
-      let response: Response;
-      const timeout = new AbortController();
-      const timer = setTimeout(
-        () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
-        timeoutMs,
-      );
-      try {
-        const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) });
-        if (answer.ok && isStreamed(answer)) {
-          // The export: handed on as it comes, as long as it takes (the caller's signal still stops it).
-          clearTimeout(timer);
-          return answer;
-        }
-        // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
-        // A 204 (or 205, 304) has no body to copy, though a browser may give it an empty stream.
-        const bytes = answer.body === null ? null : await answer.arrayBuffer();
-        response =
-          bytes === null || NULL_BODY_STATUSES.has(answer.status)
-            ? new Response(null, answer)
-            : new Response(bytes, answer);
-      } catch (error) {
-        if (request.signal.aborted) throw request.signal.reason;
-        if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {
-          const key = request.headers.get("Idempotency-Key");
-          throw new CandidateContractError(
-            "NETWORK_ERROR",
-            `The service could not be reached: ${whyUnreachable(error)}`,
-            0,
-            [],
-            null,
-            null,
-            key,
-            { cause: error },
-          );
-        }
-        await sleep(backoff, request.signal);
-        continue;
-      } finally {
-        clearTimeout(timer);
-      }
-      const kind = last ? null : await transience(request, response);
-      if (kind === null) return response;
-      const wait = retryAfterMs(response) ?? backoff;
-      if (wait > maxRetryAfterMs) return response;
-      await response.body?.cancel();
-      if (kind === "held") {
-        // Retry-After is when the hold lapses, but the holder mostly answers long before: ask
-        // again sooner (a held key changes nothing), counting no retry until the hold has lapsed.
-        holdLapses ??= Date.now() + wait;
-        const poll = Math.min(HELD_POLL_MS.first * 2 ** polls++, HELD_POLL_MS.most, holdLapses - Date.now());
-        if (poll > 0) {
-          attempt--;
-          await sleep(poll, request.signal);
-          continue;
-        }
-      }
-      await sleep(wait, request.signal);
-    }
-  };
-}
 
 /** Every POST gets an Idempotency-Key (the caller's, or a new one), before its first attempt. */
 const withIdempotencyKey: Middleware = {
@@ -281,27 +92,6 @@ function rememberBookmark(): Middleware {
   };
 }
 
-/** The CandidateContractError of a non-2xx answer: what the service said (its code, details, request id). */
-export async function errorFromResponse(
-  response: Response,
-  idempotencyKey: string | null = null,
-): Promise<CandidateContractError> {
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as ErrorBody | null;
-  const error = body?.error;
-  return new CandidateContractError(
-    error?.code ?? (`HTTP_${response.status}` as const),
-    error?.message ?? `The service answered ${response.status}.`,
-    response.status,
-    error?.details ?? [],
-    body?.request_id ?? response.headers.get("Request-Id"),
-    error?.doc_url ?? null,
-    idempotencyKey,
-  );
-}
-
 /** Non-2xx answers become a CandidateContractError with what the service said. */
 const throwOnError: Middleware = {
   async onResponse({ request, response }) {
@@ -312,6 +102,16 @@ const throwOnError: Middleware = {
 
 /** What a call answered: a successful call always has data (errors throw). */
 const data = <T>(result: { data?: T }): T => result.data as T;
+
+export interface ClientOptions extends RetryOptions {
+  /** The service's address, e.g. `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /**
+   * An API key (`cct_...`). Leave it out in a page of the service's own dashboard: the browser sends
+   * the session cookie with every call instead.
+   */
+  token?: string | undefined;
+}
 
 export type ListCandidatesQuery = NonNullable<paths["/v1/candidates"]["get"]["parameters"]["query"]>;
 export type ListNotificationsQuery = NonNullable<paths["/v1/notifications"]["get"]["parameters"]["query"]>;

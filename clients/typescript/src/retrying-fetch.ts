@@ -1,0 +1,159 @@
+/**
+ * The client's fetch: every attempt bounded in time, and retried when its answer may differ later
+ * (429, 5xx, a network error; a key still held by an earlier attempt is asked about again soon).
+ */
+import { CandidateContractError, type ErrorBody } from "./errors.ts";
+
+/** How calls are retried (every field optional: `undefined` is the default too). */
+export interface RetryOptions {
+  /** Retries of a call after a 429, a 5xx or a network error (default 3). */
+  maxRetries?: number | undefined;
+  /** The first backoff, doubled on each retry, each wait a random share of it (default 500 ms); a 429 waits its `Retry-After`. */
+  backoffMs?: number | undefined;
+  /** How long one attempt may take before it counts as a network error and is retried (default 30 s). */
+  timeoutMs?: number | undefined;
+  /** The longest wait for one `Retry-After` (default 60 s): a longer one is answered as the error. */
+  maxRetryAfterMs?: number | undefined;
+  /** The fetch to use (default the global one). */
+  fetch?: typeof fetch | undefined;
+}
+
+/** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", abort, { once: true });
+  });
+}
+
+/** `Retry-After` in ms: seconds, or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(response: Response): number | null {
+  const value = response.headers.get("Retry-After");
+  if (value === null) return null;
+  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isNaN(ms) ? null : Math.max(0, ms);
+}
+
+/**
+ * Whether an answer may differ later: 429, 5xx ("retry"), and 409 while an earlier attempt holds
+ * the key ("held"); null when not. A POST without an Idempotency-Key is retried only after a 429,
+ * which did nothing: a retry after anything else could do it twice.
+ */
+async function transience(request: Request, response: Response): Promise<"retry" | "held" | null> {
+  if (response.status === 429) return "retry";
+  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return null;
+  if (response.status >= 500) return "retry";
+  if (response.status !== 409) return null;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as ErrorBody | null;
+  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE" ? "held" : null;
+}
+
+/** How soon a key still held is asked about again: 250 ms, doubling up to 4 s. */
+const HELD_POLL_MS = { first: 250, most: 4000 };
+
+/** An answer read as it comes rather than whole: the CSV export, which may be long. */
+const isStreamed = (response: Response) => response.headers.get("Content-Type")?.startsWith("text/csv") ?? false;
+
+/** What stopped an attempt, in words: a timeout, or the platform's reason (undici's is in its `cause`). */
+function whyUnreachable(error: unknown): string {
+  const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+  if (name === "TimeoutError") return message;
+  const underneath = cause?.code ?? cause?.message;
+  return underneath && !message.includes(underneath) ? `${message} (${underneath})` : message;
+}
+
+/** Statuses whose answer has no body (the Fetch standard's null body statuses). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * A fetch that retries what may succeed later. Every attempt of a POST carries the same
+ * `Idempotency-Key` (set by `withIdempotencyKey`), so the service applies the request at most once.
+ */
+export function retryingFetch(options: RetryOptions): typeof fetch {
+  const {
+    maxRetries = 3,
+    backoffMs = 500,
+    maxRetryAfterMs = 60_000,
+    timeoutMs = 30_000,
+    fetch: send = globalThis.fetch.bind(globalThis),
+  } = options;
+  return async (input, init) => {
+    const request = new Request(input, init);
+    // While an earlier attempt holds the key: when its hold lapses, and how often it was asked.
+    let holdLapses: number | null = null;
+    let polls = 0;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= maxRetries;
+      // "Full jitter": clients failed by the same outage do not all come back at once.
+      const backoff = Math.random() * backoffMs * 2 ** attempt;
+      let response: Response;
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
+        timeoutMs,
+      );
+      try {
+        const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) });
+        if (answer.ok && isStreamed(answer)) {
+          // The export: handed on as it comes, as long as it takes (the caller's signal still stops it).
+          clearTimeout(timer);
+          return answer;
+        }
+        // Read within the attempt: a body that stops coming is a timed-out attempt too, retried.
+        // A 204 (or 205, 304) has no body to copy, though a browser may give it an empty stream.
+        const bytes = answer.body === null ? null : await answer.arrayBuffer();
+        response =
+          bytes === null || NULL_BODY_STATUSES.has(answer.status)
+            ? new Response(null, answer)
+            : new Response(bytes, answer);
+      } catch (error) {
+        if (request.signal.aborted) throw request.signal.reason;
+        if (last || (request.method === "POST" && !request.headers.has("Idempotency-Key"))) {
+          const key = request.headers.get("Idempotency-Key");
+          throw new CandidateContractError(
+            "NETWORK_ERROR",
+            `The service could not be reached: ${whyUnreachable(error)}`,
+            0,
+            [],
+            null,
+            null,
+            key,
+            { cause: error },
+          );
+        }
+        await sleep(backoff, request.signal);
+        continue;
+      } finally {
+        clearTimeout(timer);
+      }
+      const kind = last ? null : await transience(request, response);
+      if (kind === null) return response;
+      const wait = retryAfterMs(response) ?? backoff;
+      if (wait > maxRetryAfterMs) return response;
+      await response.body?.cancel();
+      if (kind === "held") {
+        // Retry-After is when the hold lapses, but the holder mostly answers long before: ask
+        // again sooner (a held key changes nothing), counting no retry until the hold has lapsed.
+        holdLapses ??= Date.now() + wait;
+        const poll = Math.min(HELD_POLL_MS.first * 2 ** polls++, HELD_POLL_MS.most, holdLapses - Date.now());
+        if (poll > 0) {
+          attempt--;
+          await sleep(poll, request.signal);
+          continue;
+        }
+      }
+      await sleep(wait, request.signal);
+    }
+  };
+}

@@ -22,7 +22,7 @@ const worker: typeof fetch = (input, init) => SELF.fetch(new Request(input, init
 
 async function clientFor(
   send: typeof fetch = worker,
-  options: { backoffMs?: number; timeoutMs?: number; account?: TestAccount } = {},
+  options: { backoffMs?: number; timeoutMs?: number; maxRetryAfterMs?: number; account?: TestAccount } = {},
 ) {
   const account = options.account ?? (await createAccount());
   return createCandidateContractClient({
@@ -31,6 +31,7 @@ async function clientFor(
     fetch: send,
     backoffMs: options.backoffMs ?? 1,
     timeoutMs: options.timeoutMs,
+    maxRetryAfterMs: options.maxRetryAfterMs,
   });
 }
 
@@ -241,6 +242,36 @@ describe("the TypeScript client", () => {
     expect(named).toEqual([made!.id]);
   });
 
+  it("takes a retried DELETE's 404 for success when the lost attempt may have deleted it; PATCH sets the same again", async () => {
+    const sent: string[] = [];
+    const lostAnswers: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const answer = await worker(request);
+      if (request.method === "GET" || request.method === "POST") return answer;
+      sent.push(`${request.method} ${answer.status}`);
+      if (sent.length % 2 === 1) throw new TypeError("connection reset"); // done, its answer lost
+      return answer;
+    };
+    const client = await clientFor(lostAnswers);
+    const endpoint = await client.webhookEndpoints.create({ url: "http://127.0.0.1:9/unreachable" });
+    expect((await client.webhookEndpoints.update(endpoint.id, { description: "twice" })).description).toBe("twice");
+    await client.webhookEndpoints.delete(endpoint.id);
+    expect(sent).toEqual(["PATCH 200", "PATCH 200", "DELETE 204", "DELETE 404"]);
+    await expect(client.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({
+      code: "WEBHOOK_ENDPOINT_NOT_FOUND",
+    });
+    // A DELETE of what never existed, nothing lost on the way: still 404.
+    const plain = await clientFor();
+    await expect(plain.schemas.delete("01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f")).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("stops paging when the service answers the same cursor again", async () => {
+    const looping: typeof fetch = async () =>
+      Response.json({ data: [{ id: "s" }], next_cursor: "same" }, { headers: { "Content-Type": "application/json" } });
+    const client = await clientFor(looping);
+    await expect(client.schemas.list()).rejects.toThrow('The service answered the cursor "same" again');
+  });
+
   it("sends a DELETE once when its 204 comes with an empty body stream, as browsers give it", async () => {
     const sent: string[] = [];
     // Chromium's fetch answers a 204 with an empty stream rather than no body: copied as it came, it
@@ -364,6 +395,12 @@ describe("the TypeScript client", () => {
     const response = await client.candidates.export();
     expect(bodyEnded).toBe(false); // answered at its headers, not at its end
     expect(await response.text()).toBe("candidate_alias\r\nrow-0\r\nrow-1\r\nrow-2\r\n"); // 300 ms > timeoutMs
+    // The caller's signal stops the body as it comes.
+    const stop = new AbortController();
+    const stopped = await client.candidates.export({}, { signal: stop.signal });
+    const reading = stopped.text();
+    setTimeout(() => stop.abort(new Error("enough")), 50);
+    await expect(reading).rejects.toThrow("enough");
   });
 
   it("waits while an earlier attempt holds the key (409 IN_USE, Retry-After), then gets that attempt's answer", async () => {
@@ -412,7 +449,8 @@ describe("the TypeScript client", () => {
       if (answer.status === 409) held.push({ retryAfter: Number(answer.headers.get("Retry-After")), at: Date.now() });
       return answer;
     };
-    const client = await clientFor(lostFirst, { account });
+    // A longest wait shorter than the hold's Retry-After: asking again soon is no wait that long.
+    const client = await clientFor(lostFirst, { account, maxRetryAfterMs: 5_000 });
     const attempt = await client.webhookEndpoints.test(hook.id, { idempotencyKey: "test-send-once" });
     expect(attempt).toMatchObject({ type: "webhook.test", status: "succeeded", response_status: 200 });
     expect((await running!).status).toBe(200);

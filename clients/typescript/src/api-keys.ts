@@ -28,21 +28,24 @@ export function apiKeysClient(
     /** Every key of the account (optionally of one status), newest first, across pages. */
     list: (
       query: Omit<ListApiKeysQuery, "after"> = {},
-      options: { signal?: AbortSignal } = {},
+      options: Pick<CallOptions, "signal"> = {},
     ): AsyncGenerator<ApiKey> =>
       paginate((cursor) =>
         api.GET("/v1/api_keys", { params: { query: { ...query, ...cursor } }, ...init(options) }).then(data),
       ),
-    get: async (id: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+    get: async (id: string, options: Pick<CallOptions, "signal"> = {}): Promise<ApiKey> =>
       data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),
-    rename: async (id: string, name: string, options: { signal?: AbortSignal } = {}): Promise<ApiKey> =>
+    rename: async (id: string, name: string, options: Pick<CallOptions, "signal"> = {}): Promise<ApiKey> =>
       data(await api.PATCH("/v1/api_keys/{id}", { ...path(id), body: { name }, ...init(options) })),
     /**
      * A new key in its place (its `secret` in this answer only); the old one works `expiresIn` seconds more (default 0).
      * Rolling the key this client calls with: give it some overlap, or a lost answer cannot be retried (the retry's key
      * would be the old one, already ended) and the new secret is gone.
      */
-    roll: async (id: string, options: CallOptions & { expiresIn?: number } = {}): Promise<ApiKeyWithSecret> =>
+    roll: async (
+      id: string,
+      options: CallOptions & { expiresIn?: number | undefined } = {},
+    ): Promise<ApiKeyWithSecret> =>
       data(
         await api.POST("/v1/api_keys/{id}/roll", {
           ...path(id),

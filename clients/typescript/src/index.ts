@@ -100,6 +100,17 @@ const throwOnError: Middleware = {
   },
 };
 
+/**
+ * A streamed answer whose body `signal` stops too. The fetch's own link to the signal is held
+ * weakly, and a garbage collection after the call returned could lose it: this one is held.
+ */
+function stoppedBy(response: Response, signal: AbortSignal | undefined): Response {
+  if (!signal || response.body === null) return response;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+  response.body.pipeTo(writable, { signal }).catch(() => {}); // the reader sees the abort
+  return new Response(readable, response);
+}
+
 /** What a call answered: a successful call always has data (errors throw). */
 const data = <T>(result: { data?: T }): T => result.data as T;
 
@@ -137,7 +148,7 @@ export function createCandidateContractClient(options: ClientOptions) {
     /** The generated client itself (with the retries and errors above), for any call. */
     api,
     schemas: {
-      create: async (contract: Contract, options: CallOptions & { name?: string | null } = {}) =>
+      create: async (contract: Contract, options: CallOptions & { name?: string | null | undefined } = {}) =>
         data(
           await api.POST("/v1/schemas", {
             body: { contract, ...(options.name === undefined ? {} : { name: options.name }) },
@@ -194,7 +205,10 @@ export function createCandidateContractClient(options: ClientOptions) {
         ),
       /** The list's filters as CSV: the response's body streams it (`.body`), or read it whole with `.text()`. */
       export: async (query: ExportCandidatesQuery = {}, options: CallOptions = {}) =>
-        (await api.GET("/v1/candidates/export", { params: { query }, parseAs: "stream", ...init(options) })).response,
+        stoppedBy(
+          (await api.GET("/v1/candidates/export", { params: { query }, parseAs: "stream", ...init(options) })).response,
+          options.signal,
+        ),
       /** Makes an OPEN or PENDING candidate final now: void (FAILED), confirm, or end its review. */
       resolve: async (alias: string, outcome: "CONFIRMED" | "FAILED", options: CallOptions = {}) =>
         data(

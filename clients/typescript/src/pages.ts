@@ -17,6 +17,9 @@ export async function* paginate<T>(page: (cursor: Cursor) => Promise<Page<T>>): 
   do {
     const { data, next_cursor } = await page(cursor);
     yield* data;
+    // A cursor that does not move on would page the same items for ever.
+    if (next_cursor === "" || (next_cursor !== null && next_cursor === cursor.after))
+      throw new Error(`The service answered the cursor "${next_cursor}" again: its next page would be this one.`);
     cursor = next_cursor === null ? {} : { after: next_cursor };
   } while (cursor.after !== undefined);
 }

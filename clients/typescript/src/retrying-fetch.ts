@@ -18,14 +18,20 @@ export interface RetryOptions {
   fetch?: typeof fetch | undefined;
 }
 
+/** The longest a timer can wait (setTimeout's 32-bit limit: longer fires at once). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** Waits `ms`, or until `signal` aborts (then rejects with its reason). */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener("abort", abort);
+        resolve();
+      },
+      Math.min(ms, LONGEST_TIMER_MS),
+    );
     const abort = () => {
       clearTimeout(timer);
       reject(signal.reason);
@@ -34,11 +40,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** `Retry-After` in ms: seconds, or an HTTP date; null when absent or unreadable. */
+/** `Retry-After` in ms: whole seconds, or an HTTP date (RFC 9110); null when absent or anything else. */
 function retryAfterMs(response: Response): number | null {
-  const value = response.headers.get("Retry-After");
-  if (value === null) return null;
-  const ms = /^\d+$/.test(value.trim()) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  const value = response.headers.get("Retry-After")?.trim();
+  if (value === undefined) return null;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return null;
+  const ms = Date.parse(value) - Date.now();
   return Number.isNaN(ms) ? null : Math.max(0, ms);
 }
 
@@ -62,8 +70,13 @@ async function transience(request: Request, response: Response): Promise<"retry"
 /** How soon a key still held is asked about again: 250 ms, doubling up to 4 s. */
 const HELD_POLL_MS = { first: 250, most: 4000 };
 
-/** An answer read as it comes rather than whole: the CSV export, which may be long. */
-const isStreamed = (response: Response) => response.headers.get("Content-Type")?.startsWith("text/csv") ?? false;
+/** An answer read as it comes rather than whole: the CSV export's, which may be long. */
+const isStreamed = (request: Request, response: Response) =>
+  new URL(request.url).pathname.endsWith("/v1/candidates/export") &&
+  (response.headers.get("Content-Type")?.startsWith("text/csv") ?? false);
+
+/** Whether a failed attempt may have reached the service (a refused connection did not). */
+const mayHaveArrived = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code !== "ECONNREFUSED";
 
 /** What stopped an attempt, in words: a timeout, or the platform's reason (undici's is in its `cause`). */
 function whyUnreachable(error: unknown): string {
@@ -93,6 +106,8 @@ export function retryingFetch(options: RetryOptions): typeof fetch {
     // While an earlier attempt holds the key: when its hold lapses, and how often it was asked.
     let holdLapses: number | null = null;
     let polls = 0;
+    // A DELETE an earlier attempt of which may have carried out: its 404 now is that attempt's doing.
+    let deletedBefore = false;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
       // "Full jitter": clients failed by the same outage do not all come back at once.
@@ -101,11 +116,11 @@ export function retryingFetch(options: RetryOptions): typeof fetch {
       const timeout = new AbortController();
       const timer = setTimeout(
         () => timeout.abort(new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError")),
-        timeoutMs,
+        Math.min(timeoutMs, LONGEST_TIMER_MS),
       );
       try {
         const answer = await send(request.clone(), { signal: AbortSignal.any([request.signal, timeout.signal]) });
-        if (answer.ok && isStreamed(answer)) {
+        if (answer.ok && isStreamed(request, answer)) {
           // The export: handed on as it comes, as long as it takes (the caller's signal still stops it).
           clearTimeout(timer);
           return answer;
@@ -132,27 +147,37 @@ export function retryingFetch(options: RetryOptions): typeof fetch {
             { cause: error },
           );
         }
+        deletedBefore ||= request.method === "DELETE" && mayHaveArrived(error);
+        // This call's own attempt may hold its key now: a new hold to wait for.
+        holdLapses = null;
+        polls = 0;
         await sleep(backoff, request.signal);
         continue;
       } finally {
         clearTimeout(timer);
       }
-      const kind = last ? null : await transience(request, response);
-      if (kind === null) return response;
-      const wait = retryAfterMs(response) ?? backoff;
-      if (wait > maxRetryAfterMs) return response;
-      await response.body?.cancel();
+      if (request.method === "DELETE") {
+        if (response.status === 404 && deletedBefore) return new Response(null, { status: 204 });
+        deletedBefore ||= response.status >= 500;
+      }
+      const kind = await transience(request, response);
       if (kind === "held") {
         // Retry-After is when the hold lapses, but the holder mostly answers long before: ask
-        // again sooner (a held key changes nothing), counting no retry until the hold has lapsed.
-        holdLapses ??= Date.now() + wait;
+        // again sooner (a held key changes nothing), counting no retry until the hold has lapsed
+        // (or until the longest wait allowed).
+        holdLapses ??= Date.now() + Math.min(retryAfterMs(response) ?? 0, maxRetryAfterMs);
         const poll = Math.min(HELD_POLL_MS.first * 2 ** polls++, HELD_POLL_MS.most, holdLapses - Date.now());
         if (poll > 0) {
+          await response.body?.cancel();
           attempt--;
           await sleep(poll, request.signal);
           continue;
         }
       }
+      if (last || kind === null) return response;
+      const wait = retryAfterMs(response) ?? backoff;
+      if (wait > maxRetryAfterMs) return response;
+      await response.body?.cancel();
       await sleep(wait, request.signal);
     }
   };

@@ -9,19 +9,39 @@ export const StatusBadge = ({ status }: { status: string }) => (
   <span class={`badge status-${status.toLowerCase()}`}>{status}</span>
 );
 
-/** One formatter for every instant shown: making one per call costs a list page ~10 ms. */
 /** "1 key", "3 keys": a count and its noun. */
 export const countOf = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
-// With its zone ("PST", "UTC", "GMT+1"): filters and months are UTC days, the times the reader's own.
+/**
+ * One formatter for every instant shown (making one per call costs a list page ~10 ms). With its
+ * zone ("PST", "UTC", "GMT+1"): filters and months are UTC days, the times the reader's own.
+ */
 export const LOCAL_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "long" });
 
-/** An instant: local time, with its zone, to read; the exact ISO instant on hover and for machines. */
+/** An instant's date and time of day, as the reader's locale writes them ("Dec 5, 2026," and "1:32:57 PM UTC"). */
+function dateAndTime(instant: Date): [string, string] {
+  const parts = LOCAL_TIME.formatToParts(instant);
+  const hour = parts.findIndex((part) => part.type === "hour");
+  const text = (some: Intl.DateTimeFormatPart[]) => some.map((part) => part.value).join("");
+  return hour > 0 ? [text(parts.slice(0, hour)).trimEnd(), text(parts.slice(hour))] : [text(parts), ""];
+}
+
+/**
+ * An instant: local time, with its zone, to read; the exact ISO instant on hover and for machines.
+ * A narrow column may break it between its date and its time, never inside either.
+ */
 export function Time({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <span class="muted">—</span>;
+  const [date, time] = dateAndTime(new Date(iso));
   return (
     <time dateTime={iso} title={iso}>
-      {LOCAL_TIME.format(new Date(iso))}
+      <span class="nowrap">{date}</span>
+      {time && (
+        <>
+          {" "}
+          <span class="nowrap">{time}</span>
+        </>
+      )}
     </time>
   );
 }

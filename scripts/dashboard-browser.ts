@@ -315,6 +315,13 @@ test("a person's journey through the dashboard", async () => {
   const csvText = readFileSync((await monthCsv.path())!, "utf8");
   assert.match(csvText, /^candidate_alias,customer_uuid,status,/, "the export's header row");
   assert.ok(csvText.includes(`${alias},${customer},CONFIRMED,`), "the month's confirmed candidate");
+  // No month to come (a status begins now or before), and no export of a month without candidates.
+  assert.ok(await page.getByRole("button", { name: "Next month →" }).isDisabled(), "no month after this one");
+  await page.getByRole("button", { name: "← Previous month" }).click();
+  await page.getByText("No candidate’s status began in").waitFor();
+  assert.equal(await page.getByRole("button", { name: "Export this month’s candidates (CSV)" }).count(), 0);
+  await page.getByRole("button", { name: "This month" }).click();
+  await customerRow.waitFor();
   await watch.check("billing");
   // The customer's row opens the candidates it counts: the customer's, whose status began this month.
   await customerRow.getByRole("link", { name: customer }).click();

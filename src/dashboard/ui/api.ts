@@ -91,7 +91,8 @@ const watched: typeof fetch = async (input, init) => {
 export const client = createCandidateContractClient({
   baseUrl: location.origin,
   maxRetries: 2,
-  timeoutMs: 15_000,
+  // Longer than a webhook test send may take (the service waits up to 15 s for the endpoint).
+  timeoutMs: 25_000,
   fetch: watched,
 });
 export const api = client.api;

@@ -68,7 +68,13 @@ export function Billing() {
         >
           ← Previous month
         </button>
-        <button type="button" class="secondary" onClick={() => go(shiftMonth(month, 1))} disabled={month >= LAST_MONTH}>
+        {/* No later month: a status begins now or before, so a month to come has none yet. */}
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => go(shiftMonth(month, 1))}
+          disabled={month >= currentMonth() || month >= LAST_MONTH}
+        >
           Next month →
         </button>
         {month !== currentMonth() && (
@@ -114,8 +120,8 @@ function MonthSummary({ month }: { month: string }) {
           <p class="muted">
             Exact as of <Time iso={s.as_of} /> <span class="mono">({s.as_of})</span>.
           </p>
-          {can("candidates:read") && (
-            <div>
+          {can("candidates:read") && !none && (
+            <div class="month-export">
               <ExportButton class="link" query={range}>
                 Export this month’s candidates (CSV)
               </ExportButton>

@@ -242,17 +242,18 @@ describe("the TypeScript client", () => {
     expect(named).toEqual([made!.id]);
   });
 
-  it("takes a retried DELETE's 404 for success when the lost attempt may have deleted it; PATCH sets the same again", async () => {
+  it("takes a retried DELETE's 404 for success only after an attempt that may have deleted; PATCH sets the same again", async () => {
     const sent: string[] = [];
+    // Every other PATCH or DELETE is carried out, and its answer never comes (the attempt times out).
     const lostAnswers: typeof fetch = async (input, init) => {
       const request = new Request(input, init);
       const answer = await worker(request);
       if (request.method === "GET" || request.method === "POST") return answer;
       sent.push(`${request.method} ${answer.status}`);
-      if (sent.length % 2 === 1) throw new TypeError("connection reset"); // done, its answer lost
-      return answer;
+      if (sent.length % 2 === 0) return answer;
+      return new Promise((_, reject) => request.signal.addEventListener("abort", () => reject(request.signal.reason)));
     };
-    const client = await clientFor(lostAnswers);
+    const client = await clientFor(lostAnswers, { timeoutMs: 200 });
     const endpoint = await client.webhookEndpoints.create({ url: "http://127.0.0.1:9/unreachable" });
     expect((await client.webhookEndpoints.update(endpoint.id, { description: "twice" })).description).toBe("twice");
     await client.webhookEndpoints.delete(endpoint.id);
@@ -260,16 +261,31 @@ describe("the TypeScript client", () => {
     await expect(client.webhookEndpoints.get(endpoint.id)).rejects.toMatchObject({
       code: "WEBHOOK_ENDPOINT_NOT_FOUND",
     });
-    // A DELETE of what never existed, nothing lost on the way: still 404.
-    const plain = await clientFor();
-    await expect(plain.schemas.delete("01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f")).rejects.toMatchObject({ status: 404 });
+
+    // Not after a failure that did nothing: a reset, a proxy's 502, then the 404 of what never existed.
+    const missing = "01936f20-1a2b-7c3d-8e4f-5a6b7c8d9e0f";
+    for (const first of [
+      () => Promise.reject(new TypeError("fetch failed", { cause: { code: "ECONNRESET" } })),
+      async () => new Response("<html>bad gateway</html>", { status: 502, headers: { "Content-Type": "text/html" } }),
+    ]) {
+      let deletes = 0;
+      const failingFirst: typeof fetch = async (input, init) => {
+        const request = new Request(input, init);
+        return request.method === "DELETE" && deletes++ === 0 ? first() : worker(request);
+      };
+      const failing = await clientFor(failingFirst);
+      await expect(failing.schemas.delete(missing)).rejects.toMatchObject({ code: "SCHEMA_NOT_FOUND" });
+      expect(deletes).toBe(2);
+    }
   });
 
-  it("stops paging when the service answers the same cursor again", async () => {
-    const looping: typeof fetch = async () =>
-      Response.json({ data: [{ id: "s" }], next_cursor: "same" }, { headers: { "Content-Type": "application/json" } });
-    const client = await clientFor(looping);
-    await expect(client.schemas.list()).rejects.toThrow('The service answered the cursor "same" again');
+  it("stops paging when the service answers a cursor it answered before", async () => {
+    let pages = 0;
+    const cycling: typeof fetch = async () =>
+      Response.json({ data: [{ id: `s${pages}` }], next_cursor: ["a", "b"][pages++ % 2] });
+    const client = await clientFor(cycling);
+    await expect(client.schemas.list()).rejects.toThrow('The service answered the cursor "a" again');
+    expect(pages).toBe(3);
   });
 
   it("sends a DELETE once when its 204 comes with an empty body stream, as browsers give it", async () => {

@@ -6,7 +6,7 @@
  */
 import type { Client } from "openapi-fetch";
 import type { components, paths } from "./generated.ts";
-import type { CallOptions } from "./call-options.ts";
+import { defined, type CallOptions, type Loose } from "./call-options.ts";
 import { paginate } from "./pages.ts";
 
 export type ApiKey = components["schemas"]["ApiKey"];
@@ -27,11 +27,11 @@ export function apiKeysClient(
       data(await api.POST("/v1/api_keys", { body, ...init(options) })),
     /** Every key of the account (optionally of one status), newest first, across pages. */
     list: (
-      query: Omit<ListApiKeysQuery, "after"> = {},
+      query: Loose<Omit<ListApiKeysQuery, "after">> = {},
       options: Pick<CallOptions, "signal"> = {},
     ): AsyncGenerator<ApiKey> =>
       paginate((cursor) =>
-        api.GET("/v1/api_keys", { params: { query: { ...query, ...cursor } }, ...init(options) }).then(data),
+        api.GET("/v1/api_keys", { params: { query: { ...defined(query), ...cursor } }, ...init(options) }).then(data),
       ),
     get: async (id: string, options: Pick<CallOptions, "signal"> = {}): Promise<ApiKey> =>
       data(await api.GET("/v1/api_keys/{id}", { ...path(id), ...init(options) })),

@@ -24,7 +24,7 @@ import createClient, { type Client, type Middleware } from "openapi-fetch";
 import { Webhook } from "standardwebhooks";
 import type { components, paths } from "./generated.ts";
 import { apiKeysClient } from "./api-keys.ts";
-import type { CallOptions } from "./call-options.ts";
+import { defined, type CallOptions, type Loose } from "./call-options.ts";
 import { paginate, type Cursor, type Page } from "./pages.ts";
 import { CandidateContractError, errorFromResponse, type ErrorBody, type ErrorCode } from "./errors.ts";
 import { retryingFetch, type RetryOptions } from "./retrying-fetch.ts";
@@ -145,7 +145,11 @@ export function createCandidateContractClient(options: ClientOptions) {
   });
 
   return {
-    /** The generated client itself (with the retries and errors above), for any call. */
+    /**
+     * The generated client itself (with the retries and errors above), for any call. (An export
+     * streamed through it is stopped by its signal only while the call runs: `candidates.export`
+     * keeps the signal on the body.)
+     */
     api,
     schemas: {
       create: async (contract: Contract, options: CallOptions & { name?: string | null | undefined } = {}) =>
@@ -190,9 +194,11 @@ export function createCandidateContractClient(options: ClientOptions) {
           }),
         ),
       /** Every candidate matching the query, newest first, across pages. */
-      list: (query: Omit<ListCandidatesQuery, "after"> = {}, options: CallOptions = {}) =>
+      list: (query: Loose<Omit<ListCandidatesQuery, "after">> = {}, options: CallOptions = {}) =>
         paginate((cursor) =>
-          api.GET("/v1/candidates", { params: { query: { ...query, ...cursor } }, ...init(options) }).then(data),
+          api
+            .GET("/v1/candidates", { params: { query: { ...defined(query), ...cursor } }, ...init(options) })
+            .then(data),
         ),
       /** Merges metadata changes into the candidate's (a key set to "" is removed). */
       updateMetadata: async (alias: string, metadata: Record<string, string>, options: CallOptions = {}) =>
@@ -204,9 +210,15 @@ export function createCandidateContractClient(options: ClientOptions) {
           }),
         ),
       /** The list's filters as CSV: the response's body streams it (`.body`), or read it whole with `.text()`. */
-      export: async (query: ExportCandidatesQuery = {}, options: CallOptions = {}) =>
+      export: async (query: Loose<ExportCandidatesQuery> = {}, options: CallOptions = {}) =>
         stoppedBy(
-          (await api.GET("/v1/candidates/export", { params: { query }, parseAs: "stream", ...init(options) })).response,
+          (
+            await api.GET("/v1/candidates/export", {
+              params: { query: defined(query) },
+              parseAs: "stream",
+              ...init(options),
+            })
+          ).response,
           options.signal,
         ),
       /** Makes an OPEN or PENDING candidate final now: void (FAILED), confirm, or end its review. */
@@ -231,26 +243,26 @@ export function createCandidateContractClient(options: ClientOptions) {
       ) => data(await api.POST("/v1/events/batch", { body: { events }, ...init(options) })).data,
     },
     /** What the account bills, exact now: per status, count and exact amount; optionally one customer's, in a range. */
-    summary: async (query: Omit<SummaryQuery, "group_by" | "after" | "limit"> = {}, options: CallOptions = {}) =>
-      data(await api.GET("/v1/summary", { params: { query }, ...init(options) })) as Summary,
+    summary: async (query: Loose<Omit<SummaryQuery, "group_by" | "after" | "limit">> = {}, options: CallOptions = {}) =>
+      data(await api.GET("/v1/summary", { params: { query: defined(query) }, ...init(options) })) as Summary,
     /** The same per customer, in customer_uuid order, across pages. */
-    summaryByCustomer: (query: Omit<SummaryQuery, "group_by" | "after"> = {}, options: CallOptions = {}) =>
+    summaryByCustomer: (query: Loose<Omit<SummaryQuery, "group_by" | "after">> = {}, options: CallOptions = {}) =>
       paginate(
         async (cursor) =>
           data(
             await api.GET("/v1/summary", {
-              params: { query: { ...query, group_by: "customer_uuid", ...cursor } },
+              params: { query: { ...defined(query), group_by: "customer_uuid", ...cursor } },
               ...init(options),
             }),
           ) as Page<CustomerSummary>,
       ),
     notifications: {
       /** Every notification after `after` (an id), oldest first, across pages. */
-      list: (query: Omit<ListNotificationsQuery, "after"> & { after?: string } = {}, options: CallOptions = {}) =>
+      list: (query: Loose<ListNotificationsQuery> = {}, options: CallOptions = {}) =>
         paginate(async (cursor) =>
           data(
             await api.GET("/v1/notifications", {
-              params: { query: { ...query, ...cursor } },
+              params: { query: { ...defined(query), ...cursor } },
               ...init(options),
             }),
           ),
@@ -294,11 +306,15 @@ export function createCandidateContractClient(options: ClientOptions) {
           }),
         ),
       /** Every delivery attempt of an endpoint, newest first, across pages; filtered by notification or status. */
-      deliveries: (id: string, query: Omit<DeliveriesQuery, "after" | "limit"> = {}, options: CallOptions = {}) =>
+      deliveries: (
+        id: string,
+        query: Loose<Omit<DeliveriesQuery, "after" | "limit">> = {},
+        options: CallOptions = {},
+      ) =>
         paginate((cursor) =>
           api
             .GET("/v1/webhook_endpoints/{id}/deliveries", {
-              params: { path: { id }, query: { ...query, ...cursor } },
+              params: { path: { id }, query: { ...defined(query), ...cursor } },
               ...init(options),
             })
             .then(data),

@@ -13,13 +13,16 @@ export interface Cursor {
 
 /** Every item of a paged list, one page at a time. */
 export async function* paginate<T>(page: (cursor: Cursor) => Promise<Page<T>>): AsyncGenerator<T> {
+  // A cursor that comes back would page the same items for ever.
+  const seen = new Set<string>();
   let cursor: Cursor = {};
   do {
     const { data, next_cursor } = await page(cursor);
     yield* data;
-    // A cursor that does not move on would page the same items for ever.
-    if (next_cursor === "" || (next_cursor !== null && next_cursor === cursor.after))
-      throw new Error(`The service answered the cursor "${next_cursor}" again: its next page would be this one.`);
+    if (next_cursor === "") throw new Error("The service answered an empty cursor: there is no next page to ask for.");
+    if (next_cursor !== null && seen.has(next_cursor))
+      throw new Error(`The service answered the cursor "${next_cursor}" again: its next pages would repeat.`);
+    if (next_cursor !== null) seen.add(next_cursor);
     cursor = next_cursor === null ? {} : { after: next_cursor };
   } while (cursor.after !== undefined);
 }

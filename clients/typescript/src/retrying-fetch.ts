@@ -50,6 +50,15 @@ function retryAfterMs(response: Response): number | null {
   return Number.isNaN(ms) ? null : Math.max(0, ms);
 }
 
+/** The service's own error code in an answer (a proxy's page has none). */
+async function serviceCode(response: Response): Promise<string | undefined> {
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as ErrorBody | null;
+  return typeof body?.error?.code === "string" ? body.error.code : undefined;
+}
+
 /**
  * Whether an answer may differ later: 429, 5xx ("retry"), and 409 while an earlier attempt holds
  * the key ("held"); null when not. A POST without an Idempotency-Key is retried only after a 429,
@@ -60,11 +69,7 @@ async function transience(request: Request, response: Response): Promise<"retry"
   if (request.method === "POST" && !request.headers.has("Idempotency-Key")) return null;
   if (response.status >= 500) return "retry";
   if (response.status !== 409) return null;
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as ErrorBody | null;
-  return body?.error?.code === "IDEMPOTENCY_KEY_IN_USE" ? "held" : null;
+  return (await serviceCode(response)) === "IDEMPOTENCY_KEY_IN_USE" ? "held" : null;
 }
 
 /** How soon a key still held is asked about again: 250 ms, doubling up to 4 s. */
@@ -75,8 +80,24 @@ const isStreamed = (request: Request, response: Response) =>
   new URL(request.url).pathname.endsWith("/v1/candidates/export") &&
   (response.headers.get("Content-Type")?.startsWith("text/csv") ?? false);
 
-/** Whether a failed attempt may have reached the service (a refused connection did not). */
-const mayHaveArrived = (error: unknown) => (error as { cause?: { code?: string } }).cause?.code !== "ECONNREFUSED";
+/**
+ * Whether an attempt that got no answer may have been carried out: only one that timed out
+ * waiting, as it was sent. A refused connection, a name or certificate that failed, a reset (which
+ * may come before sending; a browser does not say which) count as not done.
+ */
+const mayHaveBeenDone = (error: unknown) => (error as Error).name === "TimeoutError";
+
+/**
+ * A DELETE's 404 after an attempt that may have deleted the thing: that attempt's doing, so the
+ * delete's success. Only the thing's own "not found" (not a route's, not a proxy's), and only after
+ * a timed-out attempt or the service's own 5xx.
+ */
+async function deletedEarlier(response: Response, mayHaveDeleted: boolean): Promise<Response | null> {
+  if (!mayHaveDeleted || response.status !== 404) return null;
+  const code = await serviceCode(response);
+  if (!code?.endsWith("_NOT_FOUND")) return null;
+  return new Response(null, { status: 204, headers: response.headers }); // its Request-Id and Bookmark
+}
 
 /** What stopped an attempt, in words: a timeout, or the platform's reason (undici's is in its `cause`). */
 function whyUnreachable(error: unknown): string {
@@ -147,7 +168,7 @@ export function retryingFetch(options: RetryOptions): typeof fetch {
             { cause: error },
           );
         }
-        deletedBefore ||= request.method === "DELETE" && mayHaveArrived(error);
+        deletedBefore ||= request.method === "DELETE" && mayHaveBeenDone(error);
         // This call's own attempt may hold its key now: a new hold to wait for.
         holdLapses = null;
         polls = 0;
@@ -157,11 +178,16 @@ export function retryingFetch(options: RetryOptions): typeof fetch {
         clearTimeout(timer);
       }
       if (request.method === "DELETE") {
-        if (response.status === 404 && deletedBefore) return new Response(null, { status: 204 });
-        deletedBefore ||= response.status >= 500;
+        const deleted = await deletedEarlier(response, deletedBefore);
+        if (deleted) return deleted;
+        deletedBefore ||= response.status >= 500 && (await serviceCode(response)) !== undefined;
       }
       const kind = await transience(request, response);
-      if (kind === "held") {
+      if (kind !== "held") {
+        // Any other answer ends a hold: a later one (this call's own attempt, after a 5xx) is new.
+        holdLapses = null;
+        polls = 0;
+      } else {
         // Retry-After is when the hold lapses, but the holder mostly answers long before: ask
         // again sooner (a held key changes nothing), counting no retry until the hold has lapsed
         // (or until the longest wait allowed).

@@ -167,6 +167,8 @@ test("a person's journey through the dashboard", async () => {
   await page.getByRole("status").filter({ hasText: "Saved at" }).waitFor();
   await page.getByLabel("region").waitFor();
   await page.waitForFunction(() => document.activeElement?.id === "h-metadata");
+  // The key is isolated from the words around it (<bdi>) without characters in the button's name.
+  await page.getByRole("button", { name: "Remove region", exact: true }).waitFor();
   // Review window 0: the fulfilling purchase made it CONFIRMED at once, as the API says.
   await page.locator(".page-head .badge", { hasText: "CONFIRMED" }).waitFor();
   const timeline = page.getByRole("img", { name: /timeline/i }).first();

@@ -32,7 +32,7 @@ export function Field({
   children,
 }: {
   id: string;
-  label: string;
+  label: ComponentChildren;
   hint?: string;
   error?: unknown;
   path?: string;

@@ -2,12 +2,13 @@
  * The candidate's metadata, editable: change a value, add a key, remove one. Saving sends only the
  * changes (PATCH merges; a removed key is sent as ""), and the API's objections appear at the key.
  */
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api } from "../../api";
 import { described, Field } from "../../components/fields";
 import { useCall } from "../../components/use-call";
 import { FormError, localError } from "../shared/form-error";
-import { isolated } from "../../components/bidi";
+import { escapedControls } from "../../components/bidi";
 
 /** The path of the new key's own problems (found here), apart from its value's (the API's, at `metadata.KEY`). */
 const NEW_KEY = "new_key";
@@ -101,7 +102,12 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
           <div class="row" key={key}>
             <Field
               id={id}
-              label={gone ? `${isolated(key)} (removed on save)` : key}
+              label={
+                <>
+                  <bdi>{escapedControls(key)}</bdi>
+                  {gone && " (removed on save)"}
+                </>
+              }
               error={error}
               path={`metadata.${key}`}
             >
@@ -117,7 +123,9 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
               class="secondary field-button"
               onClick={() => edit(() => setRemoved(gone ? removed.filter((k) => k !== key) : [...removed, key]))}
             >
-              {gone ? `Keep ${isolated(key)}` : `Remove ${isolated(key)}`}
+              {/* <bdi> isolates the key as FSI … PDI would, but adds no characters to the button's name. */}
+              {gone ? "Keep " : "Remove "}
+              <bdi>{escapedControls(key)}</bdi>
             </button>
           </div>
         );
@@ -146,13 +154,13 @@ export function MetadataEditor({ alias, metadata, canWrite, onSaved }: Props) {
       {pending && (
         <span class="muted">
           Changes:{" "}
-          {Object.keys(changes)
-            .map((k) =>
-              k === added.key
-                ? `add ${k ? isolated(k) : "a key"}`
-                : `${changes[k] === "" ? "remove" : "set"} ${isolated(k)}`,
-            )
-            .join(", ")}
+          {Object.keys(changes).map((k, i) => (
+            <Fragment key={k}>
+              {i > 0 && ", "}
+              {k === added.key ? "add " : changes[k] === "" ? "remove " : "set "}
+              {k ? <bdi>{escapedControls(k)}</bdi> : "a key"}
+            </Fragment>
+          ))}
         </span>
       )}
     </form>

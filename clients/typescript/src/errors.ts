@@ -33,15 +33,19 @@ export class CandidateContractError extends Error {
   }
 }
 
+/** An answer's body as the service's error, or null when it is not JSON (a proxy's page); the answer stays unread. */
+export const errorBody = async (response: Response) =>
+  (await response
+    .clone()
+    .json()
+    .catch(() => null)) as ErrorBody | null;
+
 /** The CandidateContractError of a non-2xx answer: what the service said (its code, details, request id). */
 export async function errorFromResponse(
   response: Response,
   idempotencyKey: string | null = null,
 ): Promise<CandidateContractError> {
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as ErrorBody | null;
+  const body = await errorBody(response);
   const error = body?.error;
   return new CandidateContractError(
     error?.code ?? (`HTTP_${response.status}` as const),

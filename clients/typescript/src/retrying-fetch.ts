@@ -2,7 +2,7 @@
  * The client's fetch: every attempt bounded in time, and retried when its answer may differ later
  * (429, 5xx, a network error; a key still held by an earlier attempt is asked about again soon).
  */
-import { CandidateContractError, type ErrorBody } from "./errors.ts";
+import { CandidateContractError, errorBody } from "./errors.ts";
 
 /** How calls are retried (every field optional: `undefined` is the default too). */
 export interface RetryOptions {
@@ -52,11 +52,8 @@ function retryAfterMs(response: Response): number | null {
 
 /** The service's own error code in an answer (a proxy's page has none). */
 async function serviceCode(response: Response): Promise<string | undefined> {
-  const body = (await response
-    .clone()
-    .json()
-    .catch(() => null)) as ErrorBody | null;
-  return typeof body?.error?.code === "string" ? body.error.code : undefined;
+  const code = (await errorBody(response))?.error?.code;
+  return typeof code === "string" ? code : undefined;
 }
 
 /**
